@@ -1,0 +1,22 @@
+"""ixplain: global explanations of machine-learning models on static data and data streams.
+
+Every method is a per-observation explanation function averaged over a dataset (static) or
+smoothed over a stream (incremental). See the README for the map of the package.
+"""
+
+from ._validation import ModelEvaluationError
+from .losses import get_loss
+from .models import as_model
+from .tabular import Table, as_table
+
+__version__ = "0.1.0"
+
+# Public API: pinned by tests/test_public_api.py. Each method module adds its names below.
+__all__ = [
+    "ModelEvaluationError",
+    "Table",
+    "__version__",
+    "as_model",
+    "as_table",
+    "get_loss",
+]

@@ -1,0 +1,200 @@
+"""Parameter validation shared by every public function and class.
+
+One error format everywhere (scikit-learn's ``_param_validation`` wording)::
+
+    The 'n_repeats' parameter of permutation_importance must be an int >= 1. Got 0 instead.
+
+Validation happens once, at the public boundary; internal code trusts its inputs.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "ModelEvaluationError",
+    "check_bool",
+    "check_float",
+    "check_int",
+    "check_options",
+    "check_random_state",
+    "param_error",
+]
+
+
+class ModelEvaluationError(RuntimeError):
+    """The user's model raised while ixplain evaluated it.
+
+    The original exception is chained as ``__cause__``; the message says which model call
+    (rows, columns, input type) failed so the user can reproduce it.
+    """
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def param_error(
+    owner: str, name: str, rule: str, value: Any, *, exc: type[Exception] = ValueError
+) -> Exception:
+    """Build the standard error for a parameter that breaks its rule.
+
+    Parameters
+    ----------
+    owner : str
+        The public function or class the parameter belongs to.
+    name : str
+        The parameter's name.
+    rule : str
+        What the value must be, e.g. ``"an int >= 1"``.
+    value : object
+        The value received (shown with ``repr``, shortened to 200 characters).
+    exc : type, default=ValueError
+        The exception class to build (``TypeError`` for a wrong type).
+
+    Examples
+    --------
+    >>> str(param_error("permutation_importance", "n_repeats", "an int >= 1", 0))
+    "The 'n_repeats' parameter of permutation_importance must be an int >= 1. Got 0 instead."
+    """
+    return exc(f"The {name!r} parameter of {owner} must be {rule}. Got {_show(value)} instead.")
+
+
+def check_int(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    min_value: int | None = None,
+    max_value: int | None = None,
+    allow_none: bool = False,
+) -> int | None:
+    """Return ``value`` as an ``int`` or raise the standard error.
+
+    Booleans are refused (``True`` is not a count). Raises ``TypeError`` for a non-integer and
+    ``ValueError`` for an integer out of ``[min_value, max_value]``.
+    """
+    if value is None and allow_none:
+        return None
+    rule = _range_rule("an int", min_value, max_value, allow_none)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise param_error(owner, name, rule, value, exc=TypeError)
+    if (min_value is not None and value < min_value) or (
+        max_value is not None and value > max_value
+    ):
+        raise param_error(owner, name, rule, value)
+    return int(value)
+
+
+def check_float(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+    allow_none: bool = False,
+) -> float | None:
+    """Return ``value`` as a finite ``float`` in the given interval or raise the standard error.
+
+    Raises ``TypeError`` for a non-number and ``ValueError`` for NaN, infinity or a value outside
+    the interval.
+    """
+    if value is None and allow_none:
+        return None
+    lo = "" if low is None else ("[" if low_inclusive else "(") + f"{low}"
+    hi = "" if high is None else f"{high}" + ("]" if high_inclusive else ")")
+    if low is not None and high is not None:
+        rule = f"a float in {lo}, {hi}"
+    elif low is not None:
+        rule = f"a float {'>=' if low_inclusive else '>'} {low}"
+    elif high is not None:
+        rule = f"a float {'<=' if high_inclusive else '<'} {high}"
+    else:
+        rule = "a finite float"
+    if allow_none:
+        rule += " or None"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise param_error(owner, name, rule, value, exc=TypeError)
+    v = float(value)
+    if not np.isfinite(v):
+        raise param_error(owner, name, rule, value)
+    if low is not None and (v < low or (v == low and not low_inclusive)):
+        raise param_error(owner, name, rule, value)
+    if high is not None and (v > high or (v == high and not high_inclusive)):
+        raise param_error(owner, name, rule, value)
+    return v
+
+
+def check_bool(value: Any, name: str, owner: str) -> bool:
+    """Return ``value`` if it is a bool (numpy bools accepted), else raise ``TypeError``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise param_error(owner, name, "a bool", value, exc=TypeError)
+
+
+def check_options(value: Any, name: str, owner: str, options: Iterable[Any]) -> Any:
+    """Return ``value`` if it is one of ``options``, else raise ``ValueError`` listing them."""
+    opts = list(options)
+    try:
+        ok = value in opts
+    except TypeError:  # unhashable / un-comparable values
+        ok = False
+    if not ok or isinstance(value, np.ndarray):
+        shown = ", ".join(repr(o) for o in opts)
+        raise param_error(owner, name, f"one of {{{shown}}}", value)
+    return value
+
+
+def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.Generator:
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`, once.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        ``None`` gives fresh OS entropy (not reproducible); an int seeds a new generator;
+        a ``Generator`` is used as is (shared, not copied); a legacy ``RandomState`` seeds a new
+        generator from one draw of it, so scikit-learn style code keeps working.
+
+    Raises
+    ------
+    TypeError
+        For any other type (floats and bools included).
+
+    Examples
+    --------
+    >>> check_random_state(0).integers(10, size=3).tolist() == check_random_state(0).integers(10, size=3).tolist()
+    True
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if int(random_state) < 0:
+            raise param_error(owner, "random_state", "None, an int >= 0 or a Generator", random_state)
+        return np.random.default_rng(int(random_state))
+    raise param_error(
+        owner, "random_state", "None, an int >= 0 or a Generator", random_state, exc=TypeError
+    )
+
+
+def _range_rule(base: str, lo: int | None, hi: int | None, allow_none: bool) -> str:
+    if lo is not None and hi is not None:
+        rule = f"{base} in [{lo}, {hi}]"
+    elif lo is not None:
+        rule = f"{base} >= {lo}"
+    elif hi is not None:
+        rule = f"{base} <= {hi}"
+    else:
+        rule = base
+    return rule + (" or None" if allow_none else "")

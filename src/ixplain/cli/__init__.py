@@ -1,0 +1,1 @@
+"""ixplain.cli."""

@@ -1,0 +1,228 @@
+"""Per-row losses by name, shared by permutation importance, SAGE and their incremental forms.
+
+A loss is called as ``loss(y_true, y_pred, classes=None)`` and returns an ndarray of shape
+``(n,)``: one loss per row, never a mean, so explainers can average, weight or smooth them.
+
+Conventions for ``y_pred`` (the output of :class:`ixplain.models.Model`):
+
+* regression: ``(n,)`` values (or ``(n, k)`` for k outputs with ``y_true`` of shape ``(n, k)``;
+  the per-row loss is the mean over outputs, as scikit-learn's ``uniform_average``);
+* binary classification with probabilities: ``(n,)`` probability of the positive class
+  ``classes[1]`` (``y_true`` holds labels; without ``classes`` the labels must be 0/1 or bool);
+* multiclass probabilities: ``(n, n_classes)`` in ``classes`` order;
+* ``zero_one`` also takes predicted labels directly (``(n,)`` of any dtype).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validation import param_error
+
+__all__ = ["LOSSES", "Loss", "get_loss"]
+
+_EPS = 1e-15
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A named per-row loss.
+
+    Attributes
+    ----------
+    name : str
+    function : callable
+        ``function(y_true, y_pred, classes) -> ndarray of shape (n,)``.
+    response_method : str
+        The model output the loss needs: ``"predict_proba"`` (log loss, Brier), ``"predict"``
+        (squared/absolute error, 0-1 loss on labels) or ``"auto"`` for user callables.
+    """
+
+    name: str
+    function: Callable[..., np.ndarray]
+    response_method: str = "auto"
+
+    def __call__(self, y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
+        out = np.asarray(self.function(y_true, y_pred, classes), dtype=np.float64)
+        n = len(y_pred)
+        if out.ndim != 1 or out.shape[0] != n:
+            raise ValueError(
+                f"The loss {self.name!r} must return one value per row, shape ({n},); "
+                f"got shape {out.shape}."
+            )
+        return out
+
+
+def _as_index(y_true: Any, classes: Any) -> np.ndarray:
+    """Positions of the labels ``y_true`` in ``classes`` (ValueError for an unknown label)."""
+    y = np.asarray(y_true)
+    if classes is None:
+        if y.dtype.kind == "b":
+            return y.astype(np.intp)
+        yf = y.astype(np.float64)
+        if not np.all((yf == 0) | (yf == 1)):
+            bad = sorted({repr(v) for v in y[(yf != 0) & (yf != 1)].tolist()})[:5]
+            raise ValueError(
+                "Without class labels the true labels must be 0/1 or bool for a probability "
+                f"loss; got {', '.join(bad)}."
+            )
+        return yf.astype(np.intp)
+    cls = np.asarray(classes, dtype=object)
+    lookup = {c: i for i, c in enumerate(cls.tolist())}
+    try:
+        return np.fromiter((lookup[v] for v in y.tolist()), dtype=np.intp, count=len(y))
+    except KeyError as exc:
+        raise ValueError(
+            f"The true label {exc.args[0]!r} is not one of the model's classes {cls.tolist()}."
+        ) from None
+
+
+def _regression_residual(y_true: Any, y_pred: Any) -> np.ndarray:
+    y = np.asarray(y_true, dtype=np.float64)
+    p = np.asarray(y_pred, dtype=np.float64)
+    if p.ndim == 2 and y.ndim == 1:
+        raise ValueError(
+            f"A regression loss got predictions of shape {p.shape} for 1-D targets; use "
+            "'log_loss' or 'brier' for class probabilities."
+        )
+    return p - y
+
+
+def _reduce_outputs(r: np.ndarray) -> np.ndarray:
+    return r.mean(axis=1) if r.ndim == 2 else r
+
+
+def squared_error(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
+    """``(y_pred - y_true) ** 2`` per row (mean over outputs for 2-D targets).
+
+    >>> squared_error([1.0, 2.0], [0.0, 4.0]).tolist()
+    [1.0, 4.0]
+    """
+    return _reduce_outputs(_regression_residual(y_true, y_pred) ** 2)
+
+
+def absolute_error(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
+    """``|y_pred - y_true|`` per row (mean over outputs for 2-D targets).
+
+    >>> absolute_error([1.0, 2.0], [0.0, 4.0]).tolist()
+    [1.0, 2.0]
+    """
+    return _reduce_outputs(np.abs(_regression_residual(y_true, y_pred)))
+
+
+def log_loss(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
+    """Cross-entropy per row on probabilities clipped to ``[1e-15, 1 - 1e-15]``.
+
+    Binary: ``y_pred`` is P(``classes[1]``); multiclass: ``(n, n_classes)`` probabilities.
+
+    >>> log_loss([0, 1], [0.5, 0.5]).round(4).tolist()
+    [0.6931, 0.6931]
+    """
+    idx = _as_index(y_true, classes)
+    p = np.asarray(y_pred, dtype=np.float64)
+    if p.ndim == 1:
+        p = np.clip(p, _EPS, 1 - _EPS)
+        return -np.where(idx == 1, np.log(p), np.log1p(-p))
+    p = np.clip(p, _EPS, 1 - _EPS)
+    return -np.log(p[np.arange(len(idx)), idx])
+
+
+def brier(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
+    """Brier loss per row: ``(1[y = classes[1]] - p) ** 2`` for binary (scikit-learn's
+    ``brier_score_loss``), ``sum_k (1[y = k] - p_k) ** 2`` for multiclass.
+
+    >>> brier([0, 1], [0.25, 0.5]).tolist()
+    [0.0625, 0.25]
+    """
+    idx = _as_index(y_true, classes)
+    p = np.asarray(y_pred, dtype=np.float64)
+    if p.ndim == 1:
+        return (idx - p) ** 2
+    onehot = np.zeros_like(p)
+    onehot[np.arange(len(idx)), idx] = 1.0
+    return ((onehot - p) ** 2).sum(axis=1)
+
+
+def zero_one(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
+    """``1[prediction != y_true]`` per row.
+
+    ``y_pred`` may be labels; ``(n, k)`` probabilities (argmax over ``classes``); or, with two
+    ``classes`` given and float predictions, P(``classes[1]``) thresholded at 0.5.
+
+    >>> zero_one(["a", "b"], ["a", "a"]).tolist()
+    [0.0, 1.0]
+    """
+    p = np.asarray(y_pred)
+    y = np.asarray(y_true)
+    if p.ndim == 2:
+        if classes is None:
+            raise ValueError("zero_one on (n, k) probabilities needs the class labels.")
+        p = np.asarray(classes, dtype=object)[np.argmax(p, axis=1)]
+    elif classes is not None and len(classes) == 2 and p.dtype.kind == "f":
+        p = np.where(p >= 0.5, classes[1], classes[0])
+    if p.dtype.kind in "iufb" and y.dtype.kind in "iufb":
+        return (p.astype(np.float64) != y.astype(np.float64)).astype(np.float64)
+    return np.fromiter(
+        (a != b for a, b in zip(p.tolist(), y.tolist())), dtype=np.float64, count=len(p)
+    )
+
+
+#: The losses available by name.
+LOSSES: dict[str, Loss] = {
+    "squared_error": Loss("squared_error", squared_error, "predict"),
+    "absolute_error": Loss("absolute_error", absolute_error, "predict"),
+    "log_loss": Loss("log_loss", log_loss, "predict_proba"),
+    "brier": Loss("brier", brier, "predict_proba"),
+    "zero_one": Loss("zero_one", zero_one, "predict"),
+}
+
+
+def get_loss(loss: Any, owner: str = "ixplain") -> Loss:
+    """Resolve ``loss`` to a :class:`Loss`.
+
+    Parameters
+    ----------
+    loss : str, Loss or callable
+        A name from :data:`LOSSES`, a :class:`Loss`, or a callable
+        ``loss(y_true, y_pred) -> ndarray of shape (n,)`` (a ``classes`` keyword is passed if
+        the callable accepts one).
+    owner : str
+        Name of the public function, for error messages.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the names).
+    TypeError
+        For anything else.
+
+    Examples
+    --------
+    >>> get_loss("brier").response_method
+    'predict_proba'
+    """
+    if isinstance(loss, Loss):
+        return loss
+    if isinstance(loss, str):
+        if loss not in LOSSES:
+            raise param_error(owner, "loss", f"one of {sorted(LOSSES)} or a callable", loss)
+        return LOSSES[loss]
+    if callable(loss):
+        import inspect
+
+        try:
+            takes_classes = "classes" in inspect.signature(loss).parameters
+        except (TypeError, ValueError):
+            takes_classes = False
+
+        def call(y_true, y_pred, classes=None, _f=loss, _c=takes_classes):
+            return _f(y_true, y_pred, classes=classes) if _c else _f(y_true, y_pred)
+
+        return Loss(getattr(loss, "__name__", "custom"), call, "auto")
+    raise param_error(
+        owner, "loss", f"one of {sorted(LOSSES)} or a callable", loss, exc=TypeError
+    )

@@ -1,0 +1,19 @@
+"""Model adapters: every model evaluation in ixplain goes through :class:`Model.predict`.
+
+Use :func:`as_model` to wrap scikit-learn estimators and pipelines, LightGBM/XGBoost models,
+River models and plain callables.
+"""
+
+from .adapters import BoosterModel, CallableModel, RiverModel, SklearnModel, as_model
+from .base import DEFAULT_MEMORY_BUDGET, Model, rows_for_budget
+
+__all__ = [
+    "DEFAULT_MEMORY_BUDGET",
+    "BoosterModel",
+    "CallableModel",
+    "Model",
+    "RiverModel",
+    "SklearnModel",
+    "as_model",
+    "rows_for_budget",
+]

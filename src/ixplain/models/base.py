@@ -1,0 +1,200 @@
+"""The one batch interface every model evaluation in ixplain goes through.
+
+A :class:`Model` wraps a user's model (scikit-learn estimator or pipeline, LightGBM/XGBoost model,
+River model, plain callable) and exposes ``predict(table) -> ndarray of shape (n,) or (n, k)``.
+The response (which method, which class) is chosen once, when the adapter is built; the model
+receives its native input type (see :meth:`ixplain.tabular.Table.to_native`); large inputs are
+split into chunks of at most ``batch_rows`` rows; errors raised by the user's model are re-raised
+as :class:`~ixplain._validation.ModelEvaluationError` with the failing batch described.
+
+Output convention (the same as :func:`sklearn.inspection.partial_dependence`):
+
+* regressors: ``(n,)``, or ``(n, n_outputs)`` for multi-output models;
+* binary classifiers: ``(n,)`` -- the positive class ``classes_[1]`` for probabilities, the
+  decision function otherwise;
+* multiclass classifiers: ``(n, n_classes)`` in ``classes_`` order, or ``(n,)`` for one class
+  selected with ``target``;
+* ``response_method="predict"`` on a classifier: ``(n,)`` labels as the model returns them.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from .._validation import ModelEvaluationError
+from ..tabular import Table
+
+__all__ = ["DEFAULT_MEMORY_BUDGET", "Model", "rows_for_budget"]
+
+#: Default bound on the size of one model input, in bytes (about 256 MB, 8 bytes per cell).
+DEFAULT_MEMORY_BUDGET = 256 * 2**20
+
+
+def rows_for_budget(n_features: int, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
+    """Rows of ``n_features`` float64 cells that fit in ``memory_budget`` bytes (at least 1).
+
+    Examples
+    --------
+    >>> rows_for_budget(10, 8_000)
+    100
+    """
+    return max(1, int(memory_budget) // (8 * max(1, n_features)))
+
+
+class Model:
+    """Base class of the model adapters: a batch callable with a fixed response.
+
+    Subclasses implement :meth:`_predict_native`, which receives the model's native input and
+    returns the raw output; :meth:`predict` handles conversion, chunking, error context, output
+    shape checks and call accounting.
+
+    Attributes
+    ----------
+    model : object
+        The wrapped user model.
+    response_method : str
+        The resolved response: ``"predict"``, ``"predict_proba"``, ``"decision_function"``,
+        ``"predict_one"``, ``"predict_proba_one"`` or ``"__call__"``.
+    is_classifier : bool
+    classes_ : ndarray or None
+        Class labels in output order for classifiers (may grow for River classifiers).
+    target : object or None
+        The class label selected for multiclass output, if any.
+    input_kind : str
+        ``"auto"`` (the data's own type) or one of ``"numpy"``, ``"pandas"``, ``"polars"``,
+        ``"records"``.
+    n_calls, n_rows : int
+        How many native model calls were made and how many rows they held (for benchmarks).
+    time_in_model : float
+        Seconds spent inside the wrapped model's calls.
+    """
+
+    response_method: str = "__call__"
+    is_classifier: bool = False
+    classes_: np.ndarray | None = None
+    target: Any = None
+
+    def __init__(self, model: Any, *, input_kind: str = "auto", target: Any = None) -> None:
+        self.model = model
+        self.input_kind = input_kind
+        self.target = target
+        self.n_calls = 0
+        self.n_rows = 0
+        self.time_in_model = 0.0
+
+    # ------------------------------------------------------------------ public
+    def predict(self, table: Table, *, batch_rows: int | None = None) -> np.ndarray:
+        """Evaluate the model on every row of ``table``.
+
+        Parameters
+        ----------
+        table : Table
+            Rows to evaluate, ``n`` of them.
+        batch_rows : int, optional
+            Largest number of rows per native call; default from
+            :data:`DEFAULT_MEMORY_BUDGET`.
+
+        Returns
+        -------
+        ndarray of shape (n,) or (n, k)
+
+        Raises
+        ------
+        ModelEvaluationError
+            If the wrapped model raises or returns an output with the wrong number of rows.
+        """
+        n = table.n_rows
+        if batch_rows is None:
+            batch_rows = rows_for_budget(len(table.names))
+        if n <= batch_rows:
+            return self._predict_chunk(table)
+        parts = [
+            self._predict_chunk(table.take(np.arange(s, min(s + batch_rows, n))))
+            for s in range(0, n, batch_rows)
+        ]
+        return np.concatenate(parts, axis=0)
+
+    @property
+    def n_outputs(self) -> int | None:
+        """Number of output columns (None when the output is 1-D or not known yet)."""
+        return None
+
+    @property
+    def output_names(self) -> list[str] | None:
+        """Names of the output columns for 2-D output (class labels as str), else None."""
+        if self.classes_ is not None and self.target is None and len(self.classes_) > 2:
+            return [str(c) for c in self.classes_]
+        return None
+
+    def observe_labels(self, y: Any) -> None:
+        """Tell the adapter which labels exist (used by River classifiers; no-op elsewhere)."""
+
+    def describe(self) -> str:
+        """A short description, e.g. ``'RandomForestRegressor.predict'``."""
+        return f"{type(self.model).__name__}.{self.response_method}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.describe()})"
+
+    # ------------------------------------------------------------------ internals
+    def native_kind(self, table: Table) -> str:
+        """The input type this model receives for ``table``."""
+        return table.schema.source if self.input_kind == "auto" else self.input_kind
+
+    def _predict_chunk(self, table: Table) -> np.ndarray:
+        native = table.to_native(self.native_kind(table))
+        start = time.perf_counter()
+        try:
+            out = self._predict_native(native)
+        except ModelEvaluationError:
+            raise
+        except Exception as exc:  # the user's model failed: add context, keep the cause
+            raise ModelEvaluationError(
+                f"{self.describe()} raised {type(exc).__name__} on a batch of {table.n_rows} "
+                f"rows (input type {self.native_kind(table)}, columns {list(table.names)}): {exc}"
+            ) from exc
+        finally:
+            self.time_in_model += time.perf_counter() - start
+            self.n_calls += 1
+            self.n_rows += table.n_rows
+        out = self._postprocess(np.asarray(out))
+        if out.shape[0] != table.n_rows:
+            raise ModelEvaluationError(
+                f"{self.describe()} returned {out.shape[0]} predictions for {table.n_rows} rows "
+                f"(output shape {out.shape})."
+            )
+        return out
+
+    def _predict_native(self, X: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _postprocess(self, out: np.ndarray) -> np.ndarray:
+        if out.ndim == 0:
+            out = out.reshape(1)
+        if out.ndim == 2 and out.shape[1] == 1:
+            out = out[:, 0]
+        return self._select_class(out)
+
+    def _select_class(self, out: np.ndarray) -> np.ndarray:
+        """Binary: keep the positive column; multiclass: keep all or the ``target`` column."""
+        if out.ndim != 2 or self.classes_ is None:
+            return out
+        if self.target is not None:
+            idx = _class_index(self.classes_, self.target)
+            if out.shape[1] == len(self.classes_):
+                return out[:, idx]
+        if out.shape[1] == 2 and len(self.classes_) == 2:
+            return out[:, 1]
+        return out
+
+
+def _class_index(classes: np.ndarray, target: Any) -> int:
+    matches = np.flatnonzero(np.asarray(classes, dtype=object) == target)
+    if len(matches) == 0:
+        raise ValueError(
+            f"The target class {target!r} is not one of the model's classes {list(classes)}."
+        )
+    return int(matches[0])

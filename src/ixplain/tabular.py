@@ -1,0 +1,452 @@
+"""Tabular schema and conversions: one column-oriented table for every input type.
+
+Every explanation method perturbs rows (repeat them, overwrite the columns of a feature subset S
+with values from perturbation data) and then hands them to the model *in the model's native input
+type*: a pandas DataFrame with the user's dtypes for a scikit-learn pipeline, a 2-D array for an
+estimator fitted on arrays, a list of dict records for a River model. :class:`Table` is the one
+internal representation that makes this cheap and dtype-safe:
+
+* columns are stored separately (``dict`` of 1-D arrays), so overwriting a column never touches the
+  dtypes of the others and repeating rows is ``numpy.take`` per column;
+* the :class:`Schema` remembers where the data came from (``"numpy"``, ``"pandas"``, ``"polars"``,
+  ``"records"``), the original column labels and dtypes, and each feature's kind
+  (``"numeric"`` or ``"categorical"``), so :meth:`Table.to_native` rebuilds the same type.
+
+Integer columns asked to hold non-integer values are upcast to float64 (and :attr:`Table.upcast`
+names them) instead of being silently truncated; integral values keep the integer dtype, so a 0/1
+column takes the grid ``[0, 1]`` unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Schema", "Table", "as_table"]
+
+Source = Literal["numpy", "pandas", "polars", "records"]
+Kind = Literal["numeric", "categorical"]
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Names, order, kinds and original dtypes of a table's features.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Feature names, in the model's column order.
+    labels : tuple
+        The original column labels (a DataFrame's labels may be ints); ``names[i] == str(labels[i])``.
+    kinds : tuple of {"numeric", "categorical"}
+        Numeric columns have a real dtype (bool excluded); everything else is categorical.
+    dtypes : tuple
+        The original dtype of each column (numpy dtype or pandas extension dtype).
+    source : {"numpy", "pandas", "polars", "records"}
+        The input type the data came in, which :meth:`Table.to_native` restores by default.
+    array_dtype : numpy dtype or None
+        For ``source="numpy"``: the dtype of the original 2-D array.
+    """
+
+    names: tuple[str, ...]
+    labels: tuple[Any, ...]
+    kinds: tuple[str, ...]
+    dtypes: tuple[Any, ...]
+    source: str
+    array_dtype: Any = None
+
+    def index(self, name: str) -> int:
+        """Position of feature ``name``; ``KeyError`` listing the available names if unknown."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(
+                f"Unknown feature {name!r}. Available features: {list(self.names)}."
+            ) from None
+
+    def kind(self, name: str) -> str:
+        """``"numeric"`` or ``"categorical"`` for feature ``name``."""
+        return self.kinds[self.index(name)]
+
+
+def _kind_of(dtype: Any) -> str:
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "categorical"
+    try:
+        np_dtype = np.dtype(dtype)
+    except TypeError:
+        # pandas extension dtypes: nullable ints/floats are numeric, string/boolean categorical
+        if pd.api.types.is_bool_dtype(dtype):
+            return "categorical"
+        return "numeric" if pd.api.types.is_numeric_dtype(dtype) else "categorical"
+    if np_dtype.kind in "iuf":
+        return "numeric"
+    return "categorical"
+
+
+def _is_integer_dtype(dtype: Any) -> bool:
+    if isinstance(dtype, pd.CategoricalDtype):
+        return False
+    return bool(pd.api.types.is_integer_dtype(dtype)) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _take(values: Any, idx: np.ndarray) -> Any:
+    if isinstance(values, np.ndarray):
+        return values[idx]
+    return values.take(idx)
+
+
+@dataclass
+class Table:
+    """A column-oriented table with a :class:`Schema`; the input every ixplain method works on.
+
+    Build one with :func:`as_table` (or :meth:`Table.from_any`); the model adapters turn it back
+    into the model's native type with :meth:`to_native`. All operations return new tables that
+    share unchanged column arrays: nothing here writes into the caller's data.
+
+    Attributes
+    ----------
+    columns : dict of str to array
+        One 1-D array of length ``n_rows`` per feature: a numpy array, or a pandas extension array
+        (categorical, nullable, string) for pandas input.
+    schema : Schema
+    upcast : frozenset of str
+        Integer features that now hold non-integer values and were upcast to float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = as_table(np.array([[1, 10], [2, 20]]), feature_names=["a", "b"])
+    >>> t.tile(2).set_column("a", np.array([0, 0, 5, 5])).to_native()
+    array([[ 0, 10],
+           [ 0, 20],
+           [ 5, 10],
+           [ 5, 20]])
+    """
+
+    columns: dict[str, Any]
+    schema: Schema
+    upcast: frozenset[str] = field(default_factory=frozenset)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_any(
+        cls,
+        X: Any,
+        feature_names: Sequence[str] | None = None,
+        *,
+        categorical_features: Iterable[str] | None = None,
+        owner: str = "ixplain",
+    ) -> Table:
+        """Build a table from an array, a DataFrame, a dict record or a list of records.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_rows, n_features), pandas/polars DataFrame, dict or list of dict
+            The data. A 1-D array or a single dict/Series is one row.
+        feature_names : sequence of str, optional
+            Names for array columns (default ``x0, x1, ...``), or the keys (and their order) to
+            take from records (default: the first record's keys). Ignored for DataFrames except to
+            check they match.
+        categorical_features : iterable of str, optional
+            Features to treat as categorical even if numeric.
+        owner : str
+            Name of the public function, used in error messages.
+
+        Raises
+        ------
+        TypeError
+            For an unsupported input type.
+        ValueError
+            For a 3-D array, a missing key in a record, or mismatched feature names.
+        """
+        if isinstance(X, Table):
+            return X
+        if isinstance(X, pd.Series):
+            X = X.to_frame().T.infer_objects()
+        if isinstance(X, pd.DataFrame):
+            return cls._from_pandas(X, "pandas", categorical_features, owner)
+        if type(X).__module__.startswith("polars"):
+            return cls._from_pandas(X.to_pandas(), "polars", categorical_features, owner)
+        if isinstance(X, Mapping):
+            return cls._from_records([X], feature_names, categorical_features, owner)
+        if isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], Mapping):
+            return cls._from_records(X, feature_names, categorical_features, owner)
+        if isinstance(X, (np.ndarray, list, tuple)):
+            return cls._from_numpy(np.asarray(X), feature_names, categorical_features, owner)
+        raise TypeError(
+            f"{owner} got X of type {type(X).__name__}; expected a 2-D numpy array, a pandas or "
+            "polars DataFrame, a dict record or a list of dict records."
+        )
+
+    @classmethod
+    def _from_numpy(cls, X, feature_names, categorical_features, owner) -> Table:
+        if X.ndim == 1:
+            X = X.reshape(1, -1)
+        if X.ndim != 2:
+            raise ValueError(f"{owner} expects 2-D data; got an array of shape {X.shape}.")
+        n_features = X.shape[1]
+        if feature_names is None:
+            names = tuple(f"x{i}" for i in range(n_features))
+        else:
+            names = tuple(str(n) for n in feature_names)
+            if len(names) != n_features:
+                raise ValueError(
+                    f"{owner} got {len(names)} feature_names for data with {n_features} columns."
+                )
+        cat = set(categorical_features or ())
+        kinds = tuple(
+            "categorical" if (n in cat or X.dtype.kind not in "iuf") else "numeric" for n in names
+        )
+        columns = {n: X[:, i] for i, n in enumerate(names)}
+        schema = Schema(names, names, kinds, (X.dtype,) * n_features, "numpy", X.dtype)
+        return cls(columns, schema)
+
+    @classmethod
+    def _from_pandas(cls, df: pd.DataFrame, source, categorical_features, owner) -> Table:
+        labels = tuple(df.columns)
+        names = tuple(str(c) for c in labels)
+        if len(set(names)) != len(names):
+            raise ValueError(f"{owner} got a DataFrame with duplicate column names: {list(names)}.")
+        cat = set(categorical_features or ())
+        columns: dict[str, Any] = {}
+        kinds, dtypes = [], []
+        for label, name in zip(labels, names):
+            s = df[label]
+            arr = s.array if isinstance(s.dtype, pd.api.extensions.ExtensionDtype) else s.to_numpy()
+            columns[name] = arr
+            kinds.append("categorical" if name in cat else _kind_of(s.dtype))
+            dtypes.append(s.dtype)
+        return cls(columns, Schema(names, labels, tuple(kinds), tuple(dtypes), source))
+
+    @classmethod
+    def _from_records(cls, records, feature_names, categorical_features, owner) -> Table:
+        names = tuple(str(k) for k in (feature_names or records[0].keys()))
+        values: dict[str, list[Any]] = {n: [] for n in names}
+        for i, rec in enumerate(records):
+            for n in names:
+                try:
+                    values[n].append(rec[n])
+                except KeyError:
+                    raise ValueError(
+                        f"{owner}: record {i} has no key {n!r} (expected keys {list(names)}; "
+                        f"got {list(rec.keys())})."
+                    ) from None
+        cat = set(categorical_features or ())
+        columns, kinds, dtypes = {}, [], []
+        for n in names:
+            col = values[n]
+            numeric = n not in cat and all(
+                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                for v in col
+            )
+            arr = np.asarray(col, dtype=np.float64) if numeric else np.asarray(col, dtype=object)
+            columns[n] = arr
+            kinds.append("numeric" if numeric else "categorical")
+            dtypes.append(arr.dtype)
+        return cls(columns, Schema(names, names, tuple(kinds), tuple(dtypes), "records"))
+
+    # ------------------------------------------------------------------ basic properties
+    @property
+    def n_rows(self) -> int:
+        """Number of rows."""
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Feature names in model order."""
+        return self.schema.names
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    def column(self, name: str) -> Any:
+        """The 1-D array of feature ``name`` (``KeyError`` listing the names if unknown)."""
+        self.schema.index(name)
+        return self.columns[name]
+
+    def numeric_column(self, name: str) -> np.ndarray:
+        """Feature ``name`` as a float64 array (pandas NA becomes NaN)."""
+        col = self.column(name)
+        if isinstance(col, np.ndarray) and col.dtype.kind in "iufb":
+            return col.astype(np.float64, copy=False)
+        return pd.array(col).to_numpy(dtype=np.float64, na_value=np.nan)
+
+    # ------------------------------------------------------------------ row operations
+    def take(self, idx: Any) -> Table:
+        """Rows at integer positions ``idx`` (any 1-D integer array, repeats allowed)."""
+        idx = np.asarray(idx, dtype=np.intp)
+        return Table({n: _take(c, idx) for n, c in self.columns.items()}, self.schema, self.upcast)
+
+    def tile(self, reps: int) -> Table:
+        """The whole table stacked ``reps`` times (block ``k`` holds rows ``0..n-1``)."""
+        return self.take(np.tile(np.arange(self.n_rows), reps))
+
+    def repeat(self, reps: int) -> Table:
+        """Each row repeated ``reps`` times in a row (row ``i`` at ``i*reps .. i*reps+reps-1``)."""
+        return self.take(np.repeat(np.arange(self.n_rows), reps))
+
+    def select(self, names: Sequence[str]) -> Table:
+        """A table with only ``names`` (in that order)."""
+        idx = [self.schema.index(n) for n in names]
+        s = self.schema
+        schema = Schema(
+            tuple(s.names[i] for i in idx),
+            tuple(s.labels[i] for i in idx),
+            tuple(s.kinds[i] for i in idx),
+            tuple(s.dtypes[i] for i in idx),
+            s.source,
+            s.array_dtype,
+        )
+        return Table({n: self.columns[n] for n in schema.names}, schema, self.upcast)
+
+    @staticmethod
+    def concat(tables: Sequence[Table]) -> Table:
+        """Stack tables with the same schema vertically."""
+        first = tables[0]
+        cols = {}
+        for n in first.names:
+            parts = [t.columns[n] for t in tables]
+            if all(isinstance(p, np.ndarray) for p in parts):
+                cols[n] = np.concatenate(parts)
+            else:
+                cols[n] = type(parts[0])._concat_same_type(parts)
+        upcast = frozenset().union(*(t.upcast for t in tables))
+        return Table(cols, first.schema, upcast)
+
+    def set_column(self, name: str, values: Any) -> Table:
+        """A new table where feature ``name`` holds ``values`` (length ``n_rows``).
+
+        The values are converted to the column's dtype without loss: an integer column receiving
+        non-integer values becomes float64 (recorded in :attr:`upcast`); a pandas categorical
+        column keeps its categories; a value that is not among those categories raises.
+
+        Raises
+        ------
+        ValueError
+            If ``values`` has the wrong length or holds a category the column does not have.
+        """
+        i = self.schema.index(name)
+        values_arr = values if not isinstance(values, list) else np.asarray(values, dtype=object)
+        if len(values_arr) != self.n_rows:
+            raise ValueError(
+                f"Column {name!r} needs {self.n_rows} values; got {len(values_arr)}."
+            )
+        new, upcast = _coerce(values_arr, self.columns[name], self.schema.dtypes[i], name)
+        cols = dict(self.columns)
+        cols[name] = new
+        return Table(cols, self.schema, self.upcast | ({name} if upcast else set()))
+
+    # ------------------------------------------------------------------ conversion
+    def to_native(self, kind: str | None = None) -> Any:
+        """The table in a model's input type.
+
+        Parameters
+        ----------
+        kind : {"numpy", "pandas", "polars", "records"}, optional
+            Default: the type the data came in (``schema.source``).
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_features), DataFrame, or list of dict
+        """
+        kind = kind or self.schema.source
+        if kind == "numpy":
+            return self._to_numpy()
+        if kind in ("pandas", "polars"):
+            df = self.to_frame()
+            if kind == "polars":
+                import polars as pl
+
+                return pl.from_pandas(df)
+            return df
+        if kind == "records":
+            lists = [
+                c.tolist() if isinstance(c, np.ndarray) else list(c) for c in self.columns.values()
+            ]
+            names = self.names
+            return [dict(zip(names, row)) for row in zip(*lists)]
+        raise ValueError(f"Unknown native input kind {kind!r}.")
+
+    def _to_numpy(self) -> np.ndarray:
+        cols = list(self.columns.values())
+        if not cols:
+            return np.empty((0, 0))
+        dtype = self.schema.array_dtype
+        if dtype is None or self.upcast:
+            dtype = np.result_type(*[np.asarray(c).dtype for c in cols])
+        out = np.empty((self.n_rows, len(cols)), dtype=dtype)
+        for j, c in enumerate(cols):
+            out[:, j] = np.asarray(c)
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """A pandas DataFrame with the original labels and dtypes (RangeIndex)."""
+        data = {}
+        for label, c in zip(self.schema.labels, self.columns.values()):
+            data[label] = pd.Series(c, name=label, copy=False)
+        df = pd.DataFrame(data, copy=False)
+        df.columns = pd.Index(list(self.schema.labels))
+        return df
+
+
+def _coerce(values: Any, current: Any, dtype: Any, name: str) -> tuple[Any, bool]:
+    """Convert ``values`` to ``dtype`` losslessly; return (array, upcast_to_float)."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        cats = dtype.categories
+        vals = np.asarray(values, dtype=object)
+        present = pd.isna(vals) | np.isin(vals, np.asarray(cats, dtype=object))
+        if not present.all():
+            bad = sorted({repr(v) for v in vals[~present]})[:5]
+            raise ValueError(
+                f"Feature {name!r} is categorical with categories {list(cats)}; "
+                f"got unseen value(s) {', '.join(bad)}."
+            )
+        return pd.Categorical(vals, categories=cats, ordered=dtype.ordered), False
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+        if _is_integer_dtype(dtype):
+            f = pd.array(values).to_numpy(dtype=np.float64, na_value=np.nan)
+            finite = f[~np.isnan(f)]
+            if not np.all(finite == np.round(finite)):
+                return f, True
+        return pd.array(values, dtype=dtype), False
+    np_dtype = current.dtype if isinstance(current, np.ndarray) else np.dtype(dtype)
+    arr = np.asarray(values)
+    if np_dtype.kind in "iu":
+        if arr.dtype.kind in "iu":
+            return arr.astype(np_dtype, copy=False), False
+        f = arr.astype(np.float64)
+        if np.any(np.isnan(f)) or not np.all(f == np.round(f)):
+            return f, True
+        return f.astype(np_dtype), False
+    if np_dtype.kind == "b":
+        if arr.dtype.kind == "b":
+            return arr, False
+        return arr.astype(object), False
+    if np_dtype.kind == "f":
+        return arr.astype(np_dtype, copy=False) if arr.dtype.kind in "iufb" else arr, False
+    return arr.astype(np_dtype, copy=False) if arr.dtype != np_dtype else arr, False
+
+
+def as_table(
+    X: Any,
+    feature_names: Sequence[str] | None = None,
+    *,
+    categorical_features: Iterable[str] | None = None,
+    owner: str = "ixplain",
+) -> Table:
+    """Build a :class:`Table` from user data (see :meth:`Table.from_any`).
+
+    Examples
+    --------
+    >>> t = as_table([{"a": 1.0, "b": "x"}, {"a": 2.0, "b": "y"}])
+    >>> t.schema.kinds, t.n_rows
+    (('numeric', 'categorical'), 2)
+    """
+    return Table.from_any(
+        X, feature_names, categorical_features=categorical_features, owner=owner
+    )

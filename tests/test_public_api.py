@@ -1,0 +1,23 @@
+"""The public API is pinned: adding or removing a name is a deliberate change to this list."""
+
+import ixplain
+
+EXPECTED = {
+    "ModelEvaluationError",
+    "Table",
+    "__version__",
+    "as_model",
+    "as_table",
+    "get_loss",
+}
+
+
+def test_all_is_pinned():
+    assert set(ixplain.__all__) == EXPECTED
+
+
+def test_every_public_name_is_importable_and_documented():
+    for name in ixplain.__all__:
+        obj = getattr(ixplain, name)
+        if name != "__version__":
+            assert obj.__doc__, f"{name} has no docstring"
