@@ -84,11 +84,10 @@ def check_int(
     rule = _range_rule("an int", min_value, max_value, allow_none)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise param_error(owner, name, rule, value, exc=TypeError)
-    if (min_value is not None and value < min_value) or (
-        max_value is not None and value > max_value
-    ):
+    iv = int(value)
+    if (min_value is not None and iv < min_value) or (max_value is not None and iv > max_value):
         raise param_error(owner, name, rule, value)
-    return int(value)
+    return iv
 
 
 def check_float(
