@@ -96,9 +96,12 @@ def load_agrawal(
     >>> load_agrawal(n_rows=5).shape
     (5, 10)
     """
-    rows = [{**x, "y": y} for x, y in iter_agrawal(
-        n_rows=n_rows, classification_function=classification_function, seed=seed
-    )]
+    rows = [
+        {**x, "y": y}
+        for x, y in iter_agrawal(
+            n_rows=n_rows, classification_function=classification_function, seed=seed
+        )
+    ]
     return pd.DataFrame(rows)
 
 
