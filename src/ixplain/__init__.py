@@ -7,6 +7,7 @@ smoothed over a stream (incremental). See the README for the map of the package.
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.pfi import IncrementalPFI, permutation_importance
 from .models import as_model
 from .results.importance import FeatureImportance
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
@@ -20,10 +21,12 @@ __all__ = [
     "DatasetStorage",
     "EWMean",
     "FeatureImportance",
+    "IncrementalPFI",
     "GeometricReservoir",
     "Mean",
     "SlidingWindow",
     "UniformReservoir",
+    "permutation_importance",
     # foundation
     "ModelEvaluationError",
     "Table",
