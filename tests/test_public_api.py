@@ -3,6 +3,19 @@
 import ixplain
 
 EXPECTED = {
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "IncrementalPFI",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    "permutation_importance",
+    # bundled datasets and synthetic streams (branch cli)
+    "datasets",
+    # foundation
     "ModelEvaluationError",
     "PartialDependence",
     "PartialDependenceDisplay",
