@@ -9,6 +9,7 @@ EXPECTED = {
     "as_model",
     "as_table",
     "get_loss",
+    "sage",
 }
 
 

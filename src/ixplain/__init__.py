@@ -6,6 +6,7 @@ smoothed over a stream (incremental). See the README for the map of the package.
 
 from ._validation import ModelEvaluationError
 from .losses import get_loss
+from .methods.sage import sage
 from .models import as_model
 from .tabular import Table, as_table
 
@@ -19,4 +20,5 @@ __all__ = [
     "as_model",
     "as_table",
     "get_loss",
+    "sage",
 ]

@@ -17,6 +17,7 @@ import numpy as np
 from .._validation import check_float, check_int, check_random_state, param_error
 from ..losses import get_loss
 from ..models import Model, as_model
+from ..results.importance import FeatureImportance
 from ..tabular import Table, as_table
 from ._sage_core import (
     coalition_losses,
@@ -269,7 +270,7 @@ def sage(
     batch_size: int = 512,
     n_jobs: int | None = None,
     control_variate: bool = True,
-):
+) -> FeatureImportance:
     """SAGE values: Shapley values of the loss explained by each feature (or group).
 
     For the cooperative game ``v(S) = E[loss(E_B[f(B)], Y)] - E[loss(E_B[f(x_S, B_{-S})], Y)]``
@@ -358,8 +359,10 @@ def sage(
     >>> y = 2 * X[:, 0] + X[:, 1]
     >>> res = sage(lambda X: 2 * X[:, 0] + X[:, 1], X, y, loss="squared_error",
     ...            random_state=0)
-    >>> res.importances_mean.round(1)  # 2 * Var(2 x0), 2 * Var(x1), 0: doctest: +NUMBER
-    array([8.0, 2.0, 0.0])
+    >>> res.importances_mean.round(1)  # sample Var(2 x0) and Var(x1); the unused x2 gets 0
+    array([4.1, 0.9, 0. ])
+    >>> res.settings["converged"], bool(np.isclose(res.importances_mean.sum(), y.var()))
+    (True, True)
     """
     est = _run(
         model, X, y, loss=loss, background=background, n_permutations=n_permutations,
@@ -367,7 +370,14 @@ def sage(
         random_state=random_state, batch_size=batch_size, n_jobs=n_jobs,
         control_variate=control_variate,
     )
-    return _to_result(est)
+    settings = {
+        "loss": loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
+        "convergence_threshold": convergence_threshold,
+        "groups": None if groups is None else {str(k): list(v) for k, v in groups.items()},
+        "random_state": random_state if isinstance(random_state, (int, type(None))) else "Generator",
+        "control_variate": control_variate,
+    }
+    return _to_result(est, settings)
 
 
 def _run(
@@ -410,6 +420,27 @@ def _run(
     )
 
 
-def _to_result(est: SageEstimate):
-    """Wrap the estimate in the shared :class:`FeatureImportance` result."""
-    return est
+def _to_result(est: SageEstimate, settings: dict[str, Any]) -> FeatureImportance:
+    """Wrap the estimate in the shared :class:`FeatureImportance` result.
+
+    ``importances_std`` holds the standard errors of the SAGE values (not a spread over
+    repeats); ``importances`` is the ``(n_players, 1)`` column of values.
+    """
+    info = {
+        "method": "sage",
+        **settings,
+        "n_permutations": est.n_permutations,
+        "converged": est.converged,
+        "convergence_ratio": est.ratio,
+        "explained_loss": est.explained_loss,
+        "n_samples": est.n_samples,
+        "loss_estimator": est.correction,
+        **est.extra,
+    }
+    return FeatureImportance(
+        importances_mean=est.values,
+        importances_std=est.std,
+        importances=est.values[:, None].copy(),
+        feature_names=list(est.players),
+        settings=info,
+    )
