@@ -3,6 +3,15 @@
 import ixplain
 
 EXPECTED = {
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    # foundation
     "ModelEvaluationError",
     "Table",
     "__version__",
