@@ -18,6 +18,7 @@ EXPECTED = {
     "as_model",
     "as_table",
     "get_loss",
+    "IncrementalSAGE",
     "sage",
 }
 

@@ -7,6 +7,7 @@ smoothed over a stream (incremental). See the README for the map of the package.
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.isage import IncrementalSAGE
 from .methods.sage import sage
 from .models import as_model
 from .results.importance import FeatureImportance
@@ -32,5 +33,7 @@ __all__ = [
     "as_model",
     "as_table",
     "get_loss",
+    # SAGE (branch sage)
+    "IncrementalSAGE",
     "sage",
 ]
