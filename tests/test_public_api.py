@@ -25,6 +25,8 @@ EXPECTED = {
     "as_table",
     "get_loss",
     "partial_dependence",
+    "IncrementalSAGE",
+    "sage",
 }
 
 

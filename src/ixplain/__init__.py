@@ -8,8 +8,10 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
 from .methods.pfi import IncrementalPFI, permutation_importance
+from .methods.sage import sage
 from .models import as_model
 from .plot.partial_dependence import PartialDependenceDisplay
 from .results import PartialDependence
@@ -43,4 +45,7 @@ __all__ = [
     "as_table",
     "get_loss",
     "partial_dependence",
+    # SAGE (branch sage)
+    "IncrementalSAGE",
+    "sage",
 ]
