@@ -3,6 +3,7 @@
 import ixplain
 
 EXPECTED = {
+    "IncrementalPDP",
     "ModelEvaluationError",
     "PartialDependence",
     "PartialDependenceDisplay",

@@ -6,6 +6,7 @@ smoothed over a stream (incremental). See the README for the map of the package.
 
 from ._validation import ModelEvaluationError
 from .losses import get_loss
+from .methods.ipdp import IncrementalPDP
 from .methods.pdp import partial_dependence
 from .models import as_model
 from .plot.partial_dependence import PartialDependenceDisplay
@@ -16,6 +17,7 @@ __version__ = "0.1.0"
 
 # Public API: pinned by tests/test_public_api.py. Each method module adds its names below.
 __all__ = [
+    "IncrementalPDP",
     "ModelEvaluationError",
     "PartialDependence",
     "PartialDependenceDisplay",

@@ -220,7 +220,9 @@ class IncrementalPDP:
     >>> from ixplain import IncrementalPDP
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(0, 10, size=(500, 2))
-    >>> explainer = IncrementalPDP(lambda X: 2.0 * X[:, 0] + X[:, 1], "x0", alpha=None)
+    >>> explainer = IncrementalPDP(
+    ...     lambda X: 2.0 * X[:, 0] + X[:, 1], "x0", grid_resolution=10, alpha=None
+    ... )
     >>> for x in X:
     ...     _ = explainer.explain_one(x)
     >>> pd_ = explainer.pd_
