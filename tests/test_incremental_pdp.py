@@ -109,8 +109,8 @@ def test_expectation_of_the_smoothed_pd_on_a_fixed_grid():
 
 
 def test_running_mean_on_a_fixed_grid_equals_sklearn_brute_partial_dependence():
-    from sklearn.tree import DecisionTreeRegressor
     from sklearn.inspection import partial_dependence
+    from sklearn.tree import DecisionTreeRegressor
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(400, 3))
@@ -418,7 +418,7 @@ def test_model_returning_nan_is_reported():
 
 def test_pd_before_any_observation():
     with pytest.raises(ValueError, match="has not explained any observation"):
-        IncrementalPDP(_linear, "x0").pd_
+        _ = IncrementalPDP(_linear, "x0").pd_
 
 
 @pytest.mark.parametrize(
