@@ -3,7 +3,17 @@
 import ixplain
 
 EXPECTED = {
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    # incremental PDP (branch ipdp)
     "IncrementalPDP",
+    # foundation
     "ModelEvaluationError",
     "PartialDependence",
     "PartialDependenceDisplay",

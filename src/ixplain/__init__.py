@@ -5,19 +5,32 @@ smoothed over a stream (incremental). See the README for the map of the package.
 """
 
 from ._validation import ModelEvaluationError
+from .aggregation import EWMean, Mean
 from .losses import get_loss
 from .methods.ipdp import IncrementalPDP
 from .methods.pdp import partial_dependence
 from .models import as_model
 from .plot.partial_dependence import PartialDependenceDisplay
 from .results import PartialDependence
+from .results.importance import FeatureImportance
+from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 
 __version__ = "0.1.0"
 
 # Public API: pinned by tests/test_public_api.py. Each method module adds its names below.
 __all__ = [
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    # incremental PDP (branch ipdp)
     "IncrementalPDP",
+    # foundation
     "ModelEvaluationError",
     "PartialDependence",
     "PartialDependenceDisplay",
