@@ -83,6 +83,9 @@ def test_fixed_grid_equals_plain_exponential_smoothing_per_value():
     np.testing.assert_allclose(weight, 1 - (1 - alpha) ** len(X), rtol=1e-12)
     np.testing.assert_allclose(res.average[0] * res.extra["weight"], phi, rtol=1e-10)
     assert [h.n_seen for h in exp.history_] == [100, 200, 300]
+    raw = IncrementalPDP(_linear, "x0", grid=grid, alpha=alpha, bias_corrected=False)
+    raw.explain_many(X)
+    np.testing.assert_allclose(raw.pd_.average[0], phi, rtol=1e-10)  # the paper's iPDP
 
 
 def test_expectation_of_the_smoothed_pd_on_a_fixed_grid():
@@ -117,7 +120,7 @@ def test_running_mean_on_a_fixed_grid_equals_sklearn_brute_partial_dependence():
     y = X[:, 0] ** 2 + X[:, 1] * X[:, 2] + rng.normal(scale=0.1, size=400)
     model = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y)
     grid = np.linspace(-2, 2, 9)
-    exp = IncrementalPDP(model, 0, grid=grid, alpha=None)
+    exp = IncrementalPDP(model, 0, grid=grid, aggregation="mean")
     exp.explain_many(X[:150])
     for x in X[150:200]:
         exp.explain_one(x)
@@ -195,7 +198,7 @@ def agrawal_rows():
 def test_agrawal_salary_pd_matches_the_derived_piecewise_values(agrawal_rows):
     model = as_model(_agrawal_rule, input_kind="pandas")
     exp = IncrementalPDP(
-        model, "salary", alpha=None, grid_resolution=70, percentiles=(0.0, 1.0), range_window=5000
+        model, "salary", aggregation="mean", grid_resolution=70, percentiles=(0.0, 1.0), range_window=5000
     )
     exp.explain_many(agrawal_rows)
     res = exp.pd_
@@ -296,7 +299,7 @@ def test_categorical_levels_are_added_as_they_appear():
     rows = [{"color": str(rng.choice(["a", "b"])), "x": float(rng.normal())} for _ in range(100)]
     rows += [{"color": str(rng.choice(["a", "b", "c"])), "x": float(rng.normal())} for _ in range(60)]
     first_c = next(i for i, r in enumerate(rows) if r["color"] == "c")
-    exp = IncrementalPDP(model, "color", alpha=None)
+    exp = IncrementalPDP(model, "color", aggregation="mean")
     exp.explain_many(rows[:100])
     assert exp.pd_.grid_values[0].tolist() == ["a", "b"]
     assert exp.pd_.feature_kinds == ("categorical",)
@@ -335,7 +338,7 @@ def test_multiclass_output_has_one_row_per_class():
     X = rng.normal(size=(300, 2))
     y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=300), [-0.5, 0.5])
     model = LogisticRegression().fit(X, y)
-    exp = IncrementalPDP(model, "x0", alpha=None)
+    exp = IncrementalPDP(model, "x0", aggregation="mean")
     exp.explain_many(X)
     res = exp.pd_
     assert res.average.shape == (3, res.grid_values[0].size)
@@ -367,9 +370,11 @@ def test_same_input_same_result_and_input_not_mutated():
     rows = _agrawal(200, seed=1)
     copy = [dict(r) for r in rows]
     model = as_model(_agrawal_rule, input_kind="pandas")
-    a = IncrementalPDP(model, "salary", random_state=0).explain_many(rows).pd_
-    b = IncrementalPDP(model, "salary", random_state=0).explain_many(rows).pd_
-    np.testing.assert_array_equal(a.average, b.average)
+    a, b = IncrementalPDP(model, "salary"), IncrementalPDP(model, "salary")
+    out = a.explain_many(rows)
+    b.explain_many(rows)
+    np.testing.assert_array_equal(a.pd_.average, b.pd_.average)
+    np.testing.assert_array_equal(out, a.pd_.average)  # explain_many returns the estimate
     assert rows == copy
 
 
@@ -379,17 +384,32 @@ def test_same_input_same_result_and_input_not_mutated():
 def test_missing_feature_key_in_a_later_record():
     exp = IncrementalPDP(lambda r: np.zeros(len(r)), "a")
     exp.explain_one({"a": 1.0, "b": 2.0})
-    with pytest.raises(ValueError, match="no key 'b'"):
+    with pytest.raises(ValueError, match="has no feature 'b'"):
         exp.explain_one({"a": 1.0})
+    with pytest.raises(ValueError, match="has no feature 'b'"):
+        exp.explain_many([{"a": 1.0, "b": 2.0}, {"a": 1.0}])
 
 
 def test_nan_in_the_explained_feature():
-    exp = IncrementalPDP(_linear, "x0")
-    with pytest.raises(ValueError, match=r"feature 'x0' is missing \(NaN/None\) in row 1"):
-        exp.explain_many(np.array([[1.0, 2.0], [np.nan, 1.0]]))
-    exp = IncrementalPDP(lambda r: np.zeros(len(r)), "c")
-    with pytest.raises(ValueError, match="missing"):
-        exp.explain_one({"c": None, "d": 1.0})
+    X = np.array([[1.0, 2.0], [np.nan, 1.0], [3.0, 1.0]])
+    exp = IncrementalPDP(_linear, "x0", nan_policy="raise")
+    with pytest.raises(ValueError, match="feature 'x0' is NaN"):
+        exp.explain_many(X)
+    skip = IncrementalPDP(_linear, "x0", aggregation="mean", history_every=1)
+    with pytest.warns(RuntimeWarning, match="NaN"):
+        skip.explain_many(X)
+    assert (skip.n_seen_, skip.n_explained_, skip.n_skipped_) == (3, 2, 1)
+    assert [h.n_seen for h in skip.history_] == [1, 2, 3]
+    # the snapshot at the skipped row repeats the state after row 0
+    np.testing.assert_array_equal(skip.history_[0].average, skip.history_[1].average)
+    passed = IncrementalPDP(_linear, "x0", aggregation="mean", nan_policy="pass")
+    passed.explain_many(X)  # the ICE curve of the NaN row is still evaluated on the grid
+    assert passed.n_explained_ == 3
+    np.testing.assert_allclose(passed.pd_.average[0], 2 * passed.pd_.grid_values[0] + 4 / 3)
+    cat = IncrementalPDP(lambda r: np.zeros(len(r)), "c")
+    cat.explain_one({"c": None, "d": 1.0})
+    with pytest.raises(ValueError, match="has not explained any observation"):
+        _ = cat.pd_
 
 
 def test_unknown_feature():
@@ -406,7 +426,7 @@ def test_string_feature_needs_categorical_and_changed_columns_raise():
         exp.explain_one({"c": "x", "d": 1.0})
     exp = IncrementalPDP(lambda df: df["x0"].to_numpy(), "x0")
     exp.explain_one(pd.DataFrame({"x0": [1.0], "x1": [2.0]}))
-    with pytest.raises(ValueError, match="the stream started with"):
+    with pytest.raises(ValueError, match="has no feature 'x1'"):
         exp.explain_one(pd.DataFrame({"x0": [1.0], "z": [2.0]}))
 
 
@@ -417,8 +437,10 @@ def test_model_returning_nan_is_reported():
 
 
 def test_pd_before_any_observation():
+    exp = IncrementalPDP(_linear, "x0")
     with pytest.raises(ValueError, match="has not explained any observation"):
-        _ = IncrementalPDP(_linear, "x0").pd_
+        _ = exp.pd_
+    assert getattr(exp, "pd_", None) is None  # an AttributeError too, for getattr(..., default)
 
 
 @pytest.mark.parametrize(
@@ -427,6 +449,7 @@ def test_pd_before_any_observation():
         ({"grid_resolution": 1}, ValueError, "'grid_resolution' parameter of IncrementalPDP must be an int >= 2. Got 1"),
         ({"grid_resolution": 2.5}, TypeError, "'grid_resolution'"),
         ({"alpha": 0.0}, ValueError, "'alpha' parameter of IncrementalPDP must be a float in"),
+        ({"aggregation": "median"}, ValueError, "'aggregation'"),
         ({"alpha": 1.5}, ValueError, "'alpha'"),
         ({"grid": "quantile"}, ValueError, "'grid' parameter"),
         ({"grid": [1.0, 1.0]}, ValueError, "distinct"),
@@ -434,11 +457,11 @@ def test_pd_before_any_observation():
         ({"grid": [1.0, np.nan]}, ValueError, "non-missing"),
         ({"percentiles": (0.9, 0.1)}, ValueError, "0 <= low < high <= 1"),
         ({"percentiles": 0.5}, ValueError, "'percentiles'"),
-        ({"range_source": "storage"}, ValueError, "'range_source'"),
+        ({"range_source": "reservoir"}, ValueError, "'range_source'"),
         ({"range_window": 0}, ValueError, "'range_window'"),
         ({"kind": "individual"}, ValueError, "'kind' parameter of IncrementalPDP must be one of"),
         ({"ice_history": -1}, ValueError, "'ice_history'"),
-        ({"history_every": 0}, ValueError, "'history_every'"),
+        ({"history_every": -1}, ValueError, "'history_every'"),
         ({"categorical": "yes"}, TypeError, "'categorical'"),
         ({"random_state": "seed"}, TypeError, "'random_state'"),
     ],
