@@ -276,6 +276,29 @@ def test_drift_grid_extends_to_the_new_range_and_reports_only_evaluated_values()
     assert np.all(np.abs(res.average[0][new] - truth) <= tol)
 
 
+def test_range_from_a_storage_follows_the_rows_it_holds():
+    from ixplain import SlidingWindow
+
+    rng = np.random.default_rng(8)
+    X = np.column_stack([np.concatenate([rng.uniform(0, 1, 300), rng.uniform(0, 50, 300)]),
+                         rng.normal(size=600)])
+    kw = dict(range_source="storage", percentiles=(0.0, 1.0), history_every=0)
+    one = IncrementalPDP(_linear, "x0", storage=SlidingWindow(100), **kw)
+    for x in X:
+        one.explain_one(x)
+    many = IncrementalPDP(_linear, "x0", storage=SlidingWindow(100), **kw)
+    many.explain_many(X[:250])
+    many.explain_many(X[250:])
+    # the last row was explained on the lattice (of the step in use) of the 100 rows before it
+    prev = X[-101:-1, 0]
+    expected = sg.lattice(prev.min(), prev.max(), one._step)
+    assert sg.keep_step(prev.min(), prev.max(), one._step, 20)
+    np.testing.assert_array_equal(one.pd_.grid_values[0], expected)
+    np.testing.assert_array_equal(many.pd_.grid_values[0], expected)
+    np.testing.assert_allclose(one.pd_.average, many.pd_.average, rtol=1e-10)
+    assert len(one.storage) == 100
+
+
 def test_memory_is_bounded_when_the_range_moves_forever():
     exp = IncrementalPDP(lambda X: X[:, 0] ** 2, "x0", grid_resolution=10, range_window=20)
     X = np.column_stack([np.arange(5000.0), np.zeros(5000)])
