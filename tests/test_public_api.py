@@ -15,6 +15,8 @@ EXPECTED = {
     "permutation_importance",
     # bundled datasets and synthetic streams (branch cli)
     "datasets",
+    # incremental PDP (branch ipdp)
+    "IncrementalPDP",
     # foundation
     "ModelEvaluationError",
     "PartialDependence",

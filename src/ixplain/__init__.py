@@ -8,6 +8,7 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
 from .methods.pfi import IncrementalPFI, permutation_importance
@@ -35,6 +36,8 @@ __all__ = [
     "permutation_importance",
     # bundled datasets and synthetic streams (branch cli)
     "datasets",
+    # incremental PDP (branch ipdp)
+    "IncrementalPDP",
     # foundation
     "ModelEvaluationError",
     "PartialDependence",
