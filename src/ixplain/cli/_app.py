@@ -112,6 +112,14 @@ def stream(
         typer.Option(help="Record a snapshot of the explanations every N rows (default rows/200)."),
     ] = None,
     n_rows: Annotated[int | None, typer.Option(help="Stop after this many rows.")] = None,
+    batch_size: Annotated[
+        int,
+        typer.Option(
+            help="Rows explained together (one batched model call per explainer), with the "
+            "model as it is before it learns them; the metric stays strictly prequential. "
+            "1 explains each row just before it is learnt."
+        ),
+    ] = 16,
     loss: Annotated[
         str | None,
         typer.Option(
@@ -138,6 +146,8 @@ def stream(
         from ._stream import StreamConfig, run_stream
 
         _check_stream_options(dataset, data, task, alpha, every, n_rows, loss)
+        if batch_size < 1:
+            raise CLIError(f"--batch-size must be >= 1, got {batch_size}.")
         cfg = StreamConfig(
             dataset=dataset if data is None else None,
             data=str(data) if data is not None else None,
@@ -152,6 +162,7 @@ def stream(
             n_rows=n_rows,
             loss=loss,
             seed=seed,
+            batch_size=batch_size,
             progress=progress,
         )
         run = run_stream(cfg)

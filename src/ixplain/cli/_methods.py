@@ -132,7 +132,7 @@ class StreamExplainers:
         methods: Sequence[str],
         model: Any,
         *,
-        loss: str,
+        loss: str | dict[str, str],
         feature_names: Sequence[str],
         pd_features: Sequence[str],
         alpha: float,
@@ -163,13 +163,14 @@ class StreamExplainers:
                     self.pd_snapshots[feature] = []
                 continue
             kwargs: dict[str, Any] = {
+                "loss": loss[method] if isinstance(loss, dict) else loss,
                 "feature_names": names,
                 "alpha": alpha,
                 "random_state": seed,
             }
             if method == "sage" and sage_samples is not None:
                 kwargs["n_samples"] = sage_samples
-            self.importance[method] = klass(model, loss, **kwargs)
+            self.importance[method] = klass(model, **kwargs)
             self.traces[method] = _Trace()
         self.settings = {
             "storage": {m: _describe_storage(e) for m, e in self.importance.items()},
@@ -182,6 +183,13 @@ class StreamExplainers:
             ex.explain_one(x, y)
         for ex in self.pdp.values():
             ex.explain_one(x, y)
+
+    def explain_many(self, xs: list[dict[str, Any]], ys: list[Any]) -> None:
+        """A mini-batch through every explainer (``explain_many``: one model call per batch)."""
+        for ex in self.importance.values():
+            ex.explain_many(xs, ys)
+        for ex in self.pdp.values():
+            ex.explain_many(xs, ys)
 
     def snapshot(self, row: int) -> None:
         """Record the current importances (with their bands) and PD curves at stream row ``row``."""
@@ -208,7 +216,7 @@ class StreamExplainers:
 
 
 def _describe_storage(explainer: Any) -> str:
-    storage = getattr(explainer, "storage", None) or getattr(explainer, "storage_", None)
+    storage = getattr(explainer, "storage", None)
     if storage is None:
         return "default"
     size = getattr(storage, "size", None)

@@ -7,6 +7,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -29,8 +30,13 @@ DEFAULT_PD_FEATURES = {
     "adult": ("age", "hours-per-week"),
     "california": ("MedInc", "AveOccup"),
 }
-#: Loss of the importance explainers per task (``--loss`` overrides).
-DEFAULT_LOSS = {"regression": "squared_error", "binary": "zero_one"}
+#: Loss of each importance explainer per task (``--loss`` overrides both). For binary targets
+#: PFI uses the 0-1 loss (accuracy drop, the iPFI paper's choice) and SAGE the Brier score on
+#: P(positive class) (SAGE scores the loss of an averaged prediction, which needs probabilities).
+DEFAULT_LOSS = {
+    "regression": {"pfi": "squared_error", "sage": "squared_error"},
+    "binary": {"pfi": "zero_one", "sage": "brier"},
+}
 
 
 def default_alpha(n_rows: int) -> float:
@@ -63,6 +69,7 @@ class StreamConfig:
     seed: int = 0
     grid_resolution: int = 20
     sage_samples: int | None = None
+    batch_size: int = 16
     progress: bool = True
 
 
@@ -169,6 +176,8 @@ def _pd_features(cfg: StreamConfig, names: list[str], numeric: list[str]) -> lis
 
 def run_stream(cfg: StreamConfig) -> StreamRun:
     """Run the prequential loop; on Ctrl-C return what was computed (``interrupted=True``)."""
+    if cfg.data is None and cfg.dataset is None:
+        cfg.dataset = "bike"
     frame, target, task, source, known_drift = _load_source(cfg)
     if cfg.n_rows is not None:
         frame = frame.iloc[: cfg.n_rows]
@@ -180,12 +189,15 @@ def run_stream(cfg: StreamConfig) -> StreamRun:
     methods, skipped = _choose_methods(cfg)
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
     every = cfg.every if cfg.every is not None else max(1, n_total // 200)
-    loss = cfg.loss or DEFAULT_LOSS[task]
+    losses = (
+        {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
+    )
+    loss = ", ".join(f"{m}: {losses[m]}" for m in methods if m in losses) or "-"
     pd_feats = _pd_features(cfg, names, numeric) if "pdp" in methods else []
     explainers = StreamExplainers.build(
         methods,
         model,
-        loss=loss,
+        loss=losses,
         feature_names=names,
         pd_features=pd_feats,
         alpha=alpha,
@@ -201,41 +213,51 @@ def run_stream(cfg: StreamConfig) -> StreamRun:
     recent: deque[float] = deque(maxlen=window)
     bar = _progress(n_total, cfg.progress)
     start = time.perf_counter()
-    t = 0
+    rows_seen = 0
     interrupted = False
+    batch = max(1, int(cfg.batch_size))
+    stream = iter_frame(frame, target)
     try:
-        for t, (x, y) in enumerate(iter_frame(frame, target)):
-            y_pred = model.predict_one(x)
-            if task == "regression":
-                value = abs(float(y) - float(y_pred if y_pred is not None else 0.0))
-                err = value
-            else:
-                value = 1.0 if y_pred == y else 0.0
-                err = 1.0 - value
-            per_row[t] = value
-            recent.append(value)
-            if detector is not None:
-                detector.update(err)
-                if detector.drift_detected:
-                    detected.append(t)
-            explainers.explain_one(x, y)
-            model.learn_one(x, y)
-            if (t + 1) % every == 0:
-                explainers.snapshot(t + 1)
+        while rows_seen < n_total:
+            chunk = list(islice(stream, batch))
+            if not chunk:
+                break
+            xs = [x for x, _ in chunk]
+            ys = [y for _, y in chunk]
+            # 1. explain the mini-batch with the model as it is now (it has not seen these
+            #    rows; one batched model call per explainer)
+            explainers.explain_many(xs, ys)
+            # 2. strictly prequential for each row: predict, score, then learn
+            for i, (x, y) in enumerate(chunk):
+                y_pred = model.predict_one(x)
+                if task == "regression":
+                    value = abs(float(y) - float(y_pred if y_pred is not None else 0.0))
+                    err = value
+                else:
+                    value = 1.0 if y_pred == y else 0.0
+                    err = 1.0 - value
+                per_row[rows_seen + i] = value
+                recent.append(value)
+                if detector is not None:
+                    detector.update(err)
+                    if detector.drift_detected:
+                        detected.append(rows_seen + i)
+                model.learn_one(x, y)
+            before = rows_seen
+            rows_seen += len(chunk)
+            if rows_seen // every > before // every:
+                explainers.snapshot(rows_seen)
             if bar is not None:
-                bar.update(1)
-                if (t + 1) % 200 == 0:
-                    bar.set_postfix_str(
-                        f"rolling {metric_name}={np.mean(recent):.3g}", refresh=False
-                    )
-        rows_seen = n_total
+                bar.update(len(chunk))
+                if rows_seen // 256 > before // 256:
+                    bar.set_postfix_str(f"rolling {metric_name}={np.mean(recent):.3g}", refresh=False)
     except KeyboardInterrupt:
         interrupted = True
-        rows_seen = t
     finally:
         if bar is not None:
             bar.close()
-    if rows_seen % every != 0 and rows_seen > 0:
+    traces = explainers.traces.values()
+    if rows_seen > 0 and not any(t.rows and t.rows[-1] == rows_seen for t in traces):
         explainers.snapshot(rows_seen)
     return StreamRun(
         config=cfg,
@@ -290,8 +312,4 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def _model_repr(model: Any) -> str:
-    steps = getattr(model, "steps", None)
-    if steps:
-        final = list(steps.values())[-1]
-        return f"{type(final).__name__} (River, after StandardScaler/OneHotEncoder)"
-    return type(model).__name__
+    return repr(model)
