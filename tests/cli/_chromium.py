@@ -80,7 +80,7 @@ class _Pipe:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=place_fds,  # noqa: PLW1509
+            preexec_fn=place_fds,
             pass_fds=(3, 4),
         )
         os.close(to_chrome_r)

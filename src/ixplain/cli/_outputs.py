@@ -140,19 +140,20 @@ def write_stream_outputs(run: StreamRun, out: Path) -> dict[str, Any]:
     files += write_frame(out, "metric", metric)
 
     images: list[tuple[str, Path]] = []
-    loss_label = f"importance ({run.loss} increase)"
+    loss_labels = {m: f"{loss} increase" for m, loss in run.losses.items()}
     if run.explainers.traces:
         images.append(
             (
-                "Importances over the stream, top features, with 95% confidence bands; "
-                "dashed red: known drift; dotted grey: changes detected by ADWIN on the loss.",
+                "Importances over the stream (top features), with 95% confidence bands; "
+                "dashed red: known change points; dotted grey: changes detected by ADWIN on "
+                "the model's prequential error.",
                 _plots.plot_importance_traces(
                     out / "importance_traces.png",
                     run.explainers.traces,
                     run.feature_names,
                     known_drift=run.known_drift,
                     detected_drift=run.detected_drift,
-                    ylabel=loss_label,
+                    losses=run.losses,
                 ),
             )
         )
@@ -163,7 +164,7 @@ def write_stream_outputs(run: StreamRun, out: Path) -> dict[str, Any]:
                     out / "importance_final.png",
                     _final_importances(run),
                     run.feature_names,
-                    xlabel=loss_label,
+                    xlabel=loss_labels,
                 ),
             )
         )

@@ -53,7 +53,7 @@ def plot_importance_traces(
     *,
     known_drift: Sequence[int] = (),
     detected_drift: Sequence[int] = (),
-    ylabel: str = "importance",
+    losses: dict[str, str] | None = None,
 ) -> Path:
     """One panel per method: importance of the top features over stream rows, with bands.
 
@@ -90,7 +90,8 @@ def plot_importance_traces(
             ax.set_ylim(lo - pad, hi + pad)
         ax.set_title(f"{_TITLES.get(method, method)} over the stream (band: 95% bound)")
         ax.set_xlabel("rows seen")
-        ax.set_ylabel(ylabel)
+        loss = (losses or {}).get(method)
+        ax.set_ylabel(f"{loss} increase" if loss else "importance")
         ax.legend(loc="upper left", fontsize=7, ncol=2, framealpha=0.8)
         ax.grid(alpha=0.3)
     fig.savefig(path, dpi=90)
@@ -102,7 +103,7 @@ def plot_importance_bars(
     final: dict[str, tuple[np.ndarray, np.ndarray]],
     feature_names: Sequence[str],
     *,
-    xlabel: str = "importance",
+    xlabel: str | dict[str, str] = "importance",
     title: str = "{method}: final importances (error bar: 95% bound)",
 ) -> Path:
     """Horizontal bars of the final importances per method, sorted, with error bars."""
@@ -116,7 +117,7 @@ def plot_importance_bars(
         ax.set_yticklabels([str(feature_names[i]) for i in order], fontsize=8)
         ax.axvline(0, color="0.2", lw=0.8)
         ax.set_title(title.format(method=_TITLES.get(method, method)))
-        ax.set_xlabel(xlabel)
+        ax.set_xlabel(xlabel.get(method, "importance") if isinstance(xlabel, dict) else xlabel)
         ax.grid(axis="x", alpha=0.3)
     fig.savefig(path, dpi=90)
     return path

@@ -84,6 +84,7 @@ class StreamRun:
     model_name: str
     model_repr: str
     loss: str
+    losses: dict[str, str]
     alpha: float
     every: int
     methods: list[str]
@@ -219,7 +220,8 @@ def run_stream(cfg: StreamConfig) -> StreamRun:
     stream = iter_frame(frame, target)
     try:
         while rows_seen < n_total:
-            chunk = list(islice(stream, batch))
+            # a batch never crosses a snapshot row, so snapshots fall on multiples of `every`
+            chunk = list(islice(stream, min(batch, every - rows_seen % every)))
             if not chunk:
                 break
             xs = [x for x, _ in chunk]
@@ -267,6 +269,7 @@ def run_stream(cfg: StreamConfig) -> StreamRun:
         model_name=model_name,
         model_repr=_model_repr(model),
         loss=loss,
+        losses={m: losses[m] for m in methods if m in losses},
         alpha=alpha,
         every=every,
         methods=methods,

@@ -53,9 +53,10 @@ def load_bike_sharing(*, return_X_y: bool = False) -> Any:
     (0-23), ``holiday``, ``weekday`` (0-6), ``workingday`` (0/1), ``temp`` and ``feel_temp``
     (degrees Celsius), ``humidity`` (0-1), ``windspeed``.
 
-    Known drift: no labelled concept drift; demand grows from 2011 to 2012 (mean 144 to 235
-    rentals an hour; 2012 starts at row 8,645) and follows the seasons, so a model learning
-    online keeps adapting and the importances of ``hour``, ``temp`` and ``year`` move.
+    Known drift: no labelled concept drift, but one known change point: row 8,645 is the first
+    hour of 2012, a value of ``year`` never seen before, after which demand is higher (mean 144
+    rentals an hour in 2011, 235 in 2012); demand also follows the seasons, so a model learning
+    online keeps adapting and the importances of ``hour`` and ``temp`` move.
 
     Parameters
     ----------
@@ -231,7 +232,7 @@ _register(
         source="UCI Bike Sharing Dataset (Fanaee-T and Gama 2013), via shapiq 1.4.1",
         license="CC BY 4.0",
         time_ordered=True,
-        drift_points=(),
+        drift_points=(8645,),
         loader=load_bike_sharing,
     )
 )
