@@ -70,7 +70,7 @@ def plot_importance_traces(
         values = np.vstack(trace.values)
         bounds = np.vstack(trace.bounds)
         for c, j in enumerate(_top(values[-1], _MAX_LINES)):
-            ax.plot(rows, values[:, j], color=colors[c], lw=1.6, label=str(feature_names[j]))
+            ax.plot(rows, values[:, j], color=colors[c], lw=1.6, label=_text(feature_names[j]))
             b = bounds[:, j]
             ok = np.isfinite(b) & np.isfinite(values[:, j])
             if ok.any():
@@ -114,7 +114,7 @@ def plot_importance_bars(
         e = np.where(np.isfinite(err[order]), err[order], 0.0)
         ax.barh(y, np.nan_to_num(values[order]), xerr=e, color="#4C72B0", ecolor="0.3", capsize=2)
         ax.set_yticks(y)
-        ax.set_yticklabels([str(feature_names[i]) for i in order], fontsize=8)
+        ax.set_yticklabels([_text(feature_names[i]) for i in order], fontsize=8)
         ax.axvline(0, color="0.2", lw=0.8)
         ax.set_title(title.format(method=_TITLES.get(method, method)))
         ax.set_xlabel(xlabel.get(method, "importance") if isinstance(xlabel, dict) else xlabel)
@@ -144,9 +144,9 @@ def plot_pd_over_time(
             shade = 0.3 + 0.7 * (k + 1) / len(pick)
             color = cmap(shade) if cmap is not None else str(1 - shade)
             _draw_curve(ax, grid, values, color=color, label=f"row {row}")
-        ax.set_title(f"iPDP of {feature} over the stream (newest darkest)")
-        ax.set_xlabel(str(feature))
-        ax.set_ylabel(ylabel)
+        ax.set_title(f"iPDP of {_text(feature)} over the stream (newest darkest)")
+        ax.set_xlabel(_text(feature))
+        ax.set_ylabel(_text(ylabel))
         ax.legend(fontsize=7, ncol=2, framealpha=0.8)
         ax.grid(alpha=0.3)
     fig.savefig(path, dpi=90)
@@ -165,8 +165,8 @@ def plot_pd_curves(
             for row in ice[:50]:
                 _draw_curve(ax, grid, row, color="0.6", lw=0.5, alpha=0.5)
         _draw_curve(ax, grid, average, color="#C44E52", lw=2.2, label="PD")
-        ax.set_title(f"partial dependence of {feature}")
-        ax.set_xlabel(str(feature))
+        ax.set_title(f"partial dependence of {_text(feature)}")
+        ax.set_xlabel(_text(feature))
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
@@ -205,7 +205,12 @@ def _draw_curve(ax: Any, grid: np.ndarray, values: np.ndarray, **kwargs: Any) ->
     else:  # categorical levels: points joined in level order
         ax.plot(np.arange(len(grid)), values, marker="o", **kwargs)
         ax.set_xticks(np.arange(len(grid)))
-        ax.set_xticklabels([str(g) for g in grid], rotation=30, fontsize=7)
+        ax.set_xticklabels([_text(g) for g in grid], rotation=30, fontsize=7)
+
+
+def _text(value: object) -> str:
+    """Data-derived text for matplotlib: ``$`` escaped so no name is parsed as mathtext."""
+    return str(value).replace("$", r"\$")
 
 
 def _palette(n: int) -> list[Any]:
