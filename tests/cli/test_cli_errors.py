@@ -11,8 +11,8 @@ from conftest import run_cli
 pytest.importorskip("typer")
 pytest.importorskip("river")
 
-from ixplain.cli import main  # noqa: E402
-from ixplain.cli._errors import CLIError  # noqa: E402
+from ixplain.cli import main
+from ixplain.cli._errors import CLIError
 
 
 def run_main(capsys, *args: str) -> tuple[int, str, str]:

@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("typer")
 pytest.importorskip("river")
 
-from _chromium import chromium_path, load_page  # noqa: E402
+from _chromium import chromium_path, load_page
 
-from ixplain.cli import main  # noqa: E402
+from ixplain.cli import main
 
 EVIL_COLUMN = "<script>alert(1)</script>"
 EVIL_VALUE = '<img src=x onerror="document.title=\'pwned\'">'
