@@ -102,6 +102,10 @@ class OnlinePreprocessor:
         self.mean = dict.fromkeys(self.numeric, 0.0)
         self.m2 = dict.fromkeys(self.numeric, 0.0)
         self.levels: dict[str, dict[str, None]] = {k: {} for k in self.categorical}
+        self._stale = True
+        self._affine: list[tuple[str, float, float]] = []
+        self._constant: dict[str, float] = {}
+        self._zeros: dict[str, int] = {}
 
     def learn_one(self, x: dict[str, Any]) -> None:
         self.n += 1
@@ -115,17 +119,31 @@ class OnlinePreprocessor:
             self.m2[k] += delta * (v - self.mean[k])
         for k in self.categorical:
             self.levels[k].setdefault(f"{k}={x[k]}", None)
+        self._stale = True
 
-    def transform_one(self, x: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def _refresh(self) -> None:
+        # the explainers call transform_one many times between two learn_one calls: cache the
+        # scaling and the zero entries of the one-hot encoding
         n = self.n
+        self._affine, self._constant = [], {}
         for k in self.numeric:
             var = self.m2[k] / n if n > 0 else 0.0
-            out[k] = (float(x[k]) - self.mean[k]) / var**0.5 if var > 0 else 0.0
-        for k in self.categorical:
-            for key in self.levels[k]:
-                out[key] = 0
-            out[f"{k}={x[k]}"] = 1
+            if var > 0:
+                self._affine.append((k, self.mean[k], 1.0 / var**0.5))
+            else:
+                self._constant[k] = 0.0
+        self._zeros = {key: 0 for k in self.categorical for key in self.levels[k]}
+        self._stale = False
+
+    def transform_one(self, x: dict[str, Any]) -> dict[str, Any]:
+        if self._stale:
+            self._refresh()
+        out: dict[str, Any] = {k: (float(x[k]) - m) * inv for k, m, inv in self._affine}
+        out.update(self._constant)
+        if self.categorical:
+            out.update(self._zeros)
+            for k in self.categorical:
+                out[f"{k}={x[k]}"] = 1
         return out
 
 
