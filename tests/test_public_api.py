@@ -4,11 +4,14 @@ import ixplain
 
 EXPECTED = {
     "ModelEvaluationError",
+    "PartialDependence",
+    "PartialDependenceDisplay",
     "Table",
     "__version__",
     "as_model",
     "as_table",
     "get_loss",
+    "partial_dependence",
 }
 
 

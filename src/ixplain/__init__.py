@@ -6,7 +6,10 @@ smoothed over a stream (incremental). See the README for the map of the package.
 
 from ._validation import ModelEvaluationError
 from .losses import get_loss
+from .methods.pdp import partial_dependence
 from .models import as_model
+from .plot.partial_dependence import PartialDependenceDisplay
+from .results import PartialDependence
 from .tabular import Table, as_table
 
 __version__ = "0.1.0"
@@ -14,9 +17,12 @@ __version__ = "0.1.0"
 # Public API: pinned by tests/test_public_api.py. Each method module adds its names below.
 __all__ = [
     "ModelEvaluationError",
+    "PartialDependence",
+    "PartialDependenceDisplay",
     "Table",
     "__version__",
     "as_model",
     "as_table",
     "get_loss",
+    "partial_dependence",
 ]
