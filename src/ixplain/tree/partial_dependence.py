@@ -74,7 +74,7 @@ from ._convert import UnsupportedModelError, as_tree_ensemble
 from ._ensemble import TreeEnsemble, apply_link, encode_column
 from ._traverse import coverage, has_numba, row_differences
 
-__all__ = ["tree_partial_dependence"]
+__all__ = ["threshold_grid_values", "tree_method", "tree_partial_dependence", "tree_unsupported"]
 
 _OWNER = "tree_partial_dependence"
 _DIFF_BUDGET = 64 * 2**20  # bytes of per-row difference arrays held at once
@@ -177,31 +177,99 @@ def tree_partial_dependence(
     """
     check_options(kind, "kind", _OWNER, ("average", "individual", "both"))
     check_options(engine, "engine", _OWNER, ("auto", "numpy", "numba"))
-    if engine == "auto":
-        engine = "numba" if has_numba() else "numpy"
-    elif engine == "numba" and not has_numba():
-        raise ImportError("engine='numba' needs the numba package: pip install numba")
+    engine = _resolve_engine(engine)
     table = as_table(X, owner=_OWNER)
     if table.n_rows == 0:
         raise ValueError(f"{_OWNER} got empty data (0 rows).")
     adapter = as_model(model, response_method=response_method, target=target, owner=_OWNER)
-    try:
-        ens = as_tree_ensemble(adapter.model, response_method=adapter.response_method)
-    except UnsupportedModelError as exc:
-        raise TypeError(f"{_OWNER}: {exc}") from exc
     names = _feature_names(features, table)
     w = _sample_weight(sample_weight, table.n_rows)
-    Xm = _read(ens, adapter, table)
-    targets = [
-        _make_target(ens, adapter, table, Xm, name, g)
-        for name, g in zip(names, _grids(grid_values, len(names)))
-    ]
-    result = _compute(ens, Xm, w, targets, kind, engine)
-    keep = _output_columns(adapter, ens)
-    out: dict[str, Any] = {"grid_values": [t.grid for t in targets]}
-    for key, arr in result.items():
-        out[key] = arr[keep] if keep is not None else arr
+    try:
+        plan = _plan(adapter, table, names, _grids(grid_values, len(names)))
+    except UnsupportedModelError as exc:
+        raise TypeError(f"{_OWNER}: {exc}") from exc
+    out: dict[str, Any] = {"grid_values": [t.grid for t in plan.targets]}
+    out.update(plan.run(w, kind, engine))
     return out
+
+
+def _resolve_engine(engine: str) -> str:
+    if engine == "auto":
+        return "numba" if has_numba() else "numpy"
+    if engine == "numba" and not has_numba():
+        raise ImportError("engine='numba' needs the numba package: pip install numba")
+    return engine
+
+
+@dataclass
+class _Plan:
+    """A converted model, the data as its trees read it, and the target grids."""
+
+    ens: TreeEnsemble
+    X: np.ndarray
+    targets: list[_Target]
+    keep: Any
+
+    def run(self, w: np.ndarray, kind: str, engine: str) -> dict[str, np.ndarray]:
+        result = _compute(self.ens, self.X, w, self.targets, kind, engine)
+        if self.keep is not None:
+            result = {k: v[self.keep] for k, v in result.items()}
+        return result
+
+
+def _plan(adapter: Model, table: Table, names: list[str], grids: list[Any]) -> _Plan:
+    """Convert the model, read the data and encode the grids (raises UnsupportedModelError)."""
+    ens = as_tree_ensemble(adapter.model, response_method=adapter.response_method)
+    Xm = _read(ens, adapter, table)
+    targets = [_make_target(ens, adapter, table, Xm, n, g) for n, g in zip(names, grids)]
+    return _Plan(ens, Xm, targets, _output_columns(adapter, ens))
+
+
+# ---------------------------------------------------------------------------- partial_dependence
+# Hooks for :func:`ixplain.partial_dependence` (``method="tree"``/``"auto"``, ``grid="thresholds"``).
+# The plan (converted model, encoded data and grids) is kept on the request between the check and
+# the computation, so ``method="auto"`` converts the model once.
+_PLAN_ATTR = "_tree_plan"
+
+
+def tree_unsupported(req: Any) -> str | None:
+    """Why the tree method cannot compute ``req`` (a ``PDRequest``); None when it can."""
+    if getattr(req, _PLAN_ATTR, None) is not None:
+        return None
+    try:
+        plan = _plan(req.model, req.table, list(req.features), list(req.grid_values))
+    except (UnsupportedModelError, TypeError, ValueError, KeyError) as exc:
+        return str(exc)
+    setattr(req, _PLAN_ATTR, plan)
+    return None
+
+
+def tree_method(req: Any) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``method="tree"`` of :func:`ixplain.partial_dependence`: (average, individual)."""
+    plan = getattr(req, _PLAN_ATTR, None)
+    if plan is None:
+        plan = _plan(req.model, req.table, list(req.features), list(req.grid_values))
+    n = req.table.n_rows
+    w = np.ones(n) if req.sample_weight is None else np.asarray(req.sample_weight, float)
+    result = plan.run(w, req.kind, _resolve_engine("auto"))
+    return result.get("average"), result.get("individual")
+
+
+def threshold_grid_values(model: Model, table: Table, names: list[str]) -> dict[str, np.ndarray]:
+    """``grid="thresholds"``: for each feature, one value in each piece of the PD step function.
+
+    Raises
+    ------
+    ValueError
+        If the model is not a supported tree ensemble or a feature has categorical splits.
+    """
+    try:
+        plan = _plan(model, table, names, ["thresholds"] * len(names))
+    except UnsupportedModelError as exc:
+        raise ValueError(
+            f"grid='thresholds' needs a tree model the tree method supports: {exc}"
+        ) from exc
+    return {t.name: t.grid for t in plan.targets}
 
 
 # ---------------------------------------------------------------------------- inputs
