@@ -202,9 +202,9 @@ def test_data_exactly_on_thresholds():
         t0 = np.unique(ens.threshold[ens.feature == 0])[:5]
         grid = np.concatenate([t0, np.nextafter(t0, np.inf), np.float32(t0).astype(float)])
         res = tree_partial_dependence(model, data, [0], [grid], engine="numpy")
-        exact = plain_brute(lambda Z: ens.predict(ens.encode(Z)), data, [0], [grid])
+        exact = plain_brute(lambda Z, e=ens: e.predict(e.encode(Z)), data, [0], [grid])
         np.testing.assert_allclose(res["average"], exact, atol=TOL, rtol=0)
-        lib = plain_brute(lambda Z: output(model, Z), data, [0], [grid])
+        lib = plain_brute(lambda Z, m=model: output(m, Z), data, [0], [grid])
         np.testing.assert_allclose(res["average"], lib, atol=xgb_ref_tolerance(model_id, "library"))
 
 

@@ -51,8 +51,8 @@ those differences into two places, so that one traversal serves all of them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np

@@ -99,7 +99,7 @@ def coverage(
         from ._numba import coverage_kernel
 
         out = np.zeros(ens.n_nodes)
-        coverage_kernel(
+        coverage_kernel(  # type: ignore[call-arg]
             np.ascontiguousarray(X),
             np.ascontiguousarray(w, dtype=np.float64),
             *_kernel_tree_args(ens, is_target, visit_left, visit_right),
@@ -135,7 +135,7 @@ def row_differences(
     if engine == "numba":
         from ._numba import rows_kernel
 
-        rows_kernel(
+        rows_kernel(  # type: ignore[call-arg]
             np.ascontiguousarray(X),
             *_kernel_tree_args(ens, is_target, visit_left, visit_right),
             np.ascontiguousarray(ens.value),

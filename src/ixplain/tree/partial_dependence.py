@@ -61,7 +61,6 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -401,7 +400,10 @@ def _encode_grid(
 
 
 def _threshold_grid(ens: TreeEnsemble, j: int, column: np.ndarray) -> np.ndarray:
-    """One grid value inside each piece of the step function of feature ``j``."""
+    """One grid value inside each piece of the step function of feature ``j``.
+
+    ``column`` is the encoded data column (used for a featureless tree and for the last piece).
+    """
     t = np.unique(ens.threshold[(ens.feature == j) & (ens.cat_index < 0)])
     t = t[np.isfinite(t)]
     if t.size == 0:
@@ -420,6 +422,9 @@ def _threshold_grid(ens: TreeEnsemble, j: int, column: np.ndarray) -> np.ndarray
     else:
         vals = t
         top = float(np.nextafter(t[-1], np.inf))
+    finite = column[np.isfinite(column)]
+    if finite.size and finite.max() > t[-1]:
+        top = float(finite.max())  # the data's largest value is in the last piece: nicer to read
     encoded = encode_column(vals, enc)
     keep = np.concatenate([[True], encoded[1:] > encoded[:-1]])
     return np.concatenate([vals[keep], [top]])
@@ -549,8 +554,8 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
         children = np.concatenate([L, R])
         ok = nonempty[np.concatenate([internal, internal])]
         for d, t in enumerate(targets):
-            a, b = _ranges(state[d], t, children) if t.mode == "range" else (None, None)
             if t.mode == "range":
+                a, b = _ranges(state[d], t, children)
                 ok &= a < b
             else:
                 ok &= state[d][children].any(axis=1)
@@ -607,7 +612,7 @@ def _cross(r1: tuple, r2: tuple) -> tuple[np.ndarray, ...]:
     o1, o2 = np.argsort(i1, kind="stable"), np.argsort(i2, kind="stable")
     i1, a1, b1, i2, a2, b2 = i1[o1], a1[o1], b1[o1], i2[o2], a2[o2], b2[o2]
     n = int(max(i1.max(initial=-1), i2.max(initial=-1))) + 1
-    c1, c2 = np.bincount(i1, minlength=n), np.bincount(i2, minlength=n)
+    c2 = np.bincount(i2, minlength=n)
     start2 = np.concatenate([[0], np.cumsum(c2)])[:-1]
     # every run of dim 1 pairs with all runs of dim 2 of the same leaf
     reps = c2[i1]
