@@ -11,6 +11,7 @@ from .models import as_model
 from .plot.partial_dependence import PartialDependenceDisplay
 from .results import PartialDependence
 from .tabular import Table, as_table
+from .tree import tree_partial_dependence
 
 __version__ = "0.1.0"
 
@@ -25,4 +26,5 @@ __all__ = [
     "as_table",
     "get_loss",
     "partial_dependence",
+    "tree_partial_dependence",
 ]
