@@ -544,12 +544,25 @@ def test_recursion_refuses_what_it_cannot_compute(numeric_data, kwargs, match):
         partial_dependence(LinearRegression().fit(X, y), X, [0], method="recursion")
 
 
-def test_auto_is_brute_even_for_tree_models(numeric_data):
+@pytest.mark.parametrize(
+    "est",
+    [
+        HistGradientBoostingRegressor(max_iter=5),
+        GradientBoostingRegressor(n_estimators=5),
+        RandomForestRegressor(n_estimators=3, max_depth=3),
+        DecisionTreeRegressor(max_depth=3),
+        KNeighborsRegressor(),
+    ],
+)
+def test_auto_is_the_brute_quantity_never_recursion(numeric_data, est):
+    # scikit-learn's auto switches tree models to recursion (another quantity); ours never does.
     X, y = numeric_data
-    est = HistGradientBoostingRegressor(max_iter=5).fit(X, y)
-    res = partial_dependence(est, X, [0], grid_resolution=5)
-    brute = sk_partial_dependence(est, X, [0], method="brute", grid_resolution=5)
-    assert res.method == "brute" and np.abs(res.average - brute["average"]).max() <= TOL
+    est.fit(X, y)
+    res = partial_dependence(est, X, [0, 1], grid_resolution=5, kind="both")
+    brute = sk_partial_dependence(est, X, [0, 1], method="brute", grid_resolution=5, kind="both")
+    assert res.method != "recursion"
+    assert np.abs(res.average - brute["average"]).max() <= TOL
+    assert np.abs(res.individual - brute["individual"]).max() <= TOL
 
 
 # ------------------------------------------------------------------------------------ bad input
