@@ -701,7 +701,13 @@ def partial_dependence(
                           exc=TypeError)
 
     # ------------------------------------------------------------- data and features
-    table = as_table(X, owner=_OWNER)
+    try:
+        table = as_table(X, owner=_OWNER)
+    except TypeError as exc:
+        raise param_error(
+            _OWNER, "X", "a 2-D array, a pandas/polars DataFrame or a list of dict records", X,
+            exc=TypeError,
+        ) from exc
     if feature_names is not None:
         if len(feature_names) != len(table.names):
             raise param_error(
@@ -798,6 +804,12 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
             estimator, response_method=response_method, target=model_target,
             input_kind=input_kind, owner=_OWNER,
         )
+    except TypeError as exc:
+        raise param_error(
+            _OWNER, "estimator",
+            "a fitted scikit-learn-API estimator, a River model, a Booster or a callable",
+            estimator, exc=TypeError,
+        ) from exc
     except ValueError as exc:
         if model_target is not None and "target class" in str(exc):
             classes = getattr(estimator, "classes_", None)
