@@ -29,6 +29,7 @@ EXPECTED = {
     "partial_dependence",
     "IncrementalSAGE",
     "sage",
+    "tree_partial_dependence",
 }
 
 

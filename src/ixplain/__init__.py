@@ -19,6 +19,7 @@ from .results import PartialDependence
 from .results.importance import FeatureImportance
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
+from .tree import tree_partial_dependence
 
 __version__ = "0.1.0"
 
@@ -51,4 +52,5 @@ __all__ = [
     # SAGE (branch sage)
     "IncrementalSAGE",
     "sage",
+    "tree_partial_dependence",
 ]
