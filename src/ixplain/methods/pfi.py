@@ -16,6 +16,7 @@ observations, every group and several replacement rows each, in one model call (
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,6 +37,35 @@ __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
 
 
 # ---------------------------------------------------------------------------- the explanation
+@functools.lru_cache(maxsize=64)
+def _layout(
+    B: int, S: int, groups: tuple[tuple[int, ...], ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each replaced value goes in the perturbed batch (cached; read-only arrays).
+
+    Perturbed row ``i * width + 1 + g * S + s`` (``width = 1 + G * S``) is observation ``i``
+    with group ``g`` replaced by draw ``s``. Returns, for every (i, g, s, column of g) in that
+    order per observation: the perturbed row ``pos``, the column ``col_of``, and ``order``, the
+    index into the flattened (g, s) draws of one observation.
+    """
+    G = len(groups)
+    width = 1 + G * S
+    local_pos, local_col, local_order = [], [], []
+    for g, cols in enumerate(groups):
+        for s in range(S):
+            for c in cols:
+                local_pos.append(1 + g * S + s)
+                local_col.append(c)
+                local_order.append(g * S + s)
+    k = len(local_pos)
+    pos = ((np.arange(B) * width)[:, None] + np.asarray(local_pos, dtype=np.intp)).reshape(-1)
+    col_of = np.tile(np.asarray(local_col, dtype=np.intp), B)
+    order = np.asarray(local_order, dtype=np.intp).reshape(k)
+    for a in (pos, col_of, order):
+        a.setflags(write=False)
+    return pos, col_of, order
+
+
 def _take(values: Any, idx: np.ndarray) -> Any:
     return values[idx] if isinstance(values, np.ndarray) else values.take(idx)
 
@@ -77,22 +107,14 @@ def pfi_losses(
     """
     B, G, S = replacements.shape
     width = 1 + G * S
-    base_idx = np.repeat(rows, width).reshape(B, width)
-    cols: dict[str, Any] = {}
-    by_feature: dict[str, list[int]] = {}
-    for g, names in enumerate(groups):
-        for name in names:
-            by_feature.setdefault(name, []).append(g)
-    for name in source.names:
-        column = source.columns[name]
-        gs = by_feature.get(name)
-        if not gs:
-            cols[name] = _take(column, base_idx.reshape(-1))
-            continue
-        idx = base_idx.copy()
-        for g in gs:
-            idx[:, 1 + g * S : 1 + (g + 1) * S] = replacements[:, g, :]
-        cols[name] = _take(column, idx.reshape(-1))
+    names = source.names
+    pos, col_of, order = _layout(B, S, tuple(tuple(names.index(n) for n in g) for g in groups))
+    # idx[r, c]: the source row whose value of column c goes to perturbed row r
+    idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
+    idx[pos, col_of] = replacements.reshape(B, G * S)[:, order].reshape(-1) if len(pos) else 0
+    cols: dict[str, Any] = {
+        name: _take(column, idx[:, c]) for c, (name, column) in enumerate(source.columns.items())
+    }
     table = Table(cols, source.schema, source.upcast)
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
@@ -468,6 +490,7 @@ class IncrementalPFI(IncrementalExplainer):
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
+        self._groups: list[list[str]] | None = None
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -486,15 +509,17 @@ class IncrementalPFI(IncrementalExplainer):
         )
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
-        names = list(X.names)
+        names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
+        if self._groups is None:
+            self._groups = [[n] for n in names]
         drawn = sampler.draw_columns(d * S)
         source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
         repl = B + np.arange(B * d * S).reshape(B, d, S)
         assert y is not None
         diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
-                              [[n] for n in names], y)
-        return diffs.mean(axis=2)
+                              self._groups, y)
+        return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""
