@@ -20,7 +20,7 @@ Run:  python benchmarks/bench_incremental_pfi.py [--n 3000] [--model hgb|lightgb
 
 from __future__ import annotations
 
-import _common  # noqa: F401  (pins threads first)
+import _common
 
 _common.ensure_installed({"river": "river>=0.21", "ixai": "ixai==0.1.3", "sklearn": "scikit-learn"})
 

@@ -259,8 +259,9 @@ class IncrementalExplainer:
         """Explain a mini-batch in order, vectorised; same semantics as a loop of explain_one.
 
         Row ``i`` is explained with the storage holding every earlier row of the stream
-        (including the earlier rows of this batch); the whole batch goes through the model in
-        one call (per :attr:`max_batch` rows).
+        (including the earlier rows of this batch); the batch goes through the model in one
+        call per chunk (chunks end every :attr:`max_batch` rows and at ``history_`` snapshot
+        points, so snapshots are taken exactly every ``history_every`` rows).
 
         Parameters
         ----------
@@ -275,10 +276,15 @@ class IncrementalExplainer:
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
-        for s in range(0, B, self.max_batch):
+        s = 0
+        every = self.history_every
+        while s < B:
             e = min(s + self.max_batch, B)
+            if every:  # end chunks at snapshot points, so history_ is exact at multiples
+                e = min(e, s + every - self.n_seen_ % every)
             part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
             self._process(part, None if yarr is None else yarr[s:e])
+            s = e
         return self.importances_
 
     @property
