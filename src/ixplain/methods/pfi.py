@@ -245,7 +245,10 @@ def permutation_importance(
         Targets.
     scoring : str, callable, list, tuple, dict or None, default=None
         As in scikit-learn: ``None`` uses ``estimator.score``; several metrics return a dict
-        of results. Ignored when ``loss`` is given.
+        of results. Ignored when ``loss`` is given. Scores that are a mean of per-row losses
+        (``None`` for scikit-learn's default accuracy / R^2, ``"accuracy"``, ``"r2"``,
+        ``"neg_mean_squared_error"``, ``"neg_mean_absolute_error"``) are computed by the
+        batched path (few model calls); other scorers are called once per feature and repeat.
     n_repeats : int, default=5
         Number of permutations per feature.
     n_jobs : int or None, default=None
@@ -340,7 +343,7 @@ def permutation_importance(
         settings["loss"] = loss_obj.name
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
-                                labels, settings)
+                                labels, settings, memory_budget)
 
 
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
@@ -367,14 +370,56 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     return out
 
 
+#: Scorers that are a (weighted) mean of a per-row loss: score = -mean loss (or 1 - mean loss),
+#: so the score decrease is the mean loss increase and is computed by the batched path.
+_SCORER_LOSSES = {
+    "neg_mean_squared_error": "squared_error",
+    "neg_mean_absolute_error": "absolute_error",
+    "accuracy": "zero_one",
+    "r2": "squared_error",  # divided by the weighted variance of y on the rows used
+}
+
+
+def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
+    """The scoring string whose decrease the batched loss path computes exactly, or None."""
+    if y.ndim != 1:
+        return None
+    if scoring is None:
+        from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+
+        final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+        score = getattr(type(final), "score", None)
+        if score is ClassifierMixin.score and is_classifier(final):
+            return "accuracy"
+        if score is RegressorMixin.score and not is_classifier(final):
+            return "r2"
+        return None
+    return scoring if isinstance(scoring, str) and scoring in _SCORER_LOSSES else None
+
+
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
-                         settings):
+                         settings, memory_budget=DEFAULT_MEMORY_BUDGET):
     owner = "permutation_importance"
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
             f"{owner}: 'scoring' needs a scikit-learn-API estimator; got "
             f"{type(estimator).__name__}. Pass loss=... (e.g. loss='squared_error') instead."
         )
+    batched = _batched_scoring(estimator, scoring, y)
+    if batched is not None:
+        model = as_model(estimator, response_method="predict", owner=owner)
+        imp = _importances_loss(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
+                                perms, groups, memory_budget)
+        scales = np.ones(len(subsets))
+        if batched == "r2":
+            for r, rows in enumerate(subsets):
+                wr = np.ones(len(rows)) if w is None else w[rows]
+                yr = y[rows].astype(np.float64)
+                mean = np.sum(wr * yr) / np.sum(wr)
+                scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
+        if np.all(scales > 0):
+            settings = dict(settings, scoring=batched)
+            return FeatureImportance.from_importances(imp / scales, labels, settings)
     from sklearn.metrics import check_scoring
 
     scorer = check_scoring(estimator, scoring=scoring)
