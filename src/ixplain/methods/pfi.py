@@ -16,6 +16,7 @@ observations, every group and several replacement rows each, in one model call (
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,6 +37,46 @@ __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
 
 
 # ---------------------------------------------------------------------------- the explanation
+@functools.lru_cache(maxsize=64)
+def _layout(
+    B: int, S: int, groups: tuple[tuple[int, ...], ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each replaced value goes in the perturbed batch (cached; read-only arrays).
+
+    Perturbed row ``i * width + 1 + g * S + s`` (``width = 1 + G * S``) is observation ``i``
+    with group ``g`` replaced by draw ``s``. Returns, for every (i, g, s, column of g) in that
+    order per observation: the perturbed row ``pos``, the column ``col_of``, and ``order``, the
+    index into the flattened (g, s) draws of one observation.
+    """
+    G = len(groups)
+    width = 1 + G * S
+    local_pos, local_col, local_order = [], [], []
+    for g, cols in enumerate(groups):
+        for s in range(S):
+            for c in cols:
+                local_pos.append(1 + g * S + s)
+                local_col.append(c)
+                local_order.append(g * S + s)
+    k = len(local_pos)
+    pos = ((np.arange(B) * width)[:, None] + np.asarray(local_pos, dtype=np.intp)).reshape(-1)
+    col_of = np.tile(np.asarray(local_col, dtype=np.intp), B)
+    order = np.asarray(local_order, dtype=np.intp).reshape(k)
+    for a in (pos, col_of, order):
+        a.setflags(write=False)
+    return pos, col_of, order
+
+
+@functools.lru_cache(maxsize=64)
+def _group_columns_cached(
+    names: tuple[str, ...], groups: tuple[tuple[str, ...], ...]
+) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(names.index(n) for n in g) for g in groups)
+
+
+def _group_columns(names: Sequence[str], groups: Sequence[Sequence[str]]) -> tuple:
+    return _group_columns_cached(tuple(names), tuple(tuple(g) for g in groups))
+
+
 def _take(values: Any, idx: np.ndarray) -> Any:
     return values[idx] if isinstance(values, np.ndarray) else values.take(idx)
 
@@ -77,22 +118,20 @@ def pfi_losses(
     """
     B, G, S = replacements.shape
     width = 1 + G * S
-    base_idx = np.repeat(rows, width).reshape(B, width)
-    cols: dict[str, Any] = {}
-    by_feature: dict[str, list[int]] = {}
-    for g, names in enumerate(groups):
-        for name in names:
-            by_feature.setdefault(name, []).append(g)
-    for name in source.names:
-        column = source.columns[name]
-        gs = by_feature.get(name)
-        if not gs:
-            cols[name] = _take(column, base_idx.reshape(-1))
-            continue
-        idx = base_idx.copy()
-        for g in gs:
-            idx[:, 1 + g * S : 1 + (g + 1) * S] = replacements[:, g, :]
-        cols[name] = _take(column, idx.reshape(-1))
+    names = source.names
+    pos, col_of, order = _layout(B, S, _group_columns(names, groups))
+    # idx[r, c]: the source row whose value of column c goes to perturbed row r
+    idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
+    if len(pos):
+        idx[pos, col_of] = replacements.reshape(B, G * S)[:, order].reshape(-1)
+    columns = list(source.columns.values())
+    cols: dict[str, Any]
+    if all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
+        # all float64: one gather from the stacked source instead of one take per column
+        matrix = np.column_stack(columns)[idx, np.arange(len(names))]
+        cols = {name: matrix[:, c] for c, name in enumerate(names)}
+    else:
+        cols = {name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))}
     table = Table(cols, source.schema, source.upcast)
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
@@ -206,7 +245,10 @@ def permutation_importance(
         Targets.
     scoring : str, callable, list, tuple, dict or None, default=None
         As in scikit-learn: ``None`` uses ``estimator.score``; several metrics return a dict
-        of results. Ignored when ``loss`` is given.
+        of results. Ignored when ``loss`` is given. Scores that are a mean of per-row losses
+        (``None`` for scikit-learn's default accuracy / R^2, ``"accuracy"``, ``"r2"``,
+        ``"neg_mean_squared_error"``, ``"neg_mean_absolute_error"``) are computed by the
+        batched path (few model calls); other scorers are called once per feature and repeat.
     n_repeats : int, default=5
         Number of permutations per feature.
     n_jobs : int or None, default=None
@@ -301,7 +343,7 @@ def permutation_importance(
         settings["loss"] = loss_obj.name
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
-                                labels, settings)
+                                labels, settings, memory_budget)
 
 
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
@@ -328,14 +370,56 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     return out
 
 
+#: Scorers that are a (weighted) mean of a per-row loss: score = -mean loss (or 1 - mean loss),
+#: so the score decrease is the mean loss increase and is computed by the batched path.
+_SCORER_LOSSES = {
+    "neg_mean_squared_error": "squared_error",
+    "neg_mean_absolute_error": "absolute_error",
+    "accuracy": "zero_one",
+    "r2": "squared_error",  # divided by the weighted variance of y on the rows used
+}
+
+
+def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
+    """The scoring string whose decrease the batched loss path computes exactly, or None."""
+    if y.ndim != 1:
+        return None
+    if scoring is None:
+        from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+
+        final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+        score = getattr(type(final), "score", None)
+        if score is ClassifierMixin.score and is_classifier(final):
+            return "accuracy"
+        if score is RegressorMixin.score and not is_classifier(final):
+            return "r2"
+        return None
+    return scoring if isinstance(scoring, str) and scoring in _SCORER_LOSSES else None
+
+
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
-                         settings):
+                         settings, memory_budget=DEFAULT_MEMORY_BUDGET):
     owner = "permutation_importance"
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
             f"{owner}: 'scoring' needs a scikit-learn-API estimator; got "
             f"{type(estimator).__name__}. Pass loss=... (e.g. loss='squared_error') instead."
         )
+    batched = _batched_scoring(estimator, scoring, y)
+    if batched is not None:
+        model = as_model(estimator, response_method="predict", owner=owner)
+        imp = _importances_loss(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
+                                perms, groups, memory_budget)
+        scales = np.ones(len(subsets))
+        if batched == "r2":
+            for r, rows in enumerate(subsets):
+                wr = np.ones(len(rows)) if w is None else w[rows]
+                yr = y[rows].astype(np.float64)
+                mean = np.sum(wr * yr) / np.sum(wr)
+                scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
+        if np.all(scales > 0):
+            settings = dict(settings, scoring=batched)
+            return FeatureImportance.from_importances(imp / scales, labels, settings)
     from sklearn.metrics import check_scoring
 
     scorer = check_scoring(estimator, scoring=scoring)
@@ -468,6 +552,7 @@ class IncrementalPFI(IncrementalExplainer):
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
+        self._groups: tuple[tuple[str, ...], ...] | None = None
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -486,15 +571,17 @@ class IncrementalPFI(IncrementalExplainer):
         )
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
-        names = list(X.names)
+        names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
+        if self._groups is None:
+            self._groups = tuple((n,) for n in names)
         drawn = sampler.draw_columns(d * S)
         source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
         repl = B + np.arange(B * d * S).reshape(B, d, S)
         assert y is not None
         diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
-                              [[n] for n in names], y)
-        return diffs.mean(axis=2)
+                              self._groups, y)
+        return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""
