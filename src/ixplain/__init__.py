@@ -8,6 +8,7 @@ from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
 from .methods.isage import IncrementalSAGE
+from .methods.pfi import IncrementalPFI, permutation_importance
 from .methods.sage import sage
 from .models import as_model
 from .results.importance import FeatureImportance
@@ -22,10 +23,12 @@ __all__ = [
     "DatasetStorage",
     "EWMean",
     "FeatureImportance",
+    "IncrementalPFI",
     "GeometricReservoir",
     "Mean",
     "SlidingWindow",
     "UniformReservoir",
+    "permutation_importance",
     # foundation
     "ModelEvaluationError",
     "Table",
