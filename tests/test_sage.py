@@ -250,3 +250,38 @@ def test_bad_data():
         sage(f_reg, X, Y[:-1], loss="squared_error")
     with pytest.raises(ValueError, match="X has no rows"):
         sage(f_reg, X[:0], Y[:0], loss="squared_error")
+
+
+def test_control_variate_reduces_the_standard_error():
+    kw = dict(loss="squared_error", background=BG, n_permutations=2000,
+              convergence_threshold=None, n_samples=None, random_state=0)
+    with_cv = sage(f_reg, X, Y, **kw)
+    without = sage(f_reg, X, Y, control_variate=False, **kw)
+    assert np.all(with_cv.importances_std[:3] < without.importances_std[:3])
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "brier"])
+def test_multiclass_probabilities(loss):
+    pytest.importorskip("sklearn")
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    Xi, yi = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[yi]
+    clf = LogisticRegression(max_iter=500).fit(Xi, labels)
+    res = sage(clf, Xi, labels, loss=loss, n_permutations=600, convergence_threshold=None,
+               random_state=0)
+    exact_inner = sage(clf, Xi, labels, loss=loss, n_permutations=300,
+                       convergence_threshold=None, n_samples=None, random_state=1)
+    proba = clf.predict_proba(Xi)
+    onehot = (labels[:, None] == clf.classes_[None, :]).astype(float)
+    mean = proba.mean(axis=0)  # background = all 150 rows
+    if loss == "brier":
+        marginal = ((onehot - mean) ** 2).sum(axis=1).mean()
+        model = ((onehot - proba) ** 2).sum(axis=1).mean()
+    else:
+        marginal = -(onehot * np.log(mean)).sum(axis=1).mean()
+        model = -(onehot * np.log(proba)).sum(axis=1).mean()
+    assert res.importances_mean.sum() == pytest.approx(marginal - model, rel=1e-9)
+    se = np.hypot(res.importances_std, exact_inner.importances_std)
+    within(res.importances_mean, exact_inner.importances_mean, se)

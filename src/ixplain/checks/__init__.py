@@ -89,12 +89,14 @@ class ExplainerCase:
 
 def explainer_cases() -> dict[type, ExplainerCase]:
     """``{class: ExplainerCase}`` (one line per incremental explainer class)."""
+    from ..methods.isage import IncrementalSAGE
     from ..methods.pfi import IncrementalPFI
 
     return {
         IncrementalPFI: ExplainerCase(
             lambda model, rs: IncrementalPFI(model, "squared_error", alpha=0.05, random_state=rs)
         ),
+        IncrementalSAGE: ExplainerCase(lambda m, rs: IncrementalSAGE(m, loss="squared_error", alpha=0.05, random_state=rs)),
     }
 
 

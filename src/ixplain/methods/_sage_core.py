@@ -121,12 +121,15 @@ def coalition_table(
     ks = np.arange(k_start, n_players)
     combined = Table.concat([x, draws])
     obs = np.arange(nb)
-    cols = {}
-    for c, name in enumerate(x.names):
-        inside = rank[:, col_player[c]][:, None] < ks[None, :]  # (nb, K)
-        idx = np.where(inside[:, :, None], obs[:, None, None], nb + draw_idx[:, None, :])
-        idx = np.concatenate([idx.ravel(), obs])
-        cols[name] = _take(combined.columns[name], idx)
+    inside = rank[:, col_player][:, None, :] < ks[None, :, None]  # (nb, K, d): column from x
+    idx = np.where(
+        inside[:, :, None, :], obs[:, None, None, None], nb + draw_idx[:, None, :, None]
+    ).reshape(-1, len(col_player))
+    idx = np.concatenate([idx, np.repeat(obs[:, None], len(col_player), axis=1)])
+    cols = {
+        name: _take(combined.columns[name], np.ascontiguousarray(idx[:, c]))
+        for c, name in enumerate(x.names)
+    }
     return Table(cols, x.schema, combined.upcast)
 
 

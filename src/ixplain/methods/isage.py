@@ -48,6 +48,7 @@ import numpy as np
 
 from .._validation import check_int, param_error
 from ..losses import get_loss
+from ..models import rows_for_budget
 from ..tabular import Table
 from ._incremental import IncrementalExplainer, Sampler
 from ._sage_core import (
@@ -193,9 +194,12 @@ class IncrementalSAGE(IncrementalExplainer):
         draws = sampler.draw(s)
         draw_idx = np.arange(B * s).reshape(B, s)
         orders = random_orders(self._rng, B, len(self.players_))
+        per_obs = len(self.players_) * s + 1
         losses, _ = coalition_losses(
             self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,
-            orders, self._col_player, batch_rows=X.n_rows * (len(self.players_) * s + 1),
+            orders, self._col_player,
+            # one call per observation at least; a mini-batch in one call within the memory budget
+            batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
         )
         # values: the contributions, then the losses of the empty coalition and of the model
         return np.concatenate(
