@@ -11,8 +11,11 @@ EXPECTED = {
     "Mean",
     "SlidingWindow",
     "UniformReservoir",
-    # incremental PDP (branch ipdp)
+    # incremental PDP and the stream Displays (branch ipdp)
+    "FeatureImportanceDisplay",
+    "ImportanceTraceDisplay",
     "IncrementalPDP",
+    "PartialDependenceTraceDisplay",
     # foundation
     "ModelEvaluationError",
     "PartialDependence",

@@ -10,7 +10,9 @@ from .losses import get_loss
 from .methods.ipdp import IncrementalPDP
 from .methods.pdp import partial_dependence
 from .models import as_model
+from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
+from .plot.pd_trace import PartialDependenceTraceDisplay
 from .results import PartialDependence
 from .results.importance import FeatureImportance
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
@@ -28,8 +30,11 @@ __all__ = [
     "Mean",
     "SlidingWindow",
     "UniformReservoir",
-    # incremental PDP (branch ipdp)
+    # incremental PDP and the stream Displays (branch ipdp)
+    "FeatureImportanceDisplay",
+    "ImportanceTraceDisplay",
     "IncrementalPDP",
+    "PartialDependenceTraceDisplay",
     # foundation
     "ModelEvaluationError",
     "PartialDependence",
