@@ -6,18 +6,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-from ixplain import (  # noqa: E402
+from ixplain import (
     FeatureImportanceDisplay,
     ImportanceTraceDisplay,
     IncrementalPDP,
     PartialDependenceTraceDisplay,
 )
-from ixplain.methods._incremental import IncrementalExplainer  # noqa: E402
-from ixplain.results.importance import FeatureImportance, ImportanceTimeSeries  # noqa: E402
+from ixplain.methods._incremental import IncrementalExplainer
+from ixplain.results.importance import FeatureImportance, ImportanceTimeSeries
 
 
 @pytest.fixture(autouse=True)
