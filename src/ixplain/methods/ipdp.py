@@ -64,6 +64,7 @@ class _PointStore:
         self.Q = np.zeros((0, 0))
         self.W = np.zeros(0)
         self.W2 = np.zeros(0)
+        self._key_array: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -79,6 +80,18 @@ class _PointStore:
                 self.keys.append(v)
             out[j] = i
         return out
+
+    def key_array(self, numeric: bool) -> np.ndarray:
+        """The keys as an array (float64 or object), rebuilt only when points were added."""
+        cached = getattr(self, "_key_array", None)
+        if cached is None or len(cached) != len(self.keys):
+            if numeric:
+                cached = np.asarray(self.keys, dtype=np.float64)
+            else:
+                cached = np.empty(len(self.keys), dtype=object)
+                cached[:] = self.keys
+            self._key_array = cached
+        return cached
 
     def ensure(self, n_outputs: int) -> None:
         """Grow the arrays to the registered points and ``n_outputs`` columns (zero-filled)."""
@@ -102,6 +115,12 @@ class _PointStore:
             self.Q *= d**n_rows
             self.W *= d**n_rows
             self.W2 *= d ** (2 * n_rows)
+        if n_rows == 1:  # one observation: its grid values are distinct
+            self.W[ids] += c
+            self.W2[ids] += c * c
+            self.S[ids] += c * values
+            self.Q[ids] += c * values * values
+            return
         w_row = c * d ** np.arange(n_rows - 1, -1, -1, dtype=np.float64)
         w = w_row[rows]
         n = len(self.keys)
@@ -117,6 +136,7 @@ class _PointStore:
         mapping = np.full(len(self.keys), -1, dtype=np.intp)
         mapping[ids] = np.arange(len(ids))
         self.keys = [self.keys[i] for i in ids]
+        self._key_array = None
         self.index = {k: i for i, k in enumerate(self.keys)}
         self.S, self.Q = self.S[ids], self.Q[ids]
         self.W, self.W2 = self.W[ids], self.W2[ids]
@@ -377,7 +397,10 @@ class IncrementalPDP(IncrementalExplainer):
         """The current PD values, shape (n_outputs, n_grid) (empty before any observation)."""
         if len(self._active) == 0:
             return np.zeros((0, 0))
-        return self._current()[1]
+        ids = self._sorted_ids()
+        st = self._store
+        mean = st.S[ids] if not self.bias_corrected else st.S[ids] / st.W[ids, None]
+        return mean.T.copy()
 
     @property
     def variances_(self) -> np.ndarray:
@@ -568,6 +591,15 @@ class IncrementalPDP(IncrementalExplainer):
         return self._active[self._sorted_active()[1]]
 
     def _sorted_active(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted grid values, order of ``_active`` that sorts them), cached per active set."""
+        cached = getattr(self, "_sorted_cache", None)
+        if cached is not None and cached[0] is self._active:
+            return cached[1], cached[2]
+        grid, order = self._sort_active()
+        self._sorted_cache = (self._active, grid, order)
+        return grid, order
+
+    def _sort_active(self) -> tuple[np.ndarray, np.ndarray]:
         keys = [self._store.keys[i] for i in self._active]
         if self.feature_kind_ == "numeric":
             grid = np.asarray(keys, dtype=np.float64)
@@ -595,12 +627,7 @@ class IncrementalPDP(IncrementalExplainer):
     def _evaluate(self, table: Table, ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
         if len(ids) == 0:  # nothing to evaluate yet (only missing levels seen)
             return np.empty((0, max(1, self._store.S.shape[1])))
-        keys = self._store.keys
-        if self.feature_kind_ == "numeric":
-            grid_values: Any = np.asarray([keys[i] for i in ids], dtype=np.float64)
-        else:
-            grid_values = np.empty(len(ids), dtype=object)
-            grid_values[:] = [keys[i] for i in ids]
+        grid_values = self._store.key_array(self.feature_kind_ == "numeric")[ids]
         ice_table = table.take(rows).set_column(str(self.feature_name_), grid_values)
         out = np.asarray(self._model.predict(ice_table), dtype=np.float64)
         out = out.reshape(len(ids), -1)
@@ -672,9 +699,9 @@ class IncrementalPDP(IncrementalExplainer):
             return
         n = len(row_ids)
         offsets = np.concatenate([[0], np.cumsum(counts)])
-        keys = self._store.keys
+        keys = self._store.key_array(self.feature_kind_ == "numeric")
         for r in range(max(0, n - self.ice_history), n):
-            grid = np.asarray([keys[i] for i in row_ids[r]])
+            grid = keys[row_ids[r]]
             self._ice.append((grid, ice[offsets[r] : offsets[r + 1]].T.copy()))
 
     def _individual(self, grid: np.ndarray) -> np.ndarray:
