@@ -7,10 +7,12 @@ EXPECTED = {
     "DatasetStorage",
     "EWMean",
     "FeatureImportance",
+    "IncrementalPFI",
     "GeometricReservoir",
     "Mean",
     "SlidingWindow",
     "UniformReservoir",
+    "permutation_importance",
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",

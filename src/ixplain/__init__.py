@@ -9,6 +9,7 @@ from .aggregation import EWMean, Mean
 from .losses import get_loss
 from .methods.ipdp import IncrementalPDP
 from .methods.pdp import partial_dependence
+from .methods.pfi import IncrementalPFI, permutation_importance
 from .models import as_model
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
@@ -26,10 +27,12 @@ __all__ = [
     "DatasetStorage",
     "EWMean",
     "FeatureImportance",
+    "IncrementalPFI",
     "GeometricReservoir",
     "Mean",
     "SlidingWindow",
     "UniformReservoir",
+    "permutation_importance",
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",

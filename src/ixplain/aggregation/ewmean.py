@@ -77,6 +77,9 @@ class EWMean(Aggregator):
         B = x.shape[0]
         if B == 0:
             return
+        if B == 1:
+            self.update(x[0])
+            return
         if self._mean is None or self._sq is None:
             self._mean = np.zeros_like(x[0])
             self._sq = np.zeros_like(x[0])
@@ -84,8 +87,10 @@ class EWMean(Aggregator):
         keep = 1.0 - self.alpha
         w = self.alpha * keep ** np.arange(B - 1, -1, -1, dtype=np.float64)
         decay = keep**B
-        self._mean = decay * self._mean + np.tensordot(w, x, axes=1)
-        self._sq = decay * self._sq + np.tensordot(w, x * x, axes=1)
+        flat = x.reshape(B, -1)
+        shape = self._mean.shape
+        self._mean = decay * self._mean + (w @ flat).reshape(shape)
+        self._sq = decay * self._sq + (w @ (flat * flat)).reshape(shape)
         self.n += B
 
     def get(self) -> np.ndarray:

@@ -82,8 +82,11 @@ class Sampler:
         self._rng = rng
         self._make_table = make_table
         len0 = len(storage)
-        grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
-        self.available = np.maximum.accumulate(grow)[: len(slots)] > 0
+        if len(slots) == 1:
+            self.available = np.array([len0 > 0])
+        else:
+            grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
+            self.available = np.maximum.accumulate(grow)[: len(slots)] > 0
 
     def draw_columns(self, n: int) -> dict[str, np.ndarray]:
         """``n`` rows per batch row as canonical columns (``B * n`` rows, row-major)."""
@@ -244,19 +247,21 @@ class IncrementalExplainer:
             If a feature is missing from ``x``, a numeric feature holds a non-number, or (with
             ``nan_policy='raise'``) a value is NaN.
         """
+        has_nan = None
         if isinstance(x, Mapping):
-            cols = self._convert_record(x)
+            cols, has_nan = self._convert_record(x)
         else:
             cols = self._convert(x, single=True)
-        self._process(cols, self._convert_y(y, 1, single=True))
+        self._process(cols, self._convert_y(y, 1, single=True), has_nan)
         return self.importances_
 
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
         """Explain a mini-batch in order, vectorised; same semantics as a loop of explain_one.
 
         Row ``i`` is explained with the storage holding every earlier row of the stream
-        (including the earlier rows of this batch); the whole batch goes through the model in
-        one call (per :attr:`max_batch` rows).
+        (including the earlier rows of this batch); the batch goes through the model in one
+        call per chunk (chunks end every :attr:`max_batch` rows and at ``history_`` snapshot
+        points, so snapshots are taken exactly every ``history_every`` rows).
 
         Parameters
         ----------
@@ -271,10 +276,15 @@ class IncrementalExplainer:
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
-        for s in range(0, B, self.max_batch):
+        s = 0
+        every = self.history_every
+        while s < B:
             e = min(s + self.max_batch, B)
+            if every:  # end chunks at snapshot points, so history_ is exact at multiples
+                e = min(e, s + every - self.n_seen_ % every)
             part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
             self._process(part, None if yarr is None else yarr[s:e])
+            s = e
         return self.importances_
 
     @property
@@ -330,15 +340,20 @@ class IncrementalExplainer:
         )
 
     # ------------------------------------------------------------------ pipeline
-    def _process(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
+    def _process(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None
+    ) -> None:
         B = len(next(iter(cols.values())))
-        cols, y, B_kept = self._apply_nan_policy(cols, y, B)
-        if B_kept == 0:
-            self._after(B)
-            return
+        B_kept = B
+        if self.nan_policy != "pass" and has_nan is not False:
+            cols, y, B_kept = self._apply_nan_policy(cols, y, B)
+            if B_kept == 0:
+                self._after(B)
+                return
         storage = self.storage
-        assert self._schema is not None
-        storage._ensure_schema(self._schema)
+        if storage._schema is None:
+            assert self._schema is not None
+            storage._ensure_schema(self._schema)
         slots = storage._plan(B_kept)
         if y is not None:
             self._model.observe_labels(y)
@@ -350,17 +365,20 @@ class IncrementalExplainer:
             values = np.asarray(self._explain_batch(X, y, sampler), dtype=np.float64)
         storage._write(cols, slots, y)
         if values is not None:
-            finite = np.isfinite(values.reshape(B_kept, -1)).all(axis=1)
-            ok = keep & finite
-            bad = int((keep & ~finite).sum())
-            if bad:
-                self.n_skipped_ += bad
-                self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)")
-            if ok.all():
+            ok = keep
+            if not np.isfinite(values).all():
+                finite = np.isfinite(values.reshape(B_kept, -1)).all(axis=1)
+                ok = keep & finite
+                bad = int((keep & ~finite).sum())
+                if bad:
+                    self.n_skipped_ += bad
+                    self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)")
+            n_ok = int(ok.sum())
+            if n_ok == B_kept:
                 self._aggregator.update_many(values)
-            elif ok.any():
+            elif n_ok:
                 self._aggregator.update_many(values[ok])
-            self.n_explained_ += int(ok.sum())
+            self.n_explained_ += n_ok
         self._after(B)
 
     def _after(self, B: int) -> None:
@@ -427,23 +445,38 @@ class IncrementalExplainer:
         self._schema = table.schema
         self.feature_names_ = list(table.names)
 
-    def _convert_record(self, x: Mapping) -> dict[str, np.ndarray]:
-        """Fast path for one dict record."""
+    def _convert_record(self, x: Mapping) -> tuple[dict[str, np.ndarray], bool]:
+        """Fast path for one dict record: (columns, whether a numeric value is NaN)."""
         if self._schema is None:
             self._init_schema(as_table(dict(x), self.feature_names, owner=self._owner))
         schema = self._schema
         assert schema is not None
-        cols: dict[str, np.ndarray] = {}
-        for name, label, kind in zip(schema.names, schema.labels, schema.kinds):
+        try:
+            values = [x[label] for label in schema.labels]
+        except KeyError:
+            missing = next(label for label in schema.labels if label not in x)
+            raise ValueError(
+                f"{self._owner}: the observation has no feature {missing!r} (expected keys "
+                f"{list(schema.labels)}; got {list(x.keys())})."
+            ) from None
+        kinds = schema.kinds
+        if "categorical" not in kinds:
             try:
-                v = x[label]
-            except KeyError:
-                raise ValueError(
-                    f"{self._owner}: the observation has no feature {label!r} (expected keys "
-                    f"{list(schema.labels)}; got {list(x.keys())})."
-                ) from None
-            cols[name] = self._as_column(name, kind, [v])
-        return cols
+                num = np.array(values, dtype=np.float64)
+            except (TypeError, ValueError):
+                num = None
+            if num is not None:
+                cols = {name: num[i : i + 1] for i, name in enumerate(schema.names)}
+                return cols, bool(np.isnan(num).any())
+        cols = {
+            name: self._as_column(name, kind, [v])
+            for name, kind, v in zip(schema.names, kinds, values)
+        }
+        has_nan = any(
+            kind == "numeric" and bool(np.isnan(cols[name][0]))
+            for name, kind in zip(schema.names, kinds)
+        )
+        return cols, has_nan
 
     def _as_column(self, name: str, kind: str, values: Any) -> np.ndarray:
         if kind != "numeric":

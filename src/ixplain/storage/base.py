@@ -228,6 +228,24 @@ class SlotStorage:
         """Copy the rows with ``slots >= 0`` into their slots (later rows win a shared slot)."""
         n = len(slots)
         self.n_seen += n
+        if n == 1:  # fast path for one row
+            slot = int(slots[0])
+            if slot >= 0:
+                for name, buf in self._cols.items():
+                    try:
+                        buf[slot] = cols[name][0]
+                    except (TypeError, ValueError):
+                        raise ValueError(
+                            f"{self._owner}: feature {name!r} is numeric but a row holds "
+                            f"{cols[name][0]!r}."
+                        ) from None
+                if y is not None:
+                    if self._y is None:
+                        self._y = np.full(self.size, None, dtype=object)
+                    self._y[slot] = y[0]
+                if slot >= self._len:
+                    self._len = slot + 1
+            return
         keep = np.flatnonzero(slots >= 0)
         if len(keep) == 0:
             return

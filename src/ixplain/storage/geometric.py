@@ -51,6 +51,12 @@ class GeometricReservoir(SlotStorage):
 
     def _plan(self, n: int) -> np.ndarray:
         start = self.n_seen
+        if n == 1:
+            if start < self.size:
+                return np.array([start], dtype=np.intp)
+            if self.p < 1.0 and self._rng.random() >= self.p:
+                return np.array([-1], dtype=np.intp)
+            return np.array([self._rng.integers(self.size)], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)
