@@ -387,6 +387,34 @@ class IncrementalPDP(IncrementalExplainer):
         self._ice: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=self.ice_history)
 
     # ------------------------------------------------------------------ public API
+    def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
+        """Add the ICE curves of ``X``'s rows in order, as a loop of ``explain_one`` would.
+
+        All ICE curves of the batch (up to :attr:`max_batch` rows at a time) go through the
+        model in one call; the smoothing is vectorised and ``history_`` snapshots are still
+        taken exactly every ``history_every`` observations.
+
+        Parameters
+        ----------
+        X : ndarray of shape (B, n_features), DataFrame or list of dict
+            Observations in stream order.
+        y : array-like of shape (B,), optional
+            Their labels (only told to River classifiers, which learn their class set).
+
+        Returns
+        -------
+        ndarray of shape (n_outputs, n_grid)
+            The PD values after the last row (:attr:`importances_`).
+        """
+        cols = self._convert(X, single=False)
+        B = len(next(iter(cols.values())))
+        yarr = self._convert_y(y, B, single=False)
+        for s in range(0, B, self.max_batch):
+            e = min(s + self.max_batch, B)
+            part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
+            self._process(part, None if yarr is None else yarr[s:e])
+        return self.importances_
+
     @property
     def pd_(self) -> Any:
         """The current iPDP as a :class:`~ixplain.results.PartialDependence`.
@@ -476,12 +504,14 @@ class IncrementalPDP(IncrementalExplainer):
         return list(self._ice)
 
     # ------------------------------------------------------------------ pipeline
-    def _process(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
+    def _process(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None
+    ) -> None:
         B = len(next(iter(cols.values())))
         if self.feature_name_ is None:
             self._start()
         name = str(self.feature_name_)
-        if B == 1 and self._clean_row(cols, y):  # the common streaming case: no copies
+        if B == 1 and (has_nan is False or self._clean_row(cols, y)):  # the streaming case
             positions, B_kept = _FIRST, 1
         else:
             cols = {**cols, _ROW: np.arange(B)}  # filtered along with the rows the policy drops
