@@ -66,6 +66,17 @@ def _layout(
     return pos, col_of, order
 
 
+@functools.lru_cache(maxsize=64)
+def _group_columns_cached(
+    names: tuple[str, ...], groups: tuple[tuple[str, ...], ...]
+) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(names.index(n) for n in g) for g in groups)
+
+
+def _group_columns(names: Sequence[str], groups: Sequence[Sequence[str]]) -> tuple:
+    return _group_columns_cached(tuple(names), tuple(tuple(g) for g in groups))
+
+
 def _take(values: Any, idx: np.ndarray) -> Any:
     return values[idx] if isinstance(values, np.ndarray) else values.take(idx)
 
@@ -108,13 +119,19 @@ def pfi_losses(
     B, G, S = replacements.shape
     width = 1 + G * S
     names = source.names
-    pos, col_of, order = _layout(B, S, tuple(tuple(names.index(n) for n in g) for g in groups))
+    pos, col_of, order = _layout(B, S, _group_columns(names, groups))
     # idx[r, c]: the source row whose value of column c goes to perturbed row r
     idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
-    idx[pos, col_of] = replacements.reshape(B, G * S)[:, order].reshape(-1) if len(pos) else 0
-    cols: dict[str, Any] = {
-        name: _take(column, idx[:, c]) for c, (name, column) in enumerate(source.columns.items())
-    }
+    if len(pos):
+        idx[pos, col_of] = replacements.reshape(B, G * S)[:, order].reshape(-1)
+    columns = list(source.columns.values())
+    cols: dict[str, Any]
+    if all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
+        # all float64: one gather from the stacked source instead of one take per column
+        matrix = np.column_stack(columns)[idx, np.arange(len(names))]
+        cols = {name: matrix[:, c] for c, name in enumerate(names)}
+    else:
+        cols = {name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))}
     table = Table(cols, source.schema, source.upcast)
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
@@ -490,7 +507,7 @@ class IncrementalPFI(IncrementalExplainer):
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
-        self._groups: list[list[str]] | None = None
+        self._groups: tuple[tuple[str, ...], ...] | None = None
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -512,7 +529,7 @@ class IncrementalPFI(IncrementalExplainer):
         names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
         if self._groups is None:
-            self._groups = [[n] for n in names]
+            self._groups = tuple((n,) for n in names)
         drawn = sampler.draw_columns(d * S)
         source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
         repl = B + np.arange(B * d * S).reshape(B, d, S)

@@ -56,7 +56,7 @@ class GeometricReservoir(SlotStorage):
                 return np.array([start], dtype=np.intp)
             if self.p < 1.0 and self._rng.random() >= self.p:
                 return np.array([-1], dtype=np.intp)
-            return np.array([self._rng.integers(self.size)], dtype=np.intp)
+            return np.array([int(self._rng.random() * self.size)], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)
