@@ -447,6 +447,13 @@ def test_nan_in_the_explained_feature():
         _ = cat.pd_
 
 
+def test_nan_in_the_first_record_is_a_missing_number():
+    """A stream starting with NaN keeps the column numeric (tabular fix), so the policy applies."""
+    exp = IncrementalPDP(lambda r: np.zeros(len(r)), "a", nan_policy="raise")
+    with pytest.raises(ValueError, match="'a' is NaN"):
+        exp.explain_one({"a": float("nan"), "b": 1.0})
+
+
 def test_unknown_feature():
     exp = IncrementalPDP(_linear, "salary")
     with pytest.raises(ValueError, match=r"unknown feature 'salary'. Available features: \['x0'"):
