@@ -165,6 +165,8 @@ def test_pd_trace_overlays_snapshots_newest_darkest():
     assert brightness == sorted(brightness, reverse=True)
     assert disp.colorbar_ is not None
     assert disp.lines_[0].get_xdata().max() <= 1.0 < disp.lines_[-1].get_xdata().max()
+    rug = disp.deciles_vlines_.get_segments()
+    np.testing.assert_allclose([seg[0][0] for seg in rug], exp.pd_.deciles[0])
     two = PartialDependenceTraceDisplay.from_explainer(exp, max_snapshots=2, colorbar=False)
     assert len(two.lines_) == 2 and two.colorbar_ is None
 
@@ -184,6 +186,17 @@ def test_pd_trace_categorical_levels_and_current_state():
     np.testing.assert_allclose(disp.lines_[0].get_xdata(), [0, 1])
     np.testing.assert_allclose(disp.lines_[1].get_xdata(), [0, 1, 2])
     np.testing.assert_allclose(disp.lines_[1].get_ydata(), [1.0, 2.0, 3.0])
+
+
+def test_ipdp_result_draws_with_the_pd_display():
+    from ixplain import PartialDependenceDisplay
+
+    exp = IncrementalPDP(lambda X: X[:, 0] ** 2, "x0", kind="both", ice_history=5)
+    exp.explain_many(np.random.default_rng(3).uniform(0, 2, size=(200, 2)))
+    res = exp.pd_
+    disp = PartialDependenceDisplay.from_result(res)
+    np.testing.assert_allclose(disp.lines_[0].get_ydata(), res.average[0])
+    assert len(disp.ice_lines_[0]) == 5
 
 
 def test_pd_trace_bad_snapshot():

@@ -27,6 +27,8 @@ class PartialDependenceTraceDisplay:
     categorical : bool, default=False
         Draw the grid values as categories (one x position per level, in order of appearance in
         the sorted union of the snapshots' levels).
+    deciles : array-like of shape (9,), optional
+        Deciles of the feature's recent values, drawn as a rug (numeric features).
 
     Attributes
     ----------
@@ -36,6 +38,8 @@ class PartialDependenceTraceDisplay:
         The RGBA colour of each line (light to dark).
     colorbar_ : matplotlib Colorbar or None
         Maps colour to the stream position.
+    deciles_vlines_ : matplotlib LineCollection or None
+        The decile rug.
     ax_ : matplotlib Axes
     figure_ : matplotlib Figure
 
@@ -58,6 +62,7 @@ class PartialDependenceTraceDisplay:
         feature_name: str,
         *,
         categorical: bool = False,
+        deciles: Any = None,
     ) -> None:
         self.snapshots = [
             (int(n), np.asarray(g), np.asarray(v, dtype=np.float64).reshape(-1))
@@ -71,6 +76,7 @@ class PartialDependenceTraceDisplay:
                 )
         self.feature_name = str(feature_name)
         self.categorical = bool(categorical)
+        self.deciles = None if deciles is None else np.asarray(deciles, dtype=np.float64)
 
     @classmethod
     def from_explainer(
@@ -104,7 +110,8 @@ class PartialDependenceTraceDisplay:
             check_int(max_snapshots, "max_snapshots", "PartialDependenceTraceDisplay", min_value=1)
             snaps = snaps[-max_snapshots:]
         disp = cls(
-            snaps, current.features[0], categorical=current.feature_kinds[0] == "categorical"
+            snaps, current.features[0], categorical=current.feature_kinds[0] == "categorical",
+            deciles=current.deciles[0],
         )
         return disp.plot(ax=ax, **plot_kwargs)
 
@@ -140,6 +147,7 @@ class PartialDependenceTraceDisplay:
             for (_, grid, values), color in zip(self.snapshots, self.colors_)
         ]
         _label_axes(self.ax_, self.feature_name, levels)
+        self.deciles_vlines_ = None if levels is not None else _draw_rug(self.ax_, self.deciles)
         self.colorbar_ = None
         if colorbar and len(self.snapshots) > 1:
             self.colorbar_ = _time_colorbar(self.figure_, self.ax_, self.snapshots, cmap)
@@ -165,6 +173,13 @@ def _draw_snapshot(
     kw = {"color": color, "marker": "o" if levels is not None else None, **line_kw}
     (line,) = ax.plot(x, values, **kw)
     return line
+
+
+def _draw_rug(ax: Any, deciles: np.ndarray | None) -> Any:
+    if deciles is None or not np.isfinite(deciles).all():
+        return None
+    trans = ax.get_xaxis_transform()  # x in data, y in axes coordinates (as the PD Display)
+    return ax.vlines(deciles, 0, 0.05, transform=trans, color="k", linewidth=1)
 
 
 def _label_axes(ax: Any, feature_name: str, levels: list[Any] | None) -> None:
