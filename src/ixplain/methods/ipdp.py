@@ -268,6 +268,18 @@ class IncrementalPDP(IncrementalExplainer):
     ice_history_ : list of tuple (ndarray of shape (g,), ndarray of shape (n_outputs, g))
         The most recent ICE curves (grid values, model outputs), oldest first.
 
+    Raises
+    ------
+    TypeError, ValueError
+        At construction, for a parameter that breaks its rule (the message names it, the rule
+        and the value).
+    ValueError
+        At the first observation, for an unknown ``feature`` (the message lists the available
+        ones) or a non-numeric feature with ``categorical=False``; later, for a record without
+        a feature the stream had, NaN with ``nan_policy="raise"``, or a model returning NaN.
+    ModelEvaluationError
+        If the model raises (with the failing batch described).
+
     Notes
     -----
     For a grid value ``v`` let ``A_t(v)`` be the steps ``s <= t`` at which ``v`` was on the

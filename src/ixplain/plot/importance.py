@@ -123,6 +123,11 @@ class FeatureImportanceDisplay:
         ax : matplotlib Axes, optional
         **plot_kwargs
             Passed to :meth:`plot`.
+
+        Raises
+        ------
+        ValueError
+            If the explainer has not explained any observation yet.
         """
         names = getattr(explainer, "feature_names_", None)
         if not names:
@@ -325,6 +330,11 @@ class ImportanceTraceDisplay:
             With one value per feature and at least one snapshot in ``history_``.
         delta, features, drift_points, ax, **plot_kwargs
             As in :meth:`from_result`.
+
+        Raises
+        ------
+        ValueError
+            If the explainer has no ``history_`` snapshot yet.
         """
         from ..results.importance import ImportanceTimeSeries
 

@@ -100,6 +100,11 @@ class PartialDependenceTraceDisplay:
         ax : matplotlib Axes, optional
         **plot_kwargs
             Passed to :meth:`plot`.
+
+        Raises
+        ------
+        ValueError
+            If the explainer has not explained any observation yet.
         """
         current = explainer.pd_
         snaps = [(h.n_seen, h.grid_values, h.average[output]) for h in explainer.history_]
