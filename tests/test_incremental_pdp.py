@@ -41,6 +41,18 @@ def test_choose_step_is_the_smallest_ladder_step_within_resolution(lo, hi, R):
     assert sg.lattice(lo, hi, finer).size > R
 
 
+def test_step_hysteresis_keeps_a_fresh_step_until_the_range_moves_enough():
+    R = 20
+    step = sg.choose_step(0.0, 1.0, R)
+    assert step == (1, -1)
+    assert sg.keep_step(0.0, 1.0, step, R)
+    assert sg.keep_step(0.0, 0.85, step, R)  # small shrink: keep (0.05 would give 18 > 16)
+    assert not sg.keep_step(0.0, 0.7, step, R)  # 20% shrink: 0.05 fits 15 <= 16, refine
+    assert sg.choose_step(0.0, 0.7, R) == (5, -2)
+    assert not sg.keep_step(0.0, 2.5, step, R)  # outgrown: 26 > 20
+    assert sg.choose_step(0.0, 2.5, R) == (2, -1)
+
+
 def test_lattices_nest_so_grid_values_keep_their_identity():
     coarse = sg.lattice(0.0, 1.0, (1, -1))  # 0.0, 0.1, ..., 1.0
     fine = sg.lattice(0.0, 1.0, (5, -2))  # 0.0, 0.05, ..., 1.0
@@ -433,6 +445,13 @@ def test_nan_in_the_explained_feature():
     cat.explain_one({"c": None, "d": 1.0})
     with pytest.raises(ValueError, match="has not explained any observation"):
         _ = cat.pd_
+
+
+def test_nan_in_the_first_record_is_a_missing_number():
+    """A stream starting with NaN keeps the column numeric (tabular fix), so the policy applies."""
+    exp = IncrementalPDP(lambda r: np.zeros(len(r)), "a", nan_policy="raise")
+    with pytest.raises(ValueError, match="'a' is NaN"):
+        exp.explain_one({"a": float("nan"), "b": 1.0})
 
 
 def test_unknown_feature():

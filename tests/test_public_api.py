@@ -17,6 +17,11 @@ EXPECTED = {
     "datasets",
     # incremental PDP (branch ipdp)
     "IncrementalPDP",
+    # incremental PDP and the stream Displays (branch ipdp)
+    "FeatureImportanceDisplay",
+    "ImportanceTraceDisplay",
+    "IncrementalPDP",
+    "PartialDependenceTraceDisplay",
     # foundation
     "ModelEvaluationError",
     "PartialDependence",

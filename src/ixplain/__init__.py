@@ -14,7 +14,9 @@ from .methods.pdp import partial_dependence
 from .methods.pfi import IncrementalPFI, permutation_importance
 from .methods.sage import sage
 from .models import as_model
+from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
+from .plot.pd_trace import PartialDependenceTraceDisplay
 from .results import PartialDependence
 from .results.importance import FeatureImportance
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
@@ -39,6 +41,11 @@ __all__ = [
     "datasets",
     # incremental PDP (branch ipdp)
     "IncrementalPDP",
+    # incremental PDP and the stream Displays (branch ipdp)
+    "FeatureImportanceDisplay",
+    "ImportanceTraceDisplay",
+    "IncrementalPDP",
+    "PartialDependenceTraceDisplay",
     # foundation
     "ModelEvaluationError",
     "PartialDependence",

@@ -93,10 +93,11 @@ def _kind_of(dtype: Any) -> str:
 
 
 def _all_numbers(values: Any) -> bool:
-    """True if every value is a real number or missing (None/NaN), and at least one is a number."""
+    """True if every value is a real number or missing (None/NaN), and at least one is a number
+    (a float NaN counts: it is a missing *number*, e.g. the first record of a stream)."""
     seen = False
     for v in values:
-        if v is None or (isinstance(v, float) and v != v):
+        if v is None:
             continue
         if isinstance(v, (bool, np.bool_)) or not isinstance(
             v, (int, float, np.integer, np.floating)

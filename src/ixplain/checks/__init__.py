@@ -90,6 +90,7 @@ class ExplainerCase:
 def explainer_cases() -> dict[type, ExplainerCase]:
     """``{class: ExplainerCase}`` (one line per incremental explainer class)."""
     from ..methods.isage import IncrementalSAGE
+    from ..methods.ipdp import IncrementalPDP
     from ..methods.pfi import IncrementalPFI
 
     return {
@@ -97,6 +98,7 @@ def explainer_cases() -> dict[type, ExplainerCase]:
             lambda model, rs: IncrementalPFI(model, "squared_error", alpha=0.05, random_state=rs)
         ),
         IncrementalSAGE: ExplainerCase(lambda m, rs: IncrementalSAGE(m, loss="squared_error", alpha=0.05, random_state=rs)),
+        IncrementalPDP: ExplainerCase(lambda model, rs: IncrementalPDP(model, "c", feature_names=["a", "b", "c"], alpha=0.05, random_state=rs), ignored_value=lambda e: max(float(np.ptp(v)) for _, v in e.ice_history_)),  # PD of the ignored c: flat ICE curves
     }
 
 

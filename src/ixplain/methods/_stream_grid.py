@@ -182,13 +182,26 @@ def choose_step(lo: float, hi: float, grid_resolution: int) -> Step:
     return step
 
 
+def _finer_step(step: Step) -> Step:
+    m, e = step
+    return (_MANTISSAS[_MANTISSAS.index(m) - 1], e) if m != 1 else (5, e - 1)
+
+
 def keep_step(lo: float, hi: float, step: Step | None, grid_resolution: int) -> bool:
     """Whether the current ``step`` still fits the range (hysteresis against flip-flopping).
 
-    The step is kept while the range holds between ``max(2, grid_resolution // 4)`` and
-    ``grid_resolution`` of its points.
+    The step is kept while the range holds at most ``grid_resolution`` of its multiples and the
+    next finer ladder step would hold more than ``0.8 * grid_resolution``: a freshly chosen step
+    is only replaced once the range grows past the resolution or shrinks by about 20%.
+
+    Examples
+    --------
+    >>> step = choose_step(0.0, 1.0, 20)  # 0.1: 11 points; 0.05 would give 21
+    >>> keep_step(0.0, 0.9, step, 20), keep_step(0.0, 0.7, step, 20)
+    (True, False)
     """
     if step is None:
         return False
-    count = lattice_count(lo, hi, step)
-    return max(2, grid_resolution // 4) <= count <= grid_resolution
+    if lattice_count(lo, hi, step) > grid_resolution:
+        return False
+    return lattice_count(lo, hi, _finer_step(step)) > 0.8 * grid_resolution

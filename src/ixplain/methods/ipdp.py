@@ -24,6 +24,7 @@ __all__ = ["IncrementalPDP", "NotStartedError", "PDSnapshot"]
 
 _OWNER = "IncrementalPDP"
 _ROW = "\x00row"  # private column: positions of the rows kept by the NaN policy
+_FIRST = np.zeros(1, dtype=np.intp)
 
 
 class PDSnapshot(NamedTuple):
@@ -55,18 +56,30 @@ class _PointStore:
     For a value ``v`` and the steps ``s <= t`` at which ``v`` was on the active grid, with weight
     ``w_s = c * d**(t - s)`` (``d = 1 - alpha``, ``c = alpha``; ``d = c = 1`` for a running mean):
     ``S = sum w_s f_s``, ``Q = sum w_s f_s**2``, ``W = sum w_s``, ``W2 = sum w_s**2``.
+
+    The decay is applied lazily: the arrays hold the sums divided by ``scale = d**t`` (``scale**2``
+    for ``W2``), so a step touches only the observation's grid values; they are renormalised when
+    ``scale`` gets small.
     """
+
+    _RENORMALISE_BELOW = 1e-60
 
     def __init__(self) -> None:
         self.keys: list[Any] = []
         self.index: dict[Any, int] = {}
-        self.S = np.zeros((0, 0))
-        self.Q = np.zeros((0, 0))
-        self.W = np.zeros(0)
-        self.W2 = np.zeros(0)
+        self._S = np.zeros((0, 0))
+        self._Q = np.zeros((0, 0))
+        self._W = np.zeros(0)
+        self._W2 = np.zeros(0)
+        self.scale = 1.0
+        self._key_array: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    @property
+    def n_outputs(self) -> int:
+        return int(self._S.shape[1])
 
     def ids(self, values: Any) -> np.ndarray:
         """Ids of ``values``, registering new ones (with zero weight)."""
@@ -80,46 +93,82 @@ class _PointStore:
             out[j] = i
         return out
 
+    def key_array(self, numeric: bool) -> np.ndarray:
+        """The keys as an array (float64 or object), rebuilt only when points were added."""
+        cached = self._key_array
+        if cached is None or len(cached) != len(self.keys):
+            if numeric:
+                cached = np.asarray(self.keys, dtype=np.float64)
+            else:
+                cached = np.empty(len(self.keys), dtype=object)
+                cached[:] = self.keys
+            self._key_array = cached
+        return cached
+
+    def gather(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(S (g, k), Q (g, k), W (g,), W2 (g,))`` of the points ``ids``."""
+        sc = self.scale
+        return self._S[ids] * sc, self._Q[ids] * sc, self._W[ids] * sc, self._W2[ids] * sc * sc
+
+    def weights(self) -> np.ndarray:
+        """``W`` of every point, up to a common positive factor."""
+        return self._W
+
     def ensure(self, n_outputs: int) -> None:
         """Grow the arrays to the registered points and ``n_outputs`` columns (zero-filled)."""
-        n, k = len(self.keys), max(n_outputs, self.S.shape[1])
-        if self.S.shape == (n, k):
+        n, k = len(self.keys), max(n_outputs, self._S.shape[1])
+        if self._S.shape == (n, k):
             return
         S, Q = np.zeros((n, k)), np.zeros((n, k))
-        S[: self.S.shape[0], : self.S.shape[1]] = self.S
-        Q[: self.Q.shape[0], : self.Q.shape[1]] = self.Q
+        S[: self._S.shape[0], : self._S.shape[1]] = self._S
+        Q[: self._Q.shape[0], : self._Q.shape[1]] = self._Q
         W, W2 = np.zeros(n), np.zeros(n)
-        W[: self.W.size] = self.W
-        W2[: self.W2.size] = self.W2
-        self.S, self.Q, self.W, self.W2 = S, Q, W, W2
+        W[: self._W.size] = self._W
+        W2[: self._W2.size] = self._W2
+        self._S, self._Q, self._W, self._W2 = S, Q, W, W2
 
     def accumulate(
         self, ids: np.ndarray, rows: np.ndarray, values: np.ndarray, n_rows: int, d: float, c: float
     ) -> None:
         """Apply ``n_rows`` smoothing steps; row ``r`` adds ``values`` at ``ids`` where ``rows == r``."""
         if d != 1.0:
-            self.S *= d**n_rows
-            self.Q *= d**n_rows
-            self.W *= d**n_rows
-            self.W2 *= d ** (2 * n_rows)
-        w_row = c * d ** np.arange(n_rows - 1, -1, -1, dtype=np.float64)
+            self.scale *= d**n_rows
+            if self.scale < self._RENORMALISE_BELOW:
+                self._renormalise()
+        if n_rows == 1:  # one observation: its grid values are distinct
+            w1 = c / self.scale
+            self._W[ids] += w1
+            self._W2[ids] += w1 * w1
+            self._S[ids] += w1 * values
+            self._Q[ids] += w1 * values * values
+            return
+        w_row = (c / self.scale) * d ** np.arange(n_rows - 1, -1, -1, dtype=np.float64)
         w = w_row[rows]
         n = len(self.keys)
-        self.W += np.bincount(ids, weights=w, minlength=n)
-        self.W2 += np.bincount(ids, weights=w * w, minlength=n)
+        self._W += np.bincount(ids, weights=w, minlength=n)
+        self._W2 += np.bincount(ids, weights=w * w, minlength=n)
         for j in range(values.shape[1]):
             f = values[:, j]
-            self.S[:, j] += np.bincount(ids, weights=w * f, minlength=n)
-            self.Q[:, j] += np.bincount(ids, weights=w * f * f, minlength=n)
+            self._S[:, j] += np.bincount(ids, weights=w * f, minlength=n)
+            self._Q[:, j] += np.bincount(ids, weights=w * f * f, minlength=n)
+
+    def _renormalise(self) -> None:
+        sc = self.scale
+        self._S *= sc
+        self._Q *= sc
+        self._W *= sc
+        self._W2 *= sc * sc
+        self.scale = 1.0
 
     def keep(self, ids: np.ndarray) -> np.ndarray:
         """Keep only the points ``ids`` (in that order); return the old-to-new id map."""
         mapping = np.full(len(self.keys), -1, dtype=np.intp)
         mapping[ids] = np.arange(len(ids))
         self.keys = [self.keys[i] for i in ids]
+        self._key_array = None
         self.index = {k: i for i, k in enumerate(self.keys)}
-        self.S, self.Q = self.S[ids], self.Q[ids]
-        self.W, self.W2 = self.W[ids], self.W2[ids]
+        self._S, self._Q = self._S[ids], self._Q[ids]
+        self._W, self._W2 = self._W[ids], self._W2[ids]
         return mapping
 
 
@@ -143,9 +192,11 @@ class IncrementalPDP(IncrementalExplainer):
     grid_resolution : int, default=20
         For ``grid="range"``: the largest number of grid values in the tracked range. The step is
         the smallest value of the 1-2-5 ladder (..., 0.5, 1, 2, 5, 10, ...) that puts at most
-        ``grid_resolution`` of its multiples in the range, and is kept while the range holds
-        between ``max(2, grid_resolution // 4)`` and ``grid_resolution`` of them (hysteresis).
-        Ladder steps nest, so a value keeps its estimate when the step changes.
+        ``grid_resolution`` of its multiples in the range (so the grid has between about
+        ``0.4 * grid_resolution`` and ``grid_resolution`` values); it is kept until the range
+        outgrows it or shrinks by about 20% (hysteresis, see
+        :func:`~ixplain.methods._stream_grid.keep_step`). Ladder steps nest, so a value keeps
+        its estimate when the step changes.
     grid : "range" or array-like of shape (n_grid,), default="range"
         ``"range"``: the lattice of the tracked range (numeric features) or the levels seen so
         far (categorical features). An array: a fixed grid, evaluated at every step.
@@ -216,6 +267,18 @@ class IncrementalPDP(IncrementalExplainer):
         ``(n_seen, average, variance, grid_values)`` every ``history_every`` observations.
     ice_history_ : list of tuple (ndarray of shape (g,), ndarray of shape (n_outputs, g))
         The most recent ICE curves (grid values, model outputs), oldest first.
+
+    Raises
+    ------
+    TypeError, ValueError
+        At construction, for a parameter that breaks its rule (the message names it, the rule
+        and the value).
+    ValueError
+        At the first observation, for an unknown ``feature`` (the message lists the available
+        ones) or a non-numeric feature with ``categorical=False``; later, for a record without
+        a feature the stream had, NaN with ``nan_policy="raise"``, or a model returning NaN.
+    ModelEvaluationError
+        If the model raises (with the failing batch described).
 
     Notes
     -----
@@ -336,6 +399,34 @@ class IncrementalPDP(IncrementalExplainer):
         self._ice: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=self.ice_history)
 
     # ------------------------------------------------------------------ public API
+    def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
+        """Add the ICE curves of ``X``'s rows in order, as a loop of ``explain_one`` would.
+
+        All ICE curves of the batch (up to :attr:`max_batch` rows at a time) go through the
+        model in one call; the smoothing is vectorised and ``history_`` snapshots are still
+        taken exactly every ``history_every`` observations.
+
+        Parameters
+        ----------
+        X : ndarray of shape (B, n_features), DataFrame or list of dict
+            Observations in stream order.
+        y : array-like of shape (B,), optional
+            Their labels (only told to River classifiers, which learn their class set).
+
+        Returns
+        -------
+        ndarray of shape (n_outputs, n_grid)
+            The PD values after the last row (:attr:`importances_`).
+        """
+        cols = self._convert(X, single=False)
+        B = len(next(iter(cols.values())))
+        yarr = self._convert_y(y, B, single=False)
+        for s in range(0, B, self.max_batch):
+            e = min(s + self.max_batch, B)
+            part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
+            self._process(part, None if yarr is None else yarr[s:e])
+        return self.importances_
+
     @property
     def pd_(self) -> Any:
         """The current iPDP as a :class:`~ixplain.results.PartialDependence`.
@@ -377,7 +468,11 @@ class IncrementalPDP(IncrementalExplainer):
         """The current PD values, shape (n_outputs, n_grid) (empty before any observation)."""
         if len(self._active) == 0:
             return np.zeros((0, 0))
-        return self._current()[1]
+        ids = self._sorted_ids()
+        st = self._store
+        S, _, W, _ = st.gather(ids)
+        mean = S if not self.bias_corrected else S / W[:, None]
+        return mean.T.copy()
 
     @property
     def variances_(self) -> np.ndarray:
@@ -386,8 +481,9 @@ class IncrementalPDP(IncrementalExplainer):
             return np.zeros((0, 0))
         ids = self._sorted_ids()
         st = self._store
-        mean = st.S[ids] / st.W[ids, None]
-        return np.maximum(st.Q[ids] / st.W[ids, None] - mean**2, 0.0).T.copy()
+        S, Q, W, _ = st.gather(ids)
+        mean = S / W[:, None]
+        return np.maximum(Q / W[:, None] - mean**2, 0.0).T.copy()
 
     def confidence_bound(self, delta: float = 0.05) -> np.ndarray:
         """Chebyshev half-width per grid value: ``P(|PD_t(v) - E PD_t(v)| > eps) <= delta``.
@@ -420,14 +516,19 @@ class IncrementalPDP(IncrementalExplainer):
         return list(self._ice)
 
     # ------------------------------------------------------------------ pipeline
-    def _process(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
+    def _process(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None
+    ) -> None:
         B = len(next(iter(cols.values())))
         if self.feature_name_ is None:
             self._start()
         name = str(self.feature_name_)
-        cols = {**cols, _ROW: np.arange(B)}  # filtered along with the rows the policy drops
-        cols, y, B_kept = self._apply_nan_policy(cols, y, B)
-        positions = cols.pop(_ROW)
+        if B == 1 and (has_nan is False or self._clean_row(cols, y)):  # the streaming case
+            positions, B_kept = _FIRST, 1
+        else:
+            cols = {**cols, _ROW: np.arange(B)}  # filtered along with the rows the policy drops
+            cols, y, B_kept = self._apply_nan_policy(cols, y, B)
+            positions = cols.pop(_ROW)
         if B_kept > 0:
             if y is not None:
                 self._model.observe_labels(y)
@@ -447,6 +548,18 @@ class IncrementalPDP(IncrementalExplainer):
             empty = np.empty(0, dtype=np.intp)
             self._accumulate(empty, empty, np.empty((0, 1)), positions, B)
         self.n_seen_ += B
+
+    def _clean_row(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> bool:
+        """Whether the one-row batch has nothing for the NaN policy to act on."""
+        if self.nan_policy == "pass":
+            return True
+        assert self._schema is not None
+        for name, kind in zip(self._schema.names, self._schema.kinds):
+            if kind == "numeric":
+                v = cols[name][0]
+                if v != v:
+                    return False
+        return y is None or y.dtype.kind != "f" or not np.isnan(y[0])
 
     def _start(self) -> None:
         schema = self._schema
@@ -517,11 +630,14 @@ class IncrementalPDP(IncrementalExplainer):
         n_held = len(storage)
         out = []
         for v, slot in zip(values.tolist(), slots.tolist()):
-            finite = held[:n_held][~np.isnan(held[:n_held])]
+            part = held[:n_held]
+            finite = np.sort(part[~np.isnan(part)])
             if finite.size == 0:
                 lo = hi = v
             else:
-                lo, hi = np.quantile(finite, self.percentiles).tolist()
+                lo, hi = _sorted_quantile(finite, self.percentiles[0]), _sorted_quantile(
+                    finite, self.percentiles[1]
+                )
             out.append(self._point_ids(np.nan) if lo != lo else self._range_ids(lo, hi))
             if slot >= 0:
                 held[slot] = v
@@ -568,6 +684,15 @@ class IncrementalPDP(IncrementalExplainer):
         return self._active[self._sorted_active()[1]]
 
     def _sorted_active(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted grid values, order of ``_active`` that sorts them), cached per active set."""
+        cached = getattr(self, "_sorted_cache", None)
+        if cached is not None and cached[0] is self._active:
+            return cached[1], cached[2]
+        grid, order = self._sort_active()
+        self._sorted_cache = (self._active, grid, order)
+        return grid, order
+
+    def _sort_active(self) -> tuple[np.ndarray, np.ndarray]:
         keys = [self._store.keys[i] for i in self._active]
         if self.feature_kind_ == "numeric":
             grid = np.asarray(keys, dtype=np.float64)
@@ -594,15 +719,12 @@ class IncrementalPDP(IncrementalExplainer):
     # ------------------------------------------------------------------ computation
     def _evaluate(self, table: Table, ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
         if len(ids) == 0:  # nothing to evaluate yet (only missing levels seen)
-            return np.empty((0, max(1, self._store.S.shape[1])))
-        keys = self._store.keys
-        if self.feature_kind_ == "numeric":
-            grid_values: Any = np.asarray([keys[i] for i in ids], dtype=np.float64)
-        else:
-            grid_values = np.empty(len(ids), dtype=object)
-            grid_values[:] = [keys[i] for i in ids]
-        ice_table = table.take(rows).set_column(str(self.feature_name_), grid_values)
-        out = np.asarray(self._model.predict(ice_table), dtype=np.float64)
+            return np.empty((0, max(1, self._store.n_outputs)))
+        grid_values = self._store.key_array(self.feature_kind_ == "numeric")[ids]
+        out = self._evaluate_one(table, grid_values) if table.n_rows == 1 else None
+        if out is None:
+            ice_table = table.take(rows).set_column(str(self.feature_name_), grid_values)
+            out = np.asarray(self._model.predict(ice_table), dtype=np.float64)
         out = out.reshape(len(ids), -1)
         if np.isnan(out).any():
             raise ValueError(
@@ -610,6 +732,28 @@ class IncrementalPDP(IncrementalExplainer):
                 f"{len(ids)} ICE evaluations of feature {self.feature_name_!r}."
             )
         return out
+
+    def _evaluate_one(self, table: Table, grid_values: np.ndarray) -> np.ndarray | None:
+        """One observation's ICE rows built directly in the model's input type (records or a
+        numeric array): the streaming fast path. ``None`` for other input types."""
+        model, name = self._model, str(self.feature_name_)
+        kind = model.native_kind(table)
+        names = list(table.names)
+        n = len(grid_values)
+        if kind == "records":
+            record = table.to_native("records")[0]
+            label = table.schema.labels[table.schema.index(name)]
+            native: Any = [{**record, label: v} for v in grid_values.tolist()]
+        elif kind == "numpy" and self.feature_kind_ == "numeric":
+            row = table.to_native("numpy")
+            if row.dtype.kind not in "f":
+                if row.dtype.kind not in "iu" or np.any(grid_values != np.round(grid_values)):
+                    return None  # leave dtype decisions to Table.set_column
+            native = np.repeat(row, n, axis=0)
+            native[:, table.schema.index(name)] = grid_values
+        else:
+            return None
+        return np.asarray(model._call_native(native, n, kind, names), dtype=np.float64)
 
     def _accumulate(
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, positions: np.ndarray, B: int
@@ -620,9 +764,12 @@ class IncrementalPDP(IncrementalExplainer):
         still count towards ``n_seen_`` and the snapshot schedule).
         """
         d, c = (1.0, 1.0) if self.aggregation == "mean" else (1.0 - self.alpha, self.alpha)
-        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
         every = self.history_every
         n0 = self.n_seen_
+        if B == 1 and len(counts) == 1 and (not every or (n0 + 1) % every):
+            self._store.accumulate(ids, _FIRST, ice, 1, d, c)  # one row, no snapshot due
+            return
+        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
         start = 0
         if every:
             for m in range((n0 // every + 1) * every, n0 + B + 1, every):
@@ -659,27 +806,27 @@ class IncrementalPDP(IncrementalExplainer):
         grid, order = self._sorted_active()
         ids = self._active[order]
         st = self._store
-        W = st.W[ids]
-        mean = st.S[ids] / W[:, None]
-        var = np.maximum(st.Q[ids] / W[:, None] - mean**2, 0.0)
-        se = np.sqrt(var * (st.W2[ids] / W**2)[:, None])
+        S, Q, W, W2 = st.gather(ids)
+        mean = S / W[:, None]
+        var = np.maximum(Q / W[:, None] - mean**2, 0.0)
+        se = np.sqrt(var * (W2 / W**2)[:, None])
         if not self.bias_corrected:
             mean, se = mean * W[:, None], se * W[:, None]
-        return grid, mean.T.copy(), se.T.copy(), W.copy(), W**2 / st.W2[ids]
+        return grid, mean.T.copy(), se.T.copy(), W, W**2 / W2
 
     def _remember_ice(self, row_ids: list[np.ndarray], counts: np.ndarray, ice: np.ndarray) -> None:
         if self.ice_history == 0:
             return
         n = len(row_ids)
         offsets = np.concatenate([[0], np.cumsum(counts)])
-        keys = self._store.keys
+        keys = self._store.key_array(self.feature_kind_ == "numeric")
         for r in range(max(0, n - self.ice_history), n):
-            grid = np.asarray([keys[i] for i in row_ids[r]])
+            grid = keys[row_ids[r]]
             self._ice.append((grid, ice[offsets[r] : offsets[r + 1]].T.copy()))
 
     def _individual(self, grid: np.ndarray) -> np.ndarray:
         """Recent ICE curves on the current grid; NaN where a curve was not evaluated."""
-        k = self._store.S.shape[1]
+        k = self._store.n_outputs
         out = np.full((k, len(self._ice), len(grid)), np.nan)
         position = {_key(v): j for j, v in enumerate(grid)}
         for r, (g, values) in enumerate(self._ice):
@@ -697,7 +844,7 @@ class IncrementalPDP(IncrementalExplainer):
             return
         inactive = np.setdiff1d(np.arange(len(st)), self._active)
         n_drop = len(st) - limit
-        drop = inactive[np.argsort(st.W[inactive], kind="stable")[:n_drop]]
+        drop = inactive[np.argsort(st.weights()[inactive], kind="stable")[:n_drop]]
         keep = np.setdiff1d(np.arange(len(st)), drop)
         mapping = st.keep(keep)
         self._active = mapping[self._active]
@@ -706,6 +853,15 @@ class IncrementalPDP(IncrementalExplainer):
 
 class NotStartedError(ValueError, AttributeError):
     """An incremental explainer was asked for its estimate before it explained anything."""
+
+
+def _sorted_quantile(values: np.ndarray, q: float) -> float:
+    """``np.quantile(values, q)`` (linear interpolation) of an already sorted array."""
+    pos = q * (values.size - 1)
+    i = int(pos)
+    if i >= values.size - 1:
+        return float(values[-1])
+    return float(values[i] + (values[i + 1] - values[i]) * (pos - i))
 
 
 def _int(value: Any, name: str, min_value: int) -> int:
