@@ -20,7 +20,6 @@ EXPECTED = {
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",
-    "IncrementalPDP",
     "PartialDependenceTraceDisplay",
     # foundation
     "ModelEvaluationError",

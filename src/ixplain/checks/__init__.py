@@ -89,8 +89,8 @@ class ExplainerCase:
 
 def explainer_cases() -> dict[type, ExplainerCase]:
     """``{class: ExplainerCase}`` (one line per incremental explainer class)."""
-    from ..methods.isage import IncrementalSAGE
     from ..methods.ipdp import IncrementalPDP
+    from ..methods.isage import IncrementalSAGE
     from ..methods.pfi import IncrementalPFI
 
     return {
