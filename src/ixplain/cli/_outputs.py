@@ -151,7 +151,7 @@ def write_stream_outputs(run: StreamRun, out: Path) -> dict[str, Any]:
                     out / "importance_traces.png",
                     run.explainers.traces,
                     run.feature_names,
-                    known_drift=run.known_drift,
+                    known_drift=[r for r in run.known_drift if r <= run.rows_seen],
                     detected_drift=run.detected_drift,
                     losses=run.losses,
                 ),
@@ -186,7 +186,7 @@ def write_stream_outputs(run: StreamRun, out: Path) -> dict[str, Any]:
                 rolling,
                 run.metric_name,
                 run.rolling_window,
-                known_drift=run.known_drift,
+                known_drift=[r for r in run.known_drift if r <= run.rows_seen],
                 detected_drift=run.detected_drift,
             ),
         )

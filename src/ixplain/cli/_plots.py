@@ -34,7 +34,7 @@ def _figure(n_panels: int, width: float = 7.5, height: float = 3.2) -> tuple[Any
 
 def _drift_lines(ax: Any, known: Sequence[int], detected: Sequence[int]) -> None:
     for i, row in enumerate(known):
-        ax.axvline(row, color="crimson", ls="--", lw=1.4, label="known drift" if i == 0 else None)
+        ax.axvline(row, color="crimson", ls="--", lw=1.4, label="known change point" if i == 0 else None)
     for i, row in enumerate(detected):
         ax.axvline(
             row, color="0.35", ls=":", lw=0.9, label="detected change (ADWIN)" if i == 0 else None
@@ -61,7 +61,6 @@ def plot_importance_traces(
     dashed red lines mark known drift points, dotted grey lines detected changes.
     """
     fig, axes = _figure(len(traces))
-    colors = _palette(_MAX_LINES)
     for ax, (method, trace) in zip(axes, traces.items()):
         rows = np.asarray(trace.rows)
         if len(rows) == 0:
@@ -69,19 +68,15 @@ def plot_importance_traces(
             continue
         values = np.vstack(trace.values)
         bounds = np.vstack(trace.bounds)
-        for c, j in enumerate(_top(values[-1], _MAX_LINES)):
-            ax.plot(rows, values[:, j], color=colors[c], lw=1.6, label=_text(feature_names[j]))
-            b = bounds[:, j]
-            ok = np.isfinite(b) & np.isfinite(values[:, j])
-            if ok.any():
-                ax.fill_between(
-                    rows[ok],
-                    (values[:, j] - b)[ok],
-                    (values[:, j] + b)[ok],
-                    color=colors[c],
-                    alpha=0.15,
-                    lw=0,
-                )
+        top = _top(values[-1], _MAX_LINES)
+        display = _display("ImportanceTraceDisplay")
+        if display is not None:  # the library's Display; drift markers drawn below
+            names = [_text(n) for n in feature_names]
+            display(rows, values, np.where(np.isfinite(bounds), bounds, 0.0), names).plot(
+                ax=ax, features=[names[j] for j in top], legend=False
+            )
+        else:
+            _draw_traces(ax, rows, values, bounds, feature_names, top)
         _drift_lines(ax, known_drift, detected_drift)
         finite = values[np.isfinite(values)]
         if finite.size:
@@ -98,6 +93,25 @@ def plot_importance_traces(
     return path
 
 
+def _draw_traces(
+    ax: Any,
+    rows: np.ndarray,
+    values: np.ndarray,
+    bounds: np.ndarray,
+    feature_names: Sequence[str],
+    top: np.ndarray,
+) -> None:
+    """Fallback drawing of importance lines and bands (without the library's Display)."""
+    colors = _palette(_MAX_LINES)
+    for c, j in enumerate(top):
+        ax.plot(rows, values[:, j], color=colors[c], lw=1.6, label=_text(feature_names[j]))
+        b = bounds[:, j]
+        ok = np.isfinite(b) & np.isfinite(values[:, j])
+        if ok.any():
+            lo, hi = (values[:, j] - b)[ok], (values[:, j] + b)[ok]
+            ax.fill_between(rows[ok], lo, hi, color=colors[c], alpha=0.15, lw=0)
+
+
 def plot_importance_bars(
     path: Path,
     final: dict[str, tuple[np.ndarray, np.ndarray]],
@@ -109,13 +123,18 @@ def plot_importance_bars(
     """Horizontal bars of the final importances per method, sorted, with error bars."""
     fig, axes = _figure(len(final), height=max(2.4, 0.28 * len(feature_names) + 1.0))
     for ax, (method, (values, err)) in zip(axes, final.items()):
-        order = np.argsort(np.nan_to_num(values, nan=-np.inf))
-        y = np.arange(len(order))
-        e = np.where(np.isfinite(err[order]), err[order], 0.0)
-        ax.barh(y, np.nan_to_num(values[order]), xerr=e, color="#4C72B0", ecolor="0.3", capsize=2)
-        ax.set_yticks(y)
-        ax.set_yticklabels([_text(feature_names[i]) for i in order], fontsize=8)
-        ax.axvline(0, color="0.2", lw=0.8)
+        display = _display("FeatureImportanceDisplay")
+        errors = np.where(np.isfinite(err), err, 0.0)
+        if display is not None:
+            names = [_text(n) for n in feature_names]
+            display(np.nan_to_num(values), errors, names).plot(ax=ax)
+        else:
+            order = np.argsort(np.nan_to_num(values, nan=-np.inf))
+            y = np.arange(len(order))
+            ax.barh(y, np.nan_to_num(values[order]), xerr=errors[order], capsize=2)
+            ax.set_yticks(y)
+            ax.set_yticklabels([_text(feature_names[i]) for i in order], fontsize=8)
+            ax.axvline(0, color="0.2", lw=0.8)
         ax.set_title(title.format(method=_TITLES.get(method, method)))
         ax.set_xlabel(xlabel.get(method, "importance") if isinstance(xlabel, dict) else xlabel)
         ax.grid(axis="x", alpha=0.3)
@@ -139,15 +158,20 @@ def plot_pd_over_time(
             ax.text(0.5, 0.5, "no snapshot yet", ha="center", transform=ax.transAxes)
             continue
         pick = np.unique(np.linspace(0, len(snaps) - 1, min(8, len(snaps))).round().astype(int))
-        for k, i in enumerate(pick):
-            row, grid, values = snaps[i]
-            shade = 0.3 + 0.7 * (k + 1) / len(pick)
-            color = cmap(shade) if cmap is not None else str(1 - shade)
-            _draw_curve(ax, grid, values, color=color, label=f"row {row}")
+        display = _display("PartialDependenceTraceDisplay")
+        if display is not None:  # the library's Display: colour bar maps colour to the row
+            categorical = np.asarray(snaps[-1][1]).dtype.kind not in "iufb"
+            display([snaps[i] for i in pick], _text(feature), categorical=categorical).plot(ax=ax)
+        else:
+            for k, i in enumerate(pick):
+                row, grid, values = snaps[i]
+                shade = 0.3 + 0.7 * (k + 1) / len(pick)
+                color = cmap(shade) if cmap is not None else str(1 - shade)
+                _draw_curve(ax, grid, values, color=color, label=f"row {row}")
+            ax.legend(fontsize=7, ncol=2, framealpha=0.8)
         ax.set_title(f"iPDP of {_text(feature)} over the stream (newest darkest)")
         ax.set_xlabel(_text(feature))
         ax.set_ylabel(_text(ylabel))
-        ax.legend(fontsize=7, ncol=2, framealpha=0.8)
         ax.grid(alpha=0.3)
     fig.savefig(path, dpi=90)
     return path
@@ -206,6 +230,13 @@ def _draw_curve(ax: Any, grid: np.ndarray, values: np.ndarray, **kwargs: Any) ->
         ax.plot(np.arange(len(grid)), values, marker="o", **kwargs)
         ax.set_xticks(np.arange(len(grid)))
         ax.set_xticklabels([_text(g) for g in grid], rotation=30, fontsize=7)
+
+
+def _display(name: str) -> Any:
+    """The library's Display class ``name`` (``None`` in a build without it)."""
+    import ixplain
+
+    return getattr(ixplain, name, None)
 
 
 def _text(value: object) -> str:
