@@ -121,9 +121,9 @@ def test_agrawal_labels_follow_the_documented_rules():
 def test_agrawal_docstring_pfi_values():
     """Monte Carlo check of the PFI values quoted in the docstrings (true rule, 0-1 loss).
 
-    PFI_j = P(rule(x) != rule(x with x_j from an independent row)); with n = 40,000 rows and
-    one permutation the standard error is below sqrt(0.25 / n) = 0.0025, so 0.01 is four
-    standard errors.
+    PFI_j = P(rule(x) != rule(x with x_j from an independent row)); with n = 20,000 rows and
+    one permutation the standard error is below sqrt(0.25 / n) = 0.0035, so 0.015 is more than
+    four standard errors.
     """
     pytest.importorskip("river")
     from ixplain import permutation_importance
@@ -138,9 +138,9 @@ def test_agrawal_docstring_pfi_values():
         (1, model_1, {"salary": 80 / 169, "age": 16600 / 48373, "loan": 0.0}),
         (2, model_2, {"elevel": 12 / 25, "age": 1656 / 3721, "salary": 0.0}),
     ]:
-        frame = datasets.load_agrawal(n_rows=40_000, classification_function=fn, seed=11)
+        frame = datasets.load_agrawal(n_rows=20_000, classification_function=fn, seed=11)
         X, y = frame.drop(columns="y"), frame["y"].to_numpy()
         r = permutation_importance(model, X, y, loss="zero_one", n_repeats=1, random_state=0)
         got = dict(zip(r.feature_names, r.importances_mean))
         for name, value in expected.items():
-            assert got[name] == pytest.approx(value, abs=0.01), (fn, name)
+            assert got[name] == pytest.approx(value, abs=0.015), (fn, name)

@@ -239,7 +239,11 @@ def run_explain(cfg: ExplainConfig, out: Path) -> dict[str, Any]:
                 for g, v in zip(grid.tolist(), curve.tolist())
             ]
             files += write_frame(out, "ice", pd.DataFrame.from_records(ice_rows))
-        ylabel = "P(positive class)" if is_classifier else "prediction"
+        ylabel = "prediction"
+        if is_classifier:  # binary: classes_[1]; multiclass: the first class's output
+            classes = list(getattr(model, "classes_", []))
+            shown = classes[1] if len(classes) == 2 else (classes[0] if classes else "?")
+            ylabel = f"P({target} = {shown})"
         images.append(
             (
                 "Partial dependence (red) and ICE curves (grey, up to 50 rows)."
