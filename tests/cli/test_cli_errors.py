@@ -123,3 +123,17 @@ def test_real_process_prints_one_line_and_exits_non_zero(files):
     )
     proc = run_cli("stream", "--data", f"{files}/strings.csv", "--target", "y", "--debug")
     assert proc.returncode != 0 and "Traceback" in proc.stderr
+
+
+def test_skops_file_without_skops_or_untrusted_types(capsys, files, tmp_path):
+    path = files / "model.skops"
+    path.write_bytes(b"PK\x03\x04 not really a skops archive")
+    code, _, err = run_main(capsys, "explain", "--data", f"{files}/ok.csv", "--target", "y",
+                            "--model", str(path), "--out", str(tmp_path / "o"))
+    assert code == 2 and err.count("\n") == 1
+    try:
+        import skops.io  # noqa: F401
+    except ImportError:
+        assert "needs skops (pip install skops)" in err
+    else:
+        assert "as skops" in err

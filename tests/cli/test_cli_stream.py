@@ -169,3 +169,26 @@ def test_python_dash_m_and_datasets_listing():
     for name in ("bike", "rainfall", "adult", "california", "agrawal", "agrawal-drift"):
         assert re.search(rf"^{re.escape(name)}\s", proc.stdout, re.M), name
     assert "17379" in proc.stdout and "18159" in proc.stdout and "12000" in proc.stdout
+
+
+def test_parquet_stream_with_string_labels(tmp_path):
+    """A binary target given as strings ('dry'/'wet'), read from Parquet, run in-process."""
+    pytest.importorskip("pyarrow")
+    from ixplain.cli import main
+    from ixplain.datasets import load_rainfall
+
+    frame = load_rainfall().head(300)
+    frame["rain"] = frame["rain"].map({0: "dry", 1: "wet"})
+    frame.to_parquet(tmp_path / "rain.parquet")
+    out = tmp_path / "o"
+    with pytest.raises(SystemExit) as info:
+        main(["stream", "--data", str(tmp_path / "rain.parquet"), "--target", "rain",
+              "--explain", "pfi,sage", "--every", "100", "--out", str(out), "--no-progress"])
+    assert info.value.code in (0, None)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["settings"]["task"] == "binary"
+    assert summary["settings"]["loss"] == "pfi: zero_one, sage: brier"
+    metric = pd.read_csv(out / "metric.csv")
+    assert set(metric["accuracy"].unique()) <= {0.0, 1.0}
+    for values in summary["final_importances"].values():
+        assert all(np.isfinite(v) for v in values.values())
