@@ -5,8 +5,8 @@ Two engines compute the same thing:
 * ``"numpy"``: level-synchronous over (row, node) pairs of all trees at once; at a split on a
   complement feature each pair follows its branch; at a split on a target feature the pair is
   duplicated into the children whose target box still holds a grid point.
-* ``"numba"`` (optional, ``pip install numba``): the same walk compiled, tree by tree and row by
-  row with an explicit stack.
+* ``"numba"`` (optional, ``pip install numba``): the same walk compiled, tree by tree, depth
+  first, carrying the segment of row indices that reaches each node (see ``_numba``).
 
 Both return either the weighted coverage of every leaf (``sum of w_r`` over the rows reaching it)
 or, per row, the difference array of its step function on the grid (for ICE and non-linear
@@ -100,7 +100,7 @@ def coverage(
 
         out = np.zeros(ens.n_nodes)
         coverage_kernel(  # type: ignore[call-arg]
-            np.ascontiguousarray(X),
+            np.ascontiguousarray(X.T),
             np.ascontiguousarray(w, dtype=np.float64),
             *_kernel_tree_args(ens, is_target, visit_left, visit_right),
             out,
@@ -136,7 +136,7 @@ def row_differences(
         from ._numba import rows_kernel
 
         rows_kernel(  # type: ignore[call-arg]
-            np.ascontiguousarray(X),
+            np.ascontiguousarray(X.T),
             *_kernel_tree_args(ens, is_target, visit_left, visit_right),
             np.ascontiguousarray(ens.value),
             box_ptr,
