@@ -23,7 +23,7 @@ lgb = pytest.importorskip("lightgbm")
 xgb = pytest.importorskip("xgboost")
 from sklearn.inspection import partial_dependence as sk_partial_dependence  # noqa: E402
 
-ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not has_numba(), reason="numba"))]
+ENGINE_NAMES = ["numpy"] + (["numba"] if has_numba() else [])
 TOL = 1e-9
 N = 150
 
@@ -125,29 +125,29 @@ def xgb_ref_tolerance(model_id, reference):
     return 2e-6 if (model_id.startswith("xgb") and reference == "library") else TOL
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("features", [(0,), (3,), (0, 2), (1, 3)], ids=str)
 @pytest.mark.parametrize("model_id", [m[0] for m in MODELS])
-def test_equals_plain_brute_force(model_id, features, engine):
+def test_equals_plain_brute_force(model_id, features):
     model, nan, cat = fitted(model_id)
     data = XN if nan else X
     grids = [grid_for(f, cat, data) for f in features]
-    res = tree_partial_dependence(
-        model, data, list(features), grids, sample_weight=W, kind="both", engine=engine
-    )
-    # the library's own predictions
+    # references: the library's own predictions, and the converted trees evaluated row by row
+    # in float64 (exact for XGBoost too, whose own sums are float32)
     expected = plain_brute(lambda Z: output(model, Z), data, features, grids, W)
-    tol = xgb_ref_tolerance(model_id, "library")
-    np.testing.assert_allclose(res["average"], expected, atol=tol, rtol=0)
-    # the converted trees evaluated row by row in float64 (exact for XGBoost too)
     ens = as_tree_ensemble(model)
-    exact = plain_brute(lambda Z: ens.predict(ens.encode(ens.read(Z))), data, features, grids, W)
-    np.testing.assert_allclose(res["average"], exact, atol=TOL, rtol=0)
     ice = plain_brute(
         lambda Z: ens.predict(ens.encode(ens.read(Z))), data, features, grids, individual=True
     )
-    np.testing.assert_allclose(res["individual"], ice, atol=TOL, rtol=0)
-    assert res["average"].shape == (ice.shape[0], *[len(g) for g in grids])
+    exact = np.tensordot(ice, W, axes=(1, 0)) / W.sum()
+    for engine in ENGINE_NAMES:
+        res = tree_partial_dependence(
+            model, data, list(features), grids, sample_weight=W, kind="both", engine=engine
+        )
+        tol = xgb_ref_tolerance(model_id, "library")
+        np.testing.assert_allclose(res["average"], expected, atol=tol, rtol=0)
+        np.testing.assert_allclose(res["average"], exact, atol=TOL, rtol=0)
+        np.testing.assert_allclose(res["individual"], ice, atol=TOL, rtol=0)
+        assert res["average"].shape == (ice.shape[0], *[len(g) for g in grids])
 
 
 @pytest.mark.parametrize("model_id", ["rf_reg", "gb_clf3", "hgb_reg", "hgb_clf2", "lgb_clf3"])
@@ -291,7 +291,7 @@ def test_random_ensembles_random_data(seed):
     grids = [np.unique(np.concatenate([Xr[:, f][~np.isnan(Xr[:, f])][:4], rng.normal(size=3)]))
              for f in features]
     w = rng.random(n) + 0.01
-    for engine in ["numpy"] + (["numba"] if has_numba() else []):
+    for engine in ENGINE_NAMES:
         res = tree_partial_dependence(model, Xr, features, grids, sample_weight=w, kind="both",
                                       engine=engine)
         expected = plain_brute(lambda Z: output(model, Z), Xr, features, grids, w)
