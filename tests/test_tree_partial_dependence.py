@@ -240,21 +240,35 @@ def test_thresholds_grid_is_the_full_step_function(model_id):
     np.testing.assert_allclose(via_pd.average, res["average"], atol=TOL, rtol=0)
 
 
-def test_hgb_pandas_categorical_dtype():
+@pytest.mark.parametrize("library", ["hgb", "lgb", "xgb"])
+def test_pandas_categorical_dtype(library):
     rng = np.random.default_rng(2)
     df = pd.DataFrame(
         {
             "a": rng.normal(size=N),
-            "c": pd.Categorical(rng.choice(["x", "y", "z"], N)),
+            "c": pd.Categorical(rng.choice(["x", "y", "z", "w"], N)),
             "b": rng.normal(size=N),
         }
     )
     y = df["a"] + (df["c"] == "y") * 2 + df["b"] * (df["c"] == "z")
-    model = sk_ensemble.HistGradientBoostingRegressor(max_iter=10).fit(df, y)
+    if library == "hgb":
+        model = sk_ensemble.HistGradientBoostingRegressor(max_iter=10).fit(df, y)
+    elif library == "lgb":
+        model = lgb.LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1,
+                                  n_jobs=1).fit(df, y)
+    else:
+        model = xgb.XGBRegressor(n_estimators=5, enable_categorical=True, n_jobs=1).fit(df, y)
+    data = df.copy()
+    data.loc[:9, "c"] = np.nan  # missing categories in the data
     for feats in (["c"], ["a", "c"], ["b"]):
-        brute = partial_dependence(model, df, feats, method="brute", grid_resolution=5)
-        tree = partial_dependence(model, df, feats, method="tree", grid_resolution=5)
-        np.testing.assert_allclose(tree.average, brute.average, atol=TOL, rtol=0)
+        brute = partial_dependence(model, data, feats, method="brute", grid_resolution=5)
+        auto = partial_dependence(model, data, feats, grid_resolution=5)
+        np.testing.assert_allclose(auto.average, brute.average, atol=2e-6, rtol=0)
+        if library == "xgb":
+            assert auto.method == "brute"  # XGBoost categorical splits: not supported
+            continue
+        assert auto.method == "tree"
+        np.testing.assert_allclose(auto.average, brute.average, atol=TOL, rtol=0)
 
 
 def test_multiclass_target_and_weights():

@@ -503,6 +503,7 @@ def _from_lightgbm(model: Any, response_method: str) -> TreeEnsemble:
     encoders = tuple(
         "lgb_categorical" if j in cat_features else "lightgbm" for j in range(n_features)
     )
+    pandas_categorical = getattr(booster, "pandas_categorical", None)
     return build(
         trees,
         n_outputs=n_outputs,
@@ -510,7 +511,31 @@ def _from_lightgbm(model: Any, response_method: str) -> TreeEnsemble:
         link=link,
         encoders=encoders,
         library="lightgbm",
+        preprocess=_lgb_pandas_codes(pandas_categorical) if pandas_categorical else None,
     )
+
+
+def _lgb_pandas_codes(pandas_categorical: list) -> Any:
+    """LightGBM's reading of a DataFrame: pandas categoricals become their codes in the
+    categories seen at fit time (in column order; unseen values and NaN become NaN)."""
+    import pandas as pd
+
+    def preprocess(X: Any) -> np.ndarray:
+        if not isinstance(X, pd.DataFrame):
+            return np.asarray(X, dtype=np.float64)
+        out = np.empty(X.shape, dtype=np.float64)
+        k = 0
+        for j, col in enumerate(X.columns):
+            s = X[col]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                codes = s.cat.set_categories(pandas_categorical[k]).cat.codes.to_numpy()
+                out[:, j] = np.where(codes < 0, np.nan, codes)
+                k += 1
+            else:
+                out[:, j] = pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan)
+        return out
+
+    return preprocess
 
 
 def _lgb_tree(root: dict, k: int, n_outputs: int, scale: float, cat_features: set[int]) -> dict:
