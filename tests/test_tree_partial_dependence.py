@@ -347,3 +347,17 @@ def test_bad_arguments():
         tree_partial_dependence(lambda Z: Z[:, 0], X, [0], g)
     with pytest.raises(ValueError, match="empty"):
         tree_partial_dependence(model, X[:0], [0], g)
+
+
+def test_multi_output_regressor():
+    Y2d = np.column_stack([Y, X[:, 1] ** 2])
+    model = sk_ensemble.RandomForestRegressor(4, max_depth=4, random_state=0).fit(X, Y2d)
+    grid = [grid_for(1, None, X)]
+    res = tree_partial_dependence(model, X, [1], grid, kind="individual")
+    assert set(res) == {"grid_values", "individual"}
+    expected = plain_brute(lambda Z: model.predict(Z), X, [1], grid, individual=True)
+    assert res["individual"].shape == (2, N, len(grid[0]))
+    np.testing.assert_allclose(res["individual"], expected, atol=TOL, rtol=0)
+    sk = sk_partial_dependence(model, X, [1], method="brute", custom_values={1: grid[0]})
+    ours = tree_partial_dependence(model, X, [1], grid)["average"]
+    np.testing.assert_allclose(ours, sk["average"], atol=TOL, rtol=0)
