@@ -157,6 +157,8 @@ def rows_kernel(
     """Per-row difference arrays, with the same partitioning walk as :func:`coverage_kernel`."""
     n = XT.shape[1]
     K = value.shape[1]
+    G0 = D.shape[2]
+    G1 = D.shape[3]
     idx = np.arange(n)
     buf = np.empty(n, dtype=np.int64)
     size = max_depth + 2
@@ -183,15 +185,20 @@ def rows_kernel(
                         b1 = boxes[b, 1]
                         a2 = boxes[b, 2]
                         b2 = boxes[b, 3]
+                        in1 = b1 < G0  # corners at index G lie past the grid: dropped
+                        in2 = b2 < G1
                         for k in range(K):
                             v = value[node, k]
                             if v != 0.0:
                                 for i in range(start, end):
                                     r = idx[i]
                                     D[r, k, a1, a2] += v
-                                    D[r, k, b1, a2] -= v
-                                    D[r, k, a1, b2] -= v
-                                    D[r, k, b1, b2] += v
+                                    if in1:
+                                        D[r, k, b1, a2] -= v
+                                    if in2:
+                                        D[r, k, a1, b2] -= v
+                                        if in1:
+                                            D[r, k, b1, b2] += v
                     break
                 if is_target[node]:
                     vl = visit_left[node]

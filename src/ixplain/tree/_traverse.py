@@ -124,14 +124,15 @@ def row_differences(
     shape: tuple[int, int],
     engine: str,
 ) -> np.ndarray:
-    """Per-row 2-D difference arrays of the raw score: (n_rows, n_outputs, G1 + 1, G2 + 1).
+    """Per-row 2-D difference arrays of the raw score: (n_rows, n_outputs, G1, G2).
 
     Row ``r`` reaching leaf ``l`` adds ``value[l, k]`` on every box ``[a1, b1) x [a2, b2)`` of
-    the leaf (grid-index space) through the four corners of its difference array.
+    the leaf (grid-index space) through the four corners of its difference array; a corner at
+    index ``G`` lies past the grid and is dropped (a 1-way PD uses ``G2 = 1``, ``[0, 1)``).
     """
     n = X.shape[0]
     K = ens.n_outputs
-    D = np.zeros((n, K, shape[0] + 1, shape[1] + 1))
+    D = np.zeros((n, K, shape[0], shape[1]))
     if engine == "numba":
         from ._numba import rows_kernel
 
@@ -145,7 +146,7 @@ def row_differences(
         )
         return D
     flat = D.reshape(-1)
-    s1 = shape[1] + 1
+    g0, g1 = shape
     for s, e in _row_chunks(n, 2 * len(ens.roots), _PAIR_BUDGET):
         r, leaves = reach_numpy(ens, X[s:e], is_target, visit_left, visit_right)
         r = r + s
@@ -163,20 +164,14 @@ def row_differences(
         a1, b1, a2, b2 = box[:, 0], box[:, 1], box[:, 2], box[:, 3]
         for k in range(K):
             v = ens.value[ll, k]
-            nz = v != 0.0
-            if not nz.any():
-                continue
-            base = (rr[nz] * K + k) * (shape[0] + 1)
-            idx = np.concatenate(
-                [
-                    (base + a1[nz]) * s1 + a2[nz],
-                    (base + b1[nz]) * s1 + a2[nz],
-                    (base + a1[nz]) * s1 + b2[nz],
-                    (base + b1[nz]) * s1 + b2[nz],
-                ]
-            )
-            vals = np.concatenate([v[nz], -v[nz], -v[nz], v[nz]])
-            flat += np.bincount(idx, weights=vals, minlength=flat.size)
+            base = (rr * K + k) * g0
+            idx, vals = [], []
+            for i, j, sign in ((a1, a2, 1.0), (b1, a2, -1.0), (a1, b2, -1.0), (b1, b2, 1.0)):
+                ok = (v != 0.0) & (i < g0) & (j < g1)
+                idx.append((base[ok] + i[ok]) * g1 + j[ok])
+                vals.append(sign * v[ok])
+            flat += np.bincount(np.concatenate(idx), weights=np.concatenate(vals),
+                                minlength=flat.size)
     return D
 
 
