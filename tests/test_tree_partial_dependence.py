@@ -23,7 +23,7 @@ lgb = pytest.importorskip("lightgbm")
 xgb = pytest.importorskip("xgboost")
 from sklearn.inspection import partial_dependence as sk_partial_dependence  # noqa: E402
 
-ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not has_numba(), reason="numba"))]
+ENGINE_NAMES = ["numpy"] + (["numba"] if has_numba() else [])
 TOL = 1e-9
 N = 150
 
@@ -125,29 +125,29 @@ def xgb_ref_tolerance(model_id, reference):
     return 2e-6 if (model_id.startswith("xgb") and reference == "library") else TOL
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("features", [(0,), (3,), (0, 2), (1, 3)], ids=str)
 @pytest.mark.parametrize("model_id", [m[0] for m in MODELS])
-def test_equals_plain_brute_force(model_id, features, engine):
+def test_equals_plain_brute_force(model_id, features):
     model, nan, cat = fitted(model_id)
     data = XN if nan else X
     grids = [grid_for(f, cat, data) for f in features]
-    res = tree_partial_dependence(
-        model, data, list(features), grids, sample_weight=W, kind="both", engine=engine
-    )
-    # the library's own predictions
+    # references: the library's own predictions, and the converted trees evaluated row by row
+    # in float64 (exact for XGBoost too, whose own sums are float32)
     expected = plain_brute(lambda Z: output(model, Z), data, features, grids, W)
-    tol = xgb_ref_tolerance(model_id, "library")
-    np.testing.assert_allclose(res["average"], expected, atol=tol, rtol=0)
-    # the converted trees evaluated row by row in float64 (exact for XGBoost too)
     ens = as_tree_ensemble(model)
-    exact = plain_brute(lambda Z: ens.predict(ens.encode(ens.read(Z))), data, features, grids, W)
-    np.testing.assert_allclose(res["average"], exact, atol=TOL, rtol=0)
     ice = plain_brute(
         lambda Z: ens.predict(ens.encode(ens.read(Z))), data, features, grids, individual=True
     )
-    np.testing.assert_allclose(res["individual"], ice, atol=TOL, rtol=0)
-    assert res["average"].shape == (ice.shape[0], *[len(g) for g in grids])
+    exact = np.tensordot(ice, W, axes=(1, 0)) / W.sum()
+    for engine in ENGINE_NAMES:
+        res = tree_partial_dependence(
+            model, data, list(features), grids, sample_weight=W, kind="both", engine=engine
+        )
+        tol = xgb_ref_tolerance(model_id, "library")
+        np.testing.assert_allclose(res["average"], expected, atol=tol, rtol=0)
+        np.testing.assert_allclose(res["average"], exact, atol=TOL, rtol=0)
+        np.testing.assert_allclose(res["individual"], ice, atol=TOL, rtol=0)
+        assert res["average"].shape == (ice.shape[0], *[len(g) for g in grids])
 
 
 @pytest.mark.parametrize("model_id", ["rf_reg", "gb_clf3", "hgb_reg", "hgb_clf2", "lgb_clf3"])
@@ -216,40 +216,59 @@ def test_nan_grid_value_follows_the_missing_direction():
     np.testing.assert_allclose(res["average"], expected, atol=TOL, rtol=0)
 
 
-def test_thresholds_grid_is_the_full_step_function():
-    model, _, _ = fitted("gb_reg")
+@pytest.mark.parametrize("model_id", ["gb_reg", "hgb_reg", "lgb_reg", "xgb_reg"])
+def test_thresholds_grid_is_the_full_step_function(model_id):
+    model, _, _ = fitted(model_id)
     res = tree_partial_dependence(model, X, [0], "thresholds")
     grid = res["grid_values"][0]
     ens = as_tree_ensemble(model)
     t = np.unique(ens.threshold[ens.feature == 0])
     assert len(grid) == len(t) + 1 and np.all(np.diff(grid) > 0)
-    exact = plain_brute(lambda Z: output(model, Z), X, [0], [grid])
+    exact = plain_brute(lambda Z: ens.predict(ens.encode(Z)), X, [0], [grid])
     np.testing.assert_allclose(res["average"], exact, atol=TOL, rtol=0)
+    lib = plain_brute(lambda Z: output(model, Z), X, [0], [grid])
+    np.testing.assert_allclose(res["average"], lib, atol=xgb_ref_tolerance(model_id, "library"))
     # a point between two consecutive grid values gives the value of the upper one
     mids = np.float32((grid[:-1] + grid[1:]) / 2).astype(float)
     mids = np.clip(mids, np.nextafter(grid[:-1], np.inf), grid[1:])
     between = tree_partial_dependence(model, X, [0], [mids])["average"]
     np.testing.assert_allclose(between, res["average"][:, 1:], atol=TOL, rtol=0)
+    if model_id != "gb_reg":
+        return
     via_pd = partial_dependence(model, X, [0], grid="thresholds")
     np.testing.assert_allclose(via_pd.grid_values[0], grid)
     np.testing.assert_allclose(via_pd.average, res["average"], atol=TOL, rtol=0)
 
 
-def test_hgb_pandas_categorical_dtype():
+@pytest.mark.parametrize("library", ["hgb", "lgb", "xgb"])
+def test_pandas_categorical_dtype(library):
     rng = np.random.default_rng(2)
     df = pd.DataFrame(
         {
             "a": rng.normal(size=N),
-            "c": pd.Categorical(rng.choice(["x", "y", "z"], N)),
+            "c": pd.Categorical(rng.choice(["x", "y", "z", "w"], N)),
             "b": rng.normal(size=N),
         }
     )
     y = df["a"] + (df["c"] == "y") * 2 + df["b"] * (df["c"] == "z")
-    model = sk_ensemble.HistGradientBoostingRegressor(max_iter=10).fit(df, y)
+    if library == "hgb":
+        model = sk_ensemble.HistGradientBoostingRegressor(max_iter=10).fit(df, y)
+    elif library == "lgb":
+        model = lgb.LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1,
+                                  n_jobs=1).fit(df, y)
+    else:
+        model = xgb.XGBRegressor(n_estimators=5, enable_categorical=True, n_jobs=1).fit(df, y)
+    data = df.copy()
+    data.loc[:9, "c"] = np.nan  # missing categories in the data
     for feats in (["c"], ["a", "c"], ["b"]):
-        brute = partial_dependence(model, df, feats, method="brute", grid_resolution=5)
-        tree = partial_dependence(model, df, feats, method="tree", grid_resolution=5)
-        np.testing.assert_allclose(tree.average, brute.average, atol=TOL, rtol=0)
+        brute = partial_dependence(model, data, feats, method="brute", grid_resolution=5)
+        auto = partial_dependence(model, data, feats, grid_resolution=5)
+        np.testing.assert_allclose(auto.average, brute.average, atol=2e-6, rtol=0)
+        if library == "xgb":
+            assert auto.method == "brute"  # XGBoost categorical splits: not supported
+            continue
+        assert auto.method == "tree"
+        np.testing.assert_allclose(auto.average, brute.average, atol=TOL, rtol=0)
 
 
 def test_multiclass_target_and_weights():
@@ -291,7 +310,7 @@ def test_random_ensembles_random_data(seed):
     grids = [np.unique(np.concatenate([Xr[:, f][~np.isnan(Xr[:, f])][:4], rng.normal(size=3)]))
              for f in features]
     w = rng.random(n) + 0.01
-    for engine in ["numpy"] + (["numba"] if has_numba() else []):
+    for engine in ENGINE_NAMES:
         res = tree_partial_dependence(model, Xr, features, grids, sample_weight=w, kind="both",
                                       engine=engine)
         expected = plain_brute(lambda Z: output(model, Z), Xr, features, grids, w)
@@ -328,3 +347,17 @@ def test_bad_arguments():
         tree_partial_dependence(lambda Z: Z[:, 0], X, [0], g)
     with pytest.raises(ValueError, match="empty"):
         tree_partial_dependence(model, X[:0], [0], g)
+
+
+def test_multi_output_regressor():
+    Y2d = np.column_stack([Y, X[:, 1] ** 2])
+    model = sk_ensemble.RandomForestRegressor(4, max_depth=4, random_state=0).fit(X, Y2d)
+    grid = [grid_for(1, None, X)]
+    res = tree_partial_dependence(model, X, [1], grid, kind="individual")
+    assert set(res) == {"grid_values", "individual"}
+    expected = plain_brute(lambda Z: model.predict(Z), X, [1], grid, individual=True)
+    assert res["individual"].shape == (2, N, len(grid[0]))
+    np.testing.assert_allclose(res["individual"], expected, atol=TOL, rtol=0)
+    sk = sk_partial_dependence(model, X, [1], method="brute", custom_values={1: grid[0]})
+    ours = tree_partial_dependence(model, X, [1], grid)["average"]
+    np.testing.assert_allclose(ours, sk["average"], atol=TOL, rtol=0)

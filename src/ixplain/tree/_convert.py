@@ -10,6 +10,7 @@ them.
 from __future__ import annotations
 
 import json
+import weakref
 from typing import Any
 
 import numpy as np
@@ -130,8 +131,12 @@ def as_tree_ensemble(model: Any, *, response_method: str = "auto") -> TreeEnsemb
         "lightgbm": _from_lightgbm,
         "xgboost": _from_xgboost,
     }[kind]
+    key = _fingerprint(model, kind)
+    cached = _cache_get(model, key, response_method)
+    if cached is not None:
+        return cached
     try:
-        return converter(model, response_method)
+        ens = converter(model, response_method)
     except UnsupportedModelError:
         raise
     except (AttributeError, KeyError, IndexError, ValueError) as exc:
@@ -139,6 +144,69 @@ def as_tree_ensemble(model: Any, *, response_method: str = "auto") -> TreeEnsemb
             f"Cannot read the trees of {type(model).__name__} ({type(exc).__name__}: {exc}); "
             "is it fitted?"
         ) from exc
+    _cache_put(model, key, response_method, ens)
+    return ens
+
+
+# ---------------------------------------------------------------------------- conversion cache
+# Converting a large ensemble (LightGBM's and XGBoost's JSON dumps above all) can cost as much as
+# a prediction pass, so the result is cached per model object (weakly: the cache never keeps a
+# model alive) under a fingerprint of its fitted state. The fingerprint holds strong references
+# to the fitted objects it identifies, so their ids cannot be reused by a refit, plus the
+# parameters that act at prediction time.
+_CACHE: weakref.WeakKeyDictionary[Any, dict[str, tuple[Any, TreeEnsemble]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _fingerprint(model: Any, kind: str) -> Any:
+    try:
+        if kind in ("tree", "forest", "gb"):
+            ests = getattr(model, "estimators_", None)
+            objs = [model.tree_] if ests is None else list(np.asarray(ests, dtype=object).ravel())
+            trees = tuple(e if kind == "tree" else e.tree_ for e in objs)
+            return (trees, getattr(model, "learning_rate", None), getattr(model, "init_", None))
+        if kind == "hgb":
+            return (model._predictors, len(model._predictors), model._baseline_prediction)
+        if kind == "lightgbm":
+            booster = model.booster_ if hasattr(model, "booster_") else model
+            return (booster, booster.current_iteration(), getattr(model, "best_iteration_", None))
+        if kind == "xgboost":
+            booster = model.get_booster() if hasattr(model, "get_booster") else model
+            best = getattr(model, "best_iteration", None) if hasattr(model, "get_booster") else None
+            return (booster, booster.num_boosted_rounds(), best)
+    except Exception:  # unfitted or unusual: no caching, the converter reports the problem
+        return None
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float, str, type(None))) and isinstance(b, (int, float, str, type(None))):
+        return a == b
+    return a is b
+
+
+def _cache_get(model: Any, key: Any, response_method: str) -> TreeEnsemble | None:
+    if key is None:
+        return None
+    try:
+        entry = _CACHE.get(model, {}).get(response_method)
+    except TypeError:  # not weak-referenceable
+        return None
+    if entry is not None and _same(entry[0], key):
+        return entry[1]
+    return None
+
+
+def _cache_put(model: Any, key: Any, response_method: str, ens: TreeEnsemble) -> None:
+    if key is None:
+        return
+    try:
+        _CACHE.setdefault(model, {})[response_method] = (key, ens)
+    except TypeError:
+        pass
 
 
 def _classifier_response(model: Any, response_method: str, has_decision: bool) -> str:
@@ -435,6 +503,7 @@ def _from_lightgbm(model: Any, response_method: str) -> TreeEnsemble:
     encoders = tuple(
         "lgb_categorical" if j in cat_features else "lightgbm" for j in range(n_features)
     )
+    pandas_categorical = getattr(booster, "pandas_categorical", None)
     return build(
         trees,
         n_outputs=n_outputs,
@@ -442,7 +511,31 @@ def _from_lightgbm(model: Any, response_method: str) -> TreeEnsemble:
         link=link,
         encoders=encoders,
         library="lightgbm",
+        preprocess=_lgb_pandas_codes(pandas_categorical) if pandas_categorical else None,
     )
+
+
+def _lgb_pandas_codes(pandas_categorical: list) -> Any:
+    """LightGBM's reading of a DataFrame: pandas categoricals become their codes in the
+    categories seen at fit time (in column order; unseen values and NaN become NaN)."""
+    import pandas as pd
+
+    def preprocess(X: Any) -> np.ndarray:
+        if not isinstance(X, pd.DataFrame):
+            return np.asarray(X, dtype=np.float64)
+        out = np.empty(X.shape, dtype=np.float64)
+        k = 0
+        for j, col in enumerate(X.columns):
+            s = X[col]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                codes = s.cat.set_categories(pandas_categorical[k]).cat.codes.to_numpy()
+                out[:, j] = np.where(codes < 0, np.nan, codes)
+                k += 1
+            else:
+                out[:, j] = pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan)
+        return out
+
+    return preprocess
 
 
 def _lgb_tree(root: dict, k: int, n_outputs: int, scale: float, cat_features: set[int]) -> dict:

@@ -5,8 +5,8 @@ Two engines compute the same thing:
 * ``"numpy"``: level-synchronous over (row, node) pairs of all trees at once; at a split on a
   complement feature each pair follows its branch; at a split on a target feature the pair is
   duplicated into the children whose target box still holds a grid point.
-* ``"numba"`` (optional, ``pip install numba``): the same walk compiled, tree by tree and row by
-  row with an explicit stack.
+* ``"numba"`` (optional, ``pip install numba``): the same walk compiled, tree by tree, depth
+  first, carrying the segment of row indices that reaches each node (see ``_numba``).
 
 Both return either the weighted coverage of every leaf (``sum of w_r`` over the rows reaching it)
 or, per row, the difference array of its step function on the grid (for ICE and non-linear
@@ -100,7 +100,7 @@ def coverage(
 
         out = np.zeros(ens.n_nodes)
         coverage_kernel(  # type: ignore[call-arg]
-            np.ascontiguousarray(X),
+            np.ascontiguousarray(X.T),
             np.ascontiguousarray(w, dtype=np.float64),
             *_kernel_tree_args(ens, is_target, visit_left, visit_right),
             out,
@@ -124,19 +124,20 @@ def row_differences(
     shape: tuple[int, int],
     engine: str,
 ) -> np.ndarray:
-    """Per-row 2-D difference arrays of the raw score: (n_rows, n_outputs, G1 + 1, G2 + 1).
+    """Per-row 2-D difference arrays of the raw score: (n_rows, n_outputs, G1, G2).
 
     Row ``r`` reaching leaf ``l`` adds ``value[l, k]`` on every box ``[a1, b1) x [a2, b2)`` of
-    the leaf (grid-index space) through the four corners of its difference array.
+    the leaf (grid-index space) through the four corners of its difference array; a corner at
+    index ``G`` lies past the grid and is dropped (a 1-way PD uses ``G2 = 1``, ``[0, 1)``).
     """
     n = X.shape[0]
     K = ens.n_outputs
-    D = np.zeros((n, K, shape[0] + 1, shape[1] + 1))
+    D = np.zeros((n, K, shape[0], shape[1]))
     if engine == "numba":
         from ._numba import rows_kernel
 
         rows_kernel(  # type: ignore[call-arg]
-            np.ascontiguousarray(X),
+            np.ascontiguousarray(X.T),
             *_kernel_tree_args(ens, is_target, visit_left, visit_right),
             np.ascontiguousarray(ens.value),
             box_ptr,
@@ -145,7 +146,7 @@ def row_differences(
         )
         return D
     flat = D.reshape(-1)
-    s1 = shape[1] + 1
+    g0, g1 = shape
     for s, e in _row_chunks(n, 2 * len(ens.roots), _PAIR_BUDGET):
         r, leaves = reach_numpy(ens, X[s:e], is_target, visit_left, visit_right)
         r = r + s
@@ -163,20 +164,14 @@ def row_differences(
         a1, b1, a2, b2 = box[:, 0], box[:, 1], box[:, 2], box[:, 3]
         for k in range(K):
             v = ens.value[ll, k]
-            nz = v != 0.0
-            if not nz.any():
-                continue
-            base = (rr[nz] * K + k) * (shape[0] + 1)
-            idx = np.concatenate(
-                [
-                    (base + a1[nz]) * s1 + a2[nz],
-                    (base + b1[nz]) * s1 + a2[nz],
-                    (base + a1[nz]) * s1 + b2[nz],
-                    (base + b1[nz]) * s1 + b2[nz],
-                ]
-            )
-            vals = np.concatenate([v[nz], -v[nz], -v[nz], v[nz]])
-            flat += np.bincount(idx, weights=vals, minlength=flat.size)
+            base = (rr * K + k) * g0
+            idx, vals = [], []
+            for i, j, sign in ((a1, a2, 1.0), (b1, a2, -1.0), (a1, b2, -1.0), (b1, b2, 1.0)):
+                ok = (v != 0.0) & (i < g0) & (j < g1)
+                idx.append((base[ok] + i[ok]) * g1 + j[ok])
+                vals.append(sign * v[ok])
+            flat += np.bincount(np.concatenate(idx), weights=np.concatenate(vals),
+                                minlength=flat.size)
     return D
 
 

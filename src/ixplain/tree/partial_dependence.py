@@ -65,6 +65,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._validation import check_options, param_error
 from ..models import Model, as_model
@@ -336,6 +337,12 @@ def _read(ens: TreeEnsemble, adapter: Model, table: Table) -> np.ndarray:
         raw = np.empty((table.n_rows, ens.n_features))
         for j in range(ens.n_features):
             name = table.names[ens.column_position(j)]
+            if isinstance(table.schema.dtypes[ens.column_position(j)], pd.CategoricalDtype):
+                raise UnsupportedModelError(
+                    f"{_OWNER}: column {name!r} is a pandas categorical; the tree method reads "
+                    f"pandas categoricals only for HistGradientBoosting and LightGBM models "
+                    f"fitted on them, not for this {ens.library} model."
+                )
             try:
                 raw[:, j] = table.numeric_column(name)
             except (TypeError, ValueError) as exc:
@@ -457,7 +464,7 @@ def _compute(
         out["average"] = _finish(avg[0], targets)
         return out
     n = X.shape[0]
-    per_row = K * (shape[0] + 1) * (shape[1] + 1) * 8
+    per_row = K * shape[0] * shape[1] * 8
     step = max(1, _DIFF_BUDGET // per_row)
     total = np.zeros((K, shape[0], shape[1]))
     ice = np.empty((n, K, shape[0], shape[1])) if kind != "average" else None
@@ -479,8 +486,8 @@ def _compute(
 
 
 def _integrate(D: np.ndarray) -> np.ndarray:
-    """Cumulative sums of difference arrays along the last two axes, trimmed to the grid."""
-    return np.cumsum(np.cumsum(D, axis=-2), axis=-1)[..., :-1, :-1]
+    """Cumulative sums of difference arrays along the last two axes (the grid axes)."""
+    return np.cumsum(np.cumsum(D, axis=-2), axis=-1)
 
 
 def _finish(values: np.ndarray, targets: list[_Target]) -> np.ndarray:
@@ -494,18 +501,22 @@ def _finish(values: np.ndarray, targets: list[_Target]) -> np.ndarray:
 def _leaf_differences(
     ens: TreeEnsemble, c: np.ndarray, box_ptr: np.ndarray, boxes: np.ndarray, shape: tuple
 ) -> np.ndarray:
-    """Difference array (K, G1 + 1, G2 + 1) of ``sum_l c_l v_l 1[box_l]``."""
+    """Difference array (K, G1, G2) of ``sum_l c_l v_l 1[box_l]`` (corners past the grid dropped)."""
     K = ens.n_outputs
-    counts = np.diff(box_ptr)
-    leaf_of_box = np.repeat(np.arange(ens.n_nodes), counts)
-    s0, s1 = shape[0] + 1, shape[1] + 1
-    D = np.zeros((K, s0, s1))
+    g0, g1 = shape
+    leaf_of_box = np.repeat(np.arange(ens.n_nodes), np.diff(box_ptr))
     a1, b1, a2, b2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
-    idx = np.concatenate([a1 * s1 + a2, b1 * s1 + a2, a1 * s1 + b2, b1 * s1 + b2])
+    corners = [(a1, a2, 1.0), (b1, a2, -1.0), (a1, b2, -1.0), (b1, b2, 1.0)]
+    D = np.zeros((K, g0, g1))
     for k in range(K):
         v = c[leaf_of_box] * ens.value[leaf_of_box, k]
-        vals = np.concatenate([v, -v, -v, v])
-        D[k] = np.bincount(idx, weights=vals, minlength=s0 * s1).reshape(s0, s1)
+        idx, vals = [], []
+        for i, j, sign in corners:
+            ok = (i < g0) & (j < g1)
+            idx.append(i[ok] * g1 + j[ok])
+            vals.append(sign * v[ok])
+        D[k] = np.bincount(np.concatenate(idx), weights=np.concatenate(vals),
+                           minlength=g0 * g1).reshape(g0, g1)
     return D
 
 
