@@ -336,3 +336,17 @@ def test_explain_many_skips_nan_rows():
         e.explain_many(X, X[:, 0])
     assert e.n_skipped_ == 2 and e.n_seen_ == 60 and np.isfinite(e.importances_).all()
     assert len(e.storage) == 58  # the NaN rows were not stored
+
+
+def test_stream_start_in_a_batch_never_feeds_placeholders_to_the_model():
+    """The first row of a stream has nothing to draw from; explain_many must not send the empty
+    storage's placeholder values (NaN) to a model that rejects NaN."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(50, 3))
+    y = X @ [1.0, 2.0, 0.0]
+    model = LinearRegression().fit(X, y)
+    e = IncrementalPFI(model, "squared_error", alpha=0.1, random_state=0)
+    e.explain_many(X, y)
+    assert e.n_explained_ == 49 and np.isfinite(e.importances_).all()
