@@ -152,9 +152,10 @@ def test_variance_of_phi_t_and_window_equivalence():
     sigma^2, so Var = sigma^2 alpha^2 / (1 - (1-alpha)^2) = sigma^2 alpha / (2 - alpha); for
     alpha = 2/(N+1), alpha / (2 - alpha) = 1/N. Simulation: one long stream explained with a
     DatasetStorage of 50,000 iid rows (so draws are independent), phi read every 60 rows
-    (correlation (1-alpha)^60 < 1e-3 for N = 19); sigma^2 estimated by the Welford variance of
-    lambda from a second explainer with aggregation='mean' and alpha=1 snapshots. Tolerance:
-    the sample variance of K nearly-normal values has relative sd sqrt(2/K); 5 of those.
+    (correlation (1-alpha)^60 < 1e-3 for N = 19); sigma^2 is estimated by the Welford variance
+    of lambda from a second explainer with aggregation='mean' on the same rows (theory: 8).
+    Tolerance: the sample variance of K nearly-normal values has relative sd sqrt(2/K); 5 of
+    those.
     """
     rng = np.random.default_rng(1)
     N = 19
