@@ -607,10 +607,10 @@ class IncrementalExplainer:
                 raise ValueError(f"{self._owner} needs the label y of each observation.")
             return None
         if single:
-            arr = np.empty(1, dtype=object)
-            arr[0] = y.item() if isinstance(y, np.generic) else y
-            if isinstance(arr[0], (bool, int, float, np.number)):
-                return np.asarray([arr[0]])
+            if isinstance(y, (bool, int, float, np.number)):
+                return np.array([y])
+            arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
+            arr[0] = y
             return arr
         arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
         if arr.shape[0] != B:
