@@ -37,9 +37,12 @@ not aggregated: that row is counted in ``n_skipped_`` and the estimate stays fin
 
 from __future__ import annotations
 
+import itertools
+import operator
 import warnings
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +52,7 @@ from .._validation import check_bool, check_float, check_int, check_options, che
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
-from ..storage.base import SlotStorage, canonical_columns
+from ..storage.base import Batch, SlotStorage, canonical_columns
 from ..tabular import Schema, Table, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
@@ -87,6 +90,12 @@ class Sampler:
         else:
             grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
             self.available = np.maximum.accumulate(grow)[: len(slots)] > 0
+
+    def draw_blocks(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` rows per batch row as (numeric, categorical) 2-D blocks, ``B * n`` rows each;
+        columns in feature order within each block (numeric features, then categorical)."""
+        num, cat, _ = self._storage._sample_blocks(self._batch, self._slots, n, self._rng)
+        return num, cat
 
     def draw_columns(self, n: int) -> dict[str, np.ndarray]:
         """``n`` rows per batch row as canonical columns (``B * n`` rows, row-major)."""
@@ -196,6 +205,7 @@ class IncrementalExplainer:
         self.storage = storage if storage is not None else self._default_storage()
         self._aggregator: Mean | EWMean = Mean() if aggregation == "mean" else EWMean(self.alpha)
         self._schema: Schema | None = None
+        self._get: _Getter | None = None
         self.feature_names_: list[str] | None = None
         self.n_seen_ = 0
         self.n_explained_ = 0
@@ -282,7 +292,12 @@ class IncrementalExplainer:
             e = min(s + self.max_batch, B)
             if every:  # end chunks at snapshot points, so history_ is exact at multiples
                 e = min(e, s + every - self.n_seen_ % every)
-            part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
+            if s == 0 and e == B:
+                part = cols
+            elif isinstance(cols, Batch):
+                part = cols.rows(slice(s, e))
+            else:
+                part = {k: v[s:e] for k, v in cols.items()}
             self._process(part, None if yarr is None else yarr[s:e])
             s = e
         return self.importances_
@@ -405,8 +420,10 @@ class IncrementalExplainer:
         assert self._schema is not None
         bad = np.zeros(B, dtype=bool)
         first_bad = None
-        for name, kind in zip(self._schema.names, self._schema.kinds):
-            if kind == "numeric":
+        numeric = [n for n, k in zip(self._schema.names, self._schema.kinds) if k == "numeric"]
+        stacked = getattr(cols, "matrix", None)
+        if stacked is None or np.isnan(stacked).any():
+            for name in numeric:
                 nan = np.isnan(cols[name])
                 if nan.any():
                     bad |= nan
@@ -442,7 +459,12 @@ class IncrementalExplainer:
                 f"{self._owner} got {len(names)} feature_names for observations with "
                 f"{len(table.names)} values."
             )
-        self._schema = table.schema
+        schema = table.schema
+        if schema.source == "records" and all(k == "numeric" for k in schema.kinds):
+            # canonical numeric columns are float64: tell to_native("numpy") so it need not
+            # work the dtype out on every call
+            schema = replace(schema, array_dtype=np.dtype(np.float64))
+        self._schema = schema
         self.feature_names_ = list(table.names)
 
     def _convert_record(self, x: Mapping) -> tuple[dict[str, np.ndarray], bool]:
@@ -452,7 +474,7 @@ class IncrementalExplainer:
         schema = self._schema
         assert schema is not None
         try:
-            values = [x[label] for label in schema.labels]
+            values = self._getter()(x)
         except KeyError:
             missing = next(label for label in schema.labels if label not in x)
             raise ValueError(
@@ -466,8 +488,9 @@ class IncrementalExplainer:
             except (TypeError, ValueError):
                 num = None
             if num is not None:
-                cols = {name: num[i : i + 1] for i, name in enumerate(schema.names)}
-                return cols, bool(np.isnan(num).any())
+                return Batch.from_matrix(num.reshape(1, -1), schema.names), bool(
+                    np.isnan(num).any()
+                )
         cols = {
             name: self._as_column(name, kind, [v])
             for name, kind, v in zip(schema.names, kinds, values)
@@ -477,6 +500,13 @@ class IncrementalExplainer:
             for name, kind in zip(schema.names, kinds)
         )
         return cols, has_nan
+
+    def _getter(self) -> _Getter:
+        """Returns a record's feature values as a tuple, in feature order (one C call)."""
+        assert self._schema is not None
+        if self._get is None:
+            self._get = _Getter(self._schema.labels)
+        return self._get
 
     def _as_column(self, name: str, kind: str, values: Any) -> np.ndarray:
         if kind != "numeric":
@@ -502,19 +532,40 @@ class IncrementalExplainer:
             if self._schema is None:
                 self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
             assert self._schema is not None
-            names = list(self._schema.labels)
-            for i, rec in enumerate(X):
-                for n in names:
-                    if n not in rec:
-                        raise ValueError(
-                            f"{self._owner}: observation {i} has no feature {n!r} (expected keys "
-                            f"{names}; got {list(rec.keys())})."
+            schema = self._schema
+            labels = list(schema.labels)
+            getter = self._getter()
+            try:
+                if all(k == "numeric" for k in schema.kinds):
+                    try:  # every value converted in C: itemgetter per record, one fromiter
+                        flat = np.fromiter(
+                            itertools.chain.from_iterable(map(getter, X)),
+                            dtype=np.float64,
+                            count=len(X) * len(labels),
                         )
+                        return Batch.from_matrix(flat.reshape(len(X), len(labels)), schema.names)
+                    except (TypeError, ValueError):
+                        pass  # a non-number somewhere: the slow path below names it
+                rows = [getter(rec) for rec in X]
+            except KeyError:
+                i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
+                missing = next(n for n in labels if n not in rec)
+                raise ValueError(
+                    f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
+                    f"{labels}; got {list(rec.keys())})."
+                ) from None
+            if all(k == "numeric" for k in schema.kinds):
+                try:
+                    mat = np.array(rows, dtype=np.float64)
+                except (TypeError, ValueError):
+                    mat = None
+                if mat is not None:
+                    return Batch.from_matrix(mat, schema.names)
+            obj = np.empty((len(rows), len(labels)), dtype=object)
+            obj[:] = rows
             return {
-                name: self._as_column(name, kind, [rec[label] for rec in X])
-                for name, label, kind in zip(
-                    self._schema.names, self._schema.labels, self._schema.kinds
-                )
+                name: self._as_column(name, kind, obj[:, j])
+                for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
             }
         else:
             if isinstance(X, np.ndarray) and X.ndim == 1 and not single:
@@ -556,10 +607,10 @@ class IncrementalExplainer:
                 raise ValueError(f"{self._owner} needs the label y of each observation.")
             return None
         if single:
-            arr = np.empty(1, dtype=object)
-            arr[0] = y.item() if isinstance(y, np.generic) else y
-            if isinstance(arr[0], (bool, int, float, np.number)):
-                return np.asarray([arr[0]])
+            if isinstance(y, (bool, int, float, np.number)):
+                return np.array([y])
+            arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
+            arr[0] = y
             return arr
         arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
         if arr.shape[0] != B:
@@ -577,6 +628,18 @@ class IncrementalExplainer:
                 if isinstance(dtype, pd.CategoricalDtype):
                     out[name] = pd.Categorical(cols[name], dtype=dtype)
         return Table(out, schema)
+
+
+class _Getter:
+    """``operator.itemgetter`` over the feature labels that always returns a tuple."""
+
+    def __init__(self, labels: Any) -> None:
+        self.single = len(labels) == 1
+        self.get = operator.itemgetter(*labels)
+
+    def __call__(self, record: Any) -> tuple:
+        values = self.get(record)
+        return (values,) if self.single else values
 
 
 def _is_number(v: Any) -> bool:

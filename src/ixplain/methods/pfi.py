@@ -74,7 +74,28 @@ def _group_columns_cached(
 
 
 def _group_columns(names: Sequence[str], groups: Sequence[Sequence[str]]) -> tuple:
+    if isinstance(groups, tuple) and isinstance(names, tuple):  # hashable already
+        return _group_columns_cached(names, groups)
     return _group_columns_cached(tuple(names), tuple(tuple(g) for g in groups))
+
+
+class _StackedTable(Table):
+    """A Table whose float64 columns are the columns of ``matrix`` (in order): a 2-D array or
+    records are built from the matrix in one step instead of column by column."""
+
+    def __init__(self, columns: dict, schema: Any, upcast: Any, matrix: np.ndarray) -> None:
+        super().__init__(columns, schema, upcast)
+        self.matrix = matrix
+
+    def to_native(self, kind: str | None = None) -> Any:
+        kind = kind or self.schema.source
+        dtype = self.schema.array_dtype
+        if kind == "numpy" and not self.upcast and dtype in (None, np.float64):
+            return self.matrix
+        if kind == "records":
+            names = self.names
+            return [dict(zip(names, row)) for row in self.matrix.tolist()]
+        return super().to_native(kind)
 
 
 def _take(values: Any, idx: np.ndarray) -> Any:
@@ -89,6 +110,7 @@ def pfi_losses(
     replacements: np.ndarray,
     groups: Sequence[Sequence[str]],
     y: np.ndarray,
+    matrix: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Loss increase when each feature group takes the values of replacement rows (batched).
 
@@ -108,6 +130,9 @@ def pfi_losses(
     groups : sequence of G lists of feature names
     y : ndarray of shape (B,) or (B, k)
         Labels of the explained observations.
+    matrix : ndarray of shape (n_source, n_features), optional
+        ``source``'s columns stacked, if every column is float64 and the caller has them so
+        (saves stacking them here).
 
     Returns
     -------
@@ -120,19 +145,27 @@ def pfi_losses(
     width = 1 + G * S
     names = source.names
     pos, col_of, order = _layout(B, S, _group_columns(names, groups))
-    # idx[r, c]: the source row whose value of column c goes to perturbed row r
-    idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
-    if len(pos):
-        idx[pos, col_of] = replacements.reshape(B, G * S)[:, order].reshape(-1)
+    drawn = replacements.reshape(B, G * S)[:, order].reshape(-1)
     columns = list(source.columns.values())
     cols: dict[str, Any]
-    if all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
-        # all float64: one gather from the stacked source instead of one take per column
-        matrix = np.column_stack(columns)[idx, np.arange(len(names))]
-        cols = {name: matrix[:, c] for c, name in enumerate(names)}
+    if matrix is None and all(
+        isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns
+    ):
+        matrix = np.column_stack(columns)
+    if matrix is not None:
+        # all float64: repeat the observations' rows, then write every replaced cell at once
+        perturbed = np.repeat(matrix[rows], width, axis=0)
+        if len(pos):
+            perturbed[pos, col_of] = matrix[drawn, col_of]
+        cols = {name: perturbed[:, c] for c, name in enumerate(names)}
+        table: Table = _StackedTable(cols, source.schema, source.upcast, perturbed)
     else:
+        # idx[r, c]: the source row whose value of column c goes to perturbed row r
+        idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
+        if len(pos):
+            idx[pos, col_of] = drawn
         cols = {name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))}
-    table = Table(cols, source.schema, source.upcast)
+        table = Table(cols, source.schema, source.upcast)
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
     losses = loss(y_rep, preds, model.classes_).reshape(B, width)
@@ -553,6 +586,7 @@ class IncrementalPFI(IncrementalExplainer):
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
         self._groups: tuple[tuple[str, ...], ...] | None = None
+        self._all_numeric: bool | None = None
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -575,12 +609,25 @@ class IncrementalPFI(IncrementalExplainer):
         d, S, B = len(names), self.n_samples, X.n_rows
         if self._groups is None:
             self._groups = tuple((n,) for n in names)
-        drawn = sampler.draw_columns(d * S)
-        source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
+        assert y is not None and self._schema is not None
         repl = B + np.arange(B * d * S).reshape(B, d, S)
-        assert y is not None
+        matrix = None
+        if self._all_numeric is None:
+            self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
+        if self._all_numeric:
+            num, _ = sampler.draw_blocks(d * S)
+            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
+            if xm is None:
+                xm = np.column_stack([X.columns[n] for n in names])
+            matrix = np.concatenate((xm, num))
+            source = self._make_table({n: matrix[:, j] for j, n in enumerate(names)})
+        else:
+            drawn = sampler.draw_columns(d * S)
+            source = self._make_table(
+                {n: np.concatenate((X.columns[n], drawn[n])) for n in names}
+            )
         diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
-                              self._groups, y)
+                              self._groups, y, matrix)
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
