@@ -152,9 +152,10 @@ def test_variance_of_phi_t_and_window_equivalence():
     sigma^2, so Var = sigma^2 alpha^2 / (1 - (1-alpha)^2) = sigma^2 alpha / (2 - alpha); for
     alpha = 2/(N+1), alpha / (2 - alpha) = 1/N. Simulation: one long stream explained with a
     DatasetStorage of 50,000 iid rows (so draws are independent), phi read every 60 rows
-    (correlation (1-alpha)^60 < 1e-3 for N = 19); sigma^2 estimated by the Welford variance of
-    lambda from a second explainer with aggregation='mean' and alpha=1 snapshots. Tolerance:
-    the sample variance of K nearly-normal values has relative sd sqrt(2/K); 5 of those.
+    (correlation (1-alpha)^60 < 1e-3 for N = 19); sigma^2 is estimated by the Welford variance
+    of lambda from a second explainer with aggregation='mean' on the same rows (theory: 8).
+    Tolerance: the sample variance of K nearly-normal values has relative sd sqrt(2/K); 5 of
+    those.
     """
     rng = np.random.default_rng(1)
     N = 19
@@ -298,3 +299,55 @@ def test_validation_messages():
     e = IncrementalPFI(_first_feature, "squared_error")
     with pytest.raises(ValueError, match="needs the label y"):
         e.explain_one(np.zeros(2))
+
+
+def test_mixed_numeric_and_categorical_stream():
+    """A string feature goes through the object path (storage block, perturbation, model).
+
+    f = 2 a + 1[c == "x"], c uniform on {x, y}, squared error with y = f: PFI_c =
+    E[(1[c'=x] - 1[c=x])^2] = 1/2; PFI_a = 2 * 4 * Var(a) = 8; b is ignored (exactly 0).
+    Tolerance: 5 standard errors of the running mean (lambda_c is Bernoulli(1/2); lambda_a =
+    4 (a' - a)^2 has variance 16 * 8 = 128).
+    """
+    rng = np.random.default_rng(10)
+    n = 3000
+    A, Bv = rng.normal(size=n), rng.normal(size=n)
+    C = rng.choice(np.array(["x", "y"], dtype=object), size=n)
+    X = [{"a": a, "b": b, "c": c} for a, b, c in zip(A, Bv, C)]
+
+    def f(records):
+        return np.array([2 * r["a"] + (r["c"] == "x") for r in records], dtype=float)
+
+    y = f(X)
+    e = IncrementalPFI(f, "squared_error", aggregation="mean", random_state=0)
+    e.explain_one(X[0], y[0])
+    e.explain_many(X[1:], y[1:])
+    imp = dict(zip(e.feature_names_, e.importances_))
+    assert abs(imp["c"] - 0.5) < 5 * np.sqrt(0.25 / n)
+    assert abs(imp["a"] - 8.0) < 5 * np.sqrt(128 / n)
+    assert imp["b"] == 0.0
+
+
+def test_explain_many_skips_nan_rows():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(60, 2))
+    X[[5, 17], 1] = np.nan
+    e = IncrementalPFI(_first_feature, "squared_error", alpha=0.1, random_state=0)
+    with pytest.warns(RuntimeWarning, match="NaN"):
+        e.explain_many(X, X[:, 0])
+    assert e.n_skipped_ == 2 and e.n_seen_ == 60 and np.isfinite(e.importances_).all()
+    assert len(e.storage) == 58  # the NaN rows were not stored
+
+
+def test_stream_start_in_a_batch_never_feeds_placeholders_to_the_model():
+    """The first row of a stream has nothing to draw from; explain_many must not send the empty
+    storage's placeholder values (NaN) to a model that rejects NaN."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(50, 3))
+    y = X @ [1.0, 2.0, 0.0]
+    model = LinearRegression().fit(X, y)
+    e = IncrementalPFI(model, "squared_error", alpha=0.1, random_state=0)
+    e.explain_many(X, y)
+    assert e.n_explained_ == 49 and np.isfinite(e.importances_).all()

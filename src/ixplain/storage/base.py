@@ -40,7 +40,7 @@ import pandas as pd
 from .._validation import check_int, check_random_state
 from ..tabular import Schema, Table, as_table
 
-__all__ = ["SlotStorage", "canonical_columns"]
+__all__ = ["Batch", "SlotStorage", "canonical_columns"]
 
 
 def canonical_columns(table: Table) -> dict[str, np.ndarray]:
@@ -60,6 +60,34 @@ def _canonical_schema(schema: Schema, source: str = "records") -> Schema:
         np.dtype(np.float64) if k == "numeric" else np.dtype(object) for k in schema.kinds
     )
     return Schema(schema.names, schema.names, schema.kinds, dtypes, source, None)
+
+
+class Batch(dict):
+    """Columns of a batch (a ``dict`` name -> 1-D array) that may also carry ``matrix``: the
+    same values as one float64 array of shape (B, n_features) when every feature is numeric
+    (the columns are its views). Saves stacking the columns again."""
+
+    matrix: np.ndarray | None = None
+
+    @classmethod
+    def from_matrix(cls, matrix: np.ndarray, names: Any) -> Batch:
+        out = cls((name, matrix[:, j]) for j, name in enumerate(names))
+        out.matrix = matrix
+        return out
+
+    def rows(self, sl: slice) -> Batch:
+        """Rows ``sl`` (a slice) of every column, keeping ``matrix``."""
+        out = Batch((k, v[sl]) for k, v in self.items())
+        out.matrix = None if self.matrix is None else self.matrix[sl]
+        return out
+
+
+def _is_real(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _one_row_table(x: Any, names: tuple[str, ...] | None, owner: str) -> Table:
@@ -99,7 +127,11 @@ class SlotStorage:
         self._rng = check_random_state(random_state, self._owner)
         self._names: tuple[str, ...] | None = None
         self._schema: Schema | None = None
-        self._cols: dict[str, np.ndarray] = {}
+        self._where: dict[str, tuple[int, int]] = {}
+        self._num_names: list[str] = []
+        self._cat_names: list[str] = []
+        self._num = np.empty((self.size, 0))
+        self._cat = np.empty((self.size, 0), dtype=object)
         self._y: np.ndarray | None = None
         self._len = 0
         self.n_seen = 0
@@ -193,7 +225,23 @@ class SlotStorage:
 
     def _table_at(self, idx: np.ndarray) -> Table:
         assert self._schema is not None
-        return Table({k: v[idx] for k, v in self._cols.items()}, self._schema)
+        return Table(self._rows_at(idx), self._schema)
+
+    @property
+    def _cols(self) -> dict[str, np.ndarray]:
+        """The buffers as columns (views), in feature order."""
+        return self._views(self._num, self._cat)
+
+    def _views(self, num: np.ndarray, cat: np.ndarray) -> dict[str, np.ndarray]:
+        return {
+            name: (num[:, k] if block == 0 else cat[:, k]) for name, (block, k) in self._where.items()
+        }
+
+    def _rows_at(self, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """Columns of the rows in slots ``idx`` (fresh arrays: one fancy index per block)."""
+        num = self._num[idx] if self._num.shape[1] else self._num[: len(idx)]
+        cat = self._cat[idx] if self._cat.shape[1] else self._cat[: len(idx)]
+        return self._views(num, cat)
 
     def _columns_for(self, table: Table) -> dict[str, np.ndarray]:
         if self._schema is None:
@@ -215,12 +263,45 @@ class SlotStorage:
             self._init_buffers(schema)
 
     def _init_buffers(self, schema: Schema) -> None:
+        """Two preallocated blocks: (size, n_numeric) float64 and (size, n_categorical) object."""
         self._schema = _canonical_schema(schema)
         self._names = schema.names
-        self._cols = {
-            name: (np.full(self.size, np.nan) if kind == "numeric" else np.full(self.size, None))
-            for name, kind in zip(schema.names, schema.kinds)
-        }
+        self._num_names = [n for n, k in zip(schema.names, schema.kinds) if k == "numeric"]
+        self._cat_names = [n for n, k in zip(schema.names, schema.kinds) if k != "numeric"]
+        self._where = {}
+        for name, kind in zip(schema.names, schema.kinds):
+            block = self._num_names if kind == "numeric" else self._cat_names
+            self._where[name] = (0 if kind == "numeric" else 1, block.index(name))
+        self._num = np.full((self.size, len(self._num_names)), np.nan)
+        self._cat = np.full((self.size, len(self._cat_names)), None, dtype=object)
+
+    def _blocks(
+        self, cols: dict[str, np.ndarray], rows: Any = slice(None)
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rows ``rows`` of batch columns as (numeric, categorical) 2-D blocks."""
+        n = len(next(iter(cols.values())))
+        m = len(np.arange(n)[rows])
+        stacked = getattr(cols, "matrix", None)
+        if stacked is not None and not self._cat_names:
+            return stacked[rows], np.empty((m, 0), dtype=object)
+        try:
+            num = (
+                np.column_stack([cols[c][rows] for c in self._num_names]).astype(np.float64)
+                if self._num_names
+                else np.empty((m, 0))
+            )
+        except (TypeError, ValueError):
+            bad = next(c for c in self._num_names if np.asarray(cols[c]).dtype.kind not in "iufb")
+            raise ValueError(
+                f"{self._owner}: feature {bad!r} is numeric but a row holds a value that is "
+                "not a number."
+            ) from None
+        cat = (
+            np.column_stack([np.asarray(cols[c][rows], dtype=object) for c in self._cat_names])
+            if self._cat_names
+            else np.empty((m, 0), dtype=object)
+        )
+        return num, cat
 
     def _write(
         self, cols: dict[str, np.ndarray], slots: np.ndarray, y: np.ndarray | None
@@ -228,47 +309,46 @@ class SlotStorage:
         """Copy the rows with ``slots >= 0`` into their slots (later rows win a shared slot)."""
         n = len(slots)
         self.n_seen += n
-        if n == 1:  # fast path for one row
+        if n == 1:  # fast path for one row: plain assignments, no stacking
             slot = int(slots[0])
-            if slot >= 0:
-                for name, buf in self._cols.items():
-                    try:
-                        buf[slot] = cols[name][0]
-                    except (TypeError, ValueError):
-                        raise ValueError(
-                            f"{self._owner}: feature {name!r} is numeric but a row holds "
-                            f"{cols[name][0]!r}."
-                        ) from None
-                if y is not None:
-                    if self._y is None:
-                        self._y = np.full(self.size, None, dtype=object)
-                    self._y[slot] = y[0]
-                if slot >= self._len:
-                    self._len = slot + 1
+            if slot < 0:
+                return
+            try:
+                if self._num_names:
+                    self._num[slot] = [cols[c][0] for c in self._num_names]
+            except (TypeError, ValueError):
+                bad = next(c for c in self._num_names if not _is_real(cols[c][0]))
+                raise ValueError(
+                    f"{self._owner}: feature {bad!r} is numeric but a row holds "
+                    f"{cols[bad][0]!r}."
+                ) from None
+            for k, c in enumerate(self._cat_names):
+                self._cat[slot, k] = cols[c][0]
+            if y is not None:
+                if self._y is None:
+                    self._y = np.full(self.size, None, dtype=object)
+                self._y[slot] = y[0]
+            if slot >= self._len:
+                self._len = slot + 1
             return
-        keep = np.flatnonzero(slots >= 0)
-        if len(keep) == 0:
-            return
-        if len(keep) == 1:
-            rows = keep
-        else:  # last writer wins: keep the last occurrence of each slot
-            rev = keep[::-1]
+        else:
+            keep = np.flatnonzero(slots >= 0)
+            if len(keep) == 0:
+                return
+            rev = keep[::-1]  # last writer wins: keep the last occurrence of each slot
             _, first = np.unique(slots[rev], return_index=True)
             rows = rev[first]
-        dest = slots[rows]
-        for name, buf in self._cols.items():
-            try:
-                buf[dest] = cols[name][rows]
-            except (TypeError, ValueError) as exc:
-                raise ValueError(
-                    f"{self._owner}: feature {name!r} is numeric but a row holds a value that is "
-                    f"not a number ({exc})."
-                ) from None
+            dest = slots[rows]
+        num, cat = self._blocks(cols, rows)
+        if num.shape[1]:
+            self._num[dest] = num
+        if cat.shape[1]:
+            self._cat[dest] = cat
         if y is not None:
             if self._y is None:
                 self._y = np.full(self.size, None, dtype=object)
             self._y[dest] = y[rows]
-        self._len = max(self._len, int(dest.max()) + 1)
+        self._len = max(self._len, int(np.max(dest)) + 1)
 
     def _sample_during(
         self,
@@ -277,32 +357,68 @@ class SlotStorage:
         n: int,
         rng: np.random.Generator,
     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Like :meth:`_sample_blocks`, with the draws as columns (views)."""
+        num, cat, available = self._sample_blocks(batch, slots, n, rng)
+        return self._views(num, cat), available
+
+    def _sample_blocks(
+        self,
+        batch: dict[str, np.ndarray],
+        slots: np.ndarray,
+        n: int,
+        rng: np.random.Generator,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Draw ``n`` rows for each batch row ``i`` from the storage *as it is when row i arrives*.
 
         The storage state for row ``i`` is the buffer plus the writes of batch rows ``j < i``
-        (``slots`` from :meth:`_plan`). The buffers must exist (:meth:`_ensure_schema`). Returns the drawn columns (``B * n`` rows, row ``i``'s
-        draws at ``i*n .. i*n+n-1``) and a boolean mask of shape (B,): False where the storage was
-        still empty (nothing to draw; those rows' draws are meaningless).
+        (``slots`` from :meth:`_plan`). The buffers must exist (:meth:`_ensure_schema`).
+        Returns the drawn rows as a numeric block (``B * n`` rows in the storage's numeric
+        column order, row ``i``'s draws at ``i*n .. i*n+n-1``), a categorical block, and a
+        boolean mask of shape (B,): False where the storage was still empty (nothing to draw;
+        those rows' draws are meaningless).
         """
         B = len(slots)
         len0 = self._len
+        if B == 1:  # (Generator.random is much cheaper per call than Generator.integers)
+            idx = (rng.random(n) * max(len0, 1)).astype(np.intp)
+            if len0 == 0:  # nothing held yet: "draw" the row itself (its values are discarded)
+                bnum, bcat = self._blocks(batch)
+                return np.repeat(bnum, n, axis=0), np.repeat(bcat, n, axis=0), np.array([False])
+            num = self._num[idx] if self._num.shape[1] else self._num[:n]
+            cat = self._cat[idx] if self._cat.shape[1] else self._cat[:n]
+            return num, cat, np.array([True])
         # held rows when row i arrives: the fill phase writes slots len0, len0+1, ... in order
         grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
         held = np.maximum.accumulate(grow)[:B]
         available = held > 0
         u = rng.random((B, n))
-        s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp)
-        flat_s = s.reshape(-1)
-        out = {k: v[flat_s] for k, v in self._cols.items()}
+        flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
+        num = self._num[flat_s]
+        cat = self._cat[flat_s]
         writers = np.flatnonzero(slots >= 0)
-        if len(writers) and B > 1:
-            row_of = np.repeat(np.arange(B), n)
-            # M[r, w]: writer w wrote the drawn slot before draw r's row arrived
-            M = (slots[writers][None, :] == flat_s[:, None]) & (writers[None, :] < row_of[:, None])
-            hit = M.any(axis=1)
+        if len(writers):
+            # the last batch row j < i that wrote the drawn slot s, by binary search on the
+            # sorted keys slot * B + j (query: s * B + i, strictly smaller keys)
+            keys = np.sort(slots[writers] * B + writers)
+            query = flat_s * B + np.repeat(np.arange(B), n)
+            pos = np.searchsorted(keys, query, side="left") - 1
+            found = keys[np.maximum(pos, 0)]
+            hit = (pos >= 0) & (found // B == flat_s)
             if hit.any():
-                last = len(writers) - 1 - np.argmax(M[hit, ::-1], axis=1)
-                src = writers[last]
-                for k, col in out.items():
-                    col[hit] = batch[k][src]
-        return out, available
+                src = found[hit] % B
+                bnum, bcat = self._blocks(batch)
+                if num.shape[1]:
+                    num[hit] = bnum[src]
+                if cat.shape[1]:
+                    cat[hit] = bcat[src]
+        if not available.all():
+            # rows that arrived at an empty storage "draw" themselves: no NaN placeholder ever
+            # reaches the model (their values are discarded by the explainer)
+            empty = np.repeat(~available, n)
+            own = np.repeat(np.arange(B), n)[empty]
+            bnum, bcat = self._blocks(batch)
+            if num.shape[1]:
+                num[empty] = bnum[own]
+            if cat.shape[1]:
+                cat[empty] = bcat[own]
+        return num, cat, available

@@ -43,9 +43,9 @@ class DatasetStorage(SlotStorage):
             raise ValueError("DatasetStorage got an empty dataset (0 rows).")
         super().__init__(table.n_rows, random_state=0)
         self._init_buffers(table.schema)
-        cols = self._columns_for(table)
-        for name, buf in self._cols.items():
-            buf[:] = cols[name]
+        num, cat = self._blocks(self._columns_for(table))
+        self._num[:] = num
+        self._cat[:] = cat
         self._len = table.n_rows
 
     def _plan(self, n: int) -> np.ndarray:

@@ -56,13 +56,13 @@ class GeometricReservoir(SlotStorage):
                 return np.array([start], dtype=np.intp)
             if self.p < 1.0 and self._rng.random() >= self.p:
                 return np.array([-1], dtype=np.intp)
-            return np.array([self._rng.integers(self.size)], dtype=np.intp)
+            return np.array([int(self._rng.random() * self.size)], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)
         m = n - fill
         if m > 0:
-            slot = self._rng.integers(0, self.size, size=m)
+            slot = (self._rng.random(m) * self.size).astype(np.intp)
             if self.p < 1.0:
                 slot = np.where(self._rng.random(m) < self.p, slot, -1)
             slots[fill:] = slot
