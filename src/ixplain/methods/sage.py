@@ -67,6 +67,9 @@ class _Accumulator:
     def __init__(self, n_players: int, t_bar: float) -> None:
         self.n = 0
         self.t_bar = t_bar
+        # sums of values shifted by the first batch's means (no cancellation in the variances)
+        self.shift = np.zeros(n_players)
+        self.t_shift = 0.0
         self.s = np.zeros(n_players)
         self.ss = np.zeros(n_players)
         self.st = np.zeros(n_players)
@@ -74,26 +77,32 @@ class _Accumulator:
         self.tt = 0.0
 
     def update(self, scores: np.ndarray, totals: np.ndarray) -> None:
+        if self.n == 0:
+            self.shift = scores.mean(axis=0)
+            self.t_shift = float(totals.mean())
+        a = scores - self.shift
+        b = totals - self.t_shift
         self.n += len(scores)
-        self.s += scores.sum(axis=0)
-        self.ss += (scores**2).sum(axis=0)
-        self.st += (scores * totals[:, None]).sum(axis=0)
-        self.t += float(totals.sum())
-        self.tt += float((totals**2).sum())
+        self.s += a.sum(axis=0)
+        self.ss += (a**2).sum(axis=0)
+        self.st += (a * b[:, None]).sum(axis=0)
+        self.t += float(b.sum())
+        self.tt += float((b**2).sum())
 
     def result(self, control_variate: bool) -> tuple[np.ndarray, np.ndarray]:
         n = self.n
-        mean = self.s / n
-        var = np.maximum(self.ss / n - mean**2, 0.0)
+        ma = self.s / n
+        mean = self.shift + ma
+        var = np.maximum(self.ss / n - ma**2, 0.0)
         if not control_variate or n < 2:
             return mean, np.sqrt(var / max(n - 1, 1))
-        mt = self.t / n
-        vt = max(self.tt / n - mt**2, 0.0)
-        cov = self.st / n - mean * mt
+        mb = self.t / n
+        vt = max(self.tt / n - mb**2, 0.0)
+        cov = self.st / n - ma * mb
         if vt <= 1e-300:
             return mean, np.sqrt(var / (n - 1))
         beta = cov / vt
-        values = mean - beta * (mt - self.t_bar)
+        values = mean - beta * (self.t_shift + mb - self.t_bar)
         resid = np.maximum(var - cov**2 / vt, 0.0)
         return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
 
