@@ -140,7 +140,7 @@ def bench_static(n, kind, batch=100):
         _common.ensure_installed({"lightgbm": "lightgbm>=4.0"})
         from lightgbm import LGBMClassifier
 
-        model = LGBMClassifier(n_estimators=100, verbose=-1).fit(Xtr, ytr)
+        model = LGBMClassifier(n_estimators=100, n_jobs=1, verbose=-1).fit(Xtr, ytr)
     else:
         from sklearn.ensemble import HistGradientBoostingClassifier
 

@@ -298,3 +298,41 @@ def test_validation_messages():
     e = IncrementalPFI(_first_feature, "squared_error")
     with pytest.raises(ValueError, match="needs the label y"):
         e.explain_one(np.zeros(2))
+
+
+def test_mixed_numeric_and_categorical_stream():
+    """A string feature goes through the object path (storage block, perturbation, model).
+
+    f = 2 a + 1[c == "x"], c uniform on {x, y}, squared error with y = f: PFI_c =
+    E[(1[c'=x] - 1[c=x])^2] = 1/2; PFI_a = 2 * 4 * Var(a) = 8; b is ignored (exactly 0).
+    Tolerance: 5 standard errors of the running mean (lambda_c is Bernoulli(1/2); lambda_a =
+    4 (a' - a)^2 has variance 16 * 8 = 128).
+    """
+    rng = np.random.default_rng(10)
+    n = 3000
+    A, Bv = rng.normal(size=n), rng.normal(size=n)
+    C = rng.choice(np.array(["x", "y"], dtype=object), size=n)
+    X = [{"a": a, "b": b, "c": c} for a, b, c in zip(A, Bv, C)]
+
+    def f(records):
+        return np.array([2 * r["a"] + (r["c"] == "x") for r in records], dtype=float)
+
+    y = f(X)
+    e = IncrementalPFI(f, "squared_error", aggregation="mean", random_state=0)
+    e.explain_one(X[0], y[0])
+    e.explain_many(X[1:], y[1:])
+    imp = dict(zip(e.feature_names_, e.importances_))
+    assert abs(imp["c"] - 0.5) < 5 * np.sqrt(0.25 / n)
+    assert abs(imp["a"] - 8.0) < 5 * np.sqrt(128 / n)
+    assert imp["b"] == 0.0
+
+
+def test_explain_many_skips_nan_rows():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(60, 2))
+    X[[5, 17], 1] = np.nan
+    e = IncrementalPFI(_first_feature, "squared_error", alpha=0.1, random_state=0)
+    with pytest.warns(RuntimeWarning, match="NaN"):
+        e.explain_many(X, X[:, 0])
+    assert e.n_skipped_ == 2 and e.n_seen_ == 60 and np.isfinite(e.importances_).all()
+    assert len(e.storage) == 58  # the NaN rows were not stored

@@ -69,7 +69,7 @@ def test_uniform_reservoir_inclusion_probability(batch):
     independent runs the count of runs holding row i is Binomial(R, k/n): its standard deviation
     sqrt(R p (1-p)) gives the tolerance (5 sigma per row; the mean over rows 1/sqrt(n) tighter).
     """
-    k, n, R = 5, 40, 2000
+    k, n, R = 5, 30, 600
     counts = np.zeros(n)
     for seed in range(R):
         r = UniformReservoir(k, random_state=seed)

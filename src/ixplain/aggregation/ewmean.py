@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,14 @@ from .._validation import check_float
 from .base import Aggregator
 
 __all__ = ["EWMean"]
+
+
+@functools.lru_cache(maxsize=32)
+def _weights(alpha: float, B: int) -> np.ndarray:
+    """``alpha * (1 - alpha) ** (B-1-i)`` for i = 0..B-1 (read-only, cached)."""
+    w = alpha * (1.0 - alpha) ** np.arange(B - 1, -1, -1, dtype=np.float64)
+    w.setflags(write=False)
+    return w
 
 
 class EWMean(Aggregator):
@@ -84,9 +93,8 @@ class EWMean(Aggregator):
             self._mean = np.zeros_like(x[0])
             self._sq = np.zeros_like(x[0])
         self._shape_check(x[0], self._mean, "EWMean")
-        keep = 1.0 - self.alpha
-        w = self.alpha * keep ** np.arange(B - 1, -1, -1, dtype=np.float64)
-        decay = keep**B
+        w = _weights(self.alpha, B)
+        decay = (1.0 - self.alpha) ** B
         flat = x.reshape(B, -1)
         shape = self._mean.shape
         self._mean = decay * self._mean + (w @ flat).reshape(shape)

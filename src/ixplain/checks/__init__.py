@@ -24,6 +24,7 @@ import copy
 import importlib
 import pickle
 import pkgutil
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -305,16 +306,16 @@ def _check_ignored_feature(case: ExplainerCase) -> None:
 
 
 def _check_memory_bounded(case: ExplainerCase) -> None:
-    X, y = reference_stream(3000)
+    X, y = reference_stream(1200)
     e = case.factory(reference_model, 2)
-    e.history_every = 1
-    e.history_.clear()
+    e.history_every, e.history_size = 10, 30
+    e.history_ = deque(maxlen=30)
     _run(e, X[:200], y[:200])
     shapes = {k: v.shape for k, v in e.storage._cols.items()}
     _run(e, X[200:], y[200:], batch=100)
     assert {k: v.shape for k, v in e.storage._cols.items()} == shapes, "storage grew"
     assert len(e.storage) <= e.storage.size
-    assert len(e.history_) <= e.history_size, "history_ grew beyond history_size"
+    assert len(e.history_) == 30 and e.history_[-1][0] == 1200, "history_ is not bounded"
 
 
 EXPLAINER_CHECKS: dict[str, Callable[[ExplainerCase], None]] = {

@@ -40,6 +40,7 @@ from __future__ import annotations
 import warnings
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,7 @@ from .._validation import check_bool, check_float, check_int, check_options, che
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
-from ..storage.base import SlotStorage, canonical_columns
+from ..storage.base import Batch, SlotStorage, canonical_columns
 from ..tabular import Schema, Table, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
@@ -87,6 +88,12 @@ class Sampler:
         else:
             grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
             self.available = np.maximum.accumulate(grow)[: len(slots)] > 0
+
+    def draw_blocks(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` rows per batch row as (numeric, categorical) 2-D blocks, ``B * n`` rows each;
+        columns in feature order within each block (numeric features, then categorical)."""
+        num, cat, _ = self._storage._sample_blocks(self._batch, self._slots, n, self._rng)
+        return num, cat
 
     def draw_columns(self, n: int) -> dict[str, np.ndarray]:
         """``n`` rows per batch row as canonical columns (``B * n`` rows, row-major)."""
@@ -282,7 +289,12 @@ class IncrementalExplainer:
             e = min(s + self.max_batch, B)
             if every:  # end chunks at snapshot points, so history_ is exact at multiples
                 e = min(e, s + every - self.n_seen_ % every)
-            part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
+            if s == 0 and e == B:
+                part = cols
+            elif isinstance(cols, Batch):
+                part = cols.rows(slice(s, e))
+            else:
+                part = {k: v[s:e] for k, v in cols.items()}
             self._process(part, None if yarr is None else yarr[s:e])
             s = e
         return self.importances_
@@ -405,8 +417,10 @@ class IncrementalExplainer:
         assert self._schema is not None
         bad = np.zeros(B, dtype=bool)
         first_bad = None
-        for name, kind in zip(self._schema.names, self._schema.kinds):
-            if kind == "numeric":
+        numeric = [n for n, k in zip(self._schema.names, self._schema.kinds) if k == "numeric"]
+        stacked = getattr(cols, "matrix", None)
+        if stacked is None or np.isnan(stacked).any():
+            for name in numeric:
                 nan = np.isnan(cols[name])
                 if nan.any():
                     bad |= nan
@@ -442,7 +456,12 @@ class IncrementalExplainer:
                 f"{self._owner} got {len(names)} feature_names for observations with "
                 f"{len(table.names)} values."
             )
-        self._schema = table.schema
+        schema = table.schema
+        if schema.source == "records" and all(k == "numeric" for k in schema.kinds):
+            # canonical numeric columns are float64: tell to_native("numpy") so it need not
+            # work the dtype out on every call
+            schema = replace(schema, array_dtype=np.dtype(np.float64))
+        self._schema = schema
         self.feature_names_ = list(table.names)
 
     def _convert_record(self, x: Mapping) -> tuple[dict[str, np.ndarray], bool]:
@@ -466,8 +485,9 @@ class IncrementalExplainer:
             except (TypeError, ValueError):
                 num = None
             if num is not None:
-                cols = {name: num[i : i + 1] for i, name in enumerate(schema.names)}
-                return cols, bool(np.isnan(num).any())
+                return Batch.from_matrix(num.reshape(1, -1), schema.names), bool(
+                    np.isnan(num).any()
+                )
         cols = {
             name: self._as_column(name, kind, [v])
             for name, kind, v in zip(schema.names, kinds, values)
@@ -502,19 +522,29 @@ class IncrementalExplainer:
             if self._schema is None:
                 self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
             assert self._schema is not None
-            names = list(self._schema.labels)
-            for i, rec in enumerate(X):
-                for n in names:
-                    if n not in rec:
-                        raise ValueError(
-                            f"{self._owner}: observation {i} has no feature {n!r} (expected keys "
-                            f"{names}; got {list(rec.keys())})."
-                        )
+            schema = self._schema
+            labels = list(schema.labels)
+            try:
+                rows = [[rec[label] for label in labels] for rec in X]
+            except KeyError:
+                i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
+                missing = next(n for n in labels if n not in rec)
+                raise ValueError(
+                    f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
+                    f"{labels}; got {list(rec.keys())})."
+                ) from None
+            if all(k == "numeric" for k in schema.kinds):
+                try:
+                    mat = np.array(rows, dtype=np.float64)
+                except (TypeError, ValueError):
+                    mat = None
+                if mat is not None:
+                    return Batch.from_matrix(mat, schema.names)
+            obj = np.empty((len(rows), len(labels)), dtype=object)
+            obj[:] = rows
             return {
-                name: self._as_column(name, kind, [rec[label] for rec in X])
-                for name, label, kind in zip(
-                    self._schema.names, self._schema.labels, self._schema.kinds
-                )
+                name: self._as_column(name, kind, obj[:, j])
+                for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
             }
         else:
             if isinstance(X, np.ndarray) and X.ndim == 1 and not single:

@@ -89,6 +89,7 @@ def pfi_losses(
     replacements: np.ndarray,
     groups: Sequence[Sequence[str]],
     y: np.ndarray,
+    matrix: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Loss increase when each feature group takes the values of replacement rows (batched).
 
@@ -108,6 +109,9 @@ def pfi_losses(
     groups : sequence of G lists of feature names
     y : ndarray of shape (B,) or (B, k)
         Labels of the explained observations.
+    matrix : ndarray of shape (n_source, n_features), optional
+        ``source``'s columns stacked, if every column is float64 and the caller has them so
+        (saves stacking them here).
 
     Returns
     -------
@@ -120,17 +124,24 @@ def pfi_losses(
     width = 1 + G * S
     names = source.names
     pos, col_of, order = _layout(B, S, _group_columns(names, groups))
-    # idx[r, c]: the source row whose value of column c goes to perturbed row r
-    idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
-    if len(pos):
-        idx[pos, col_of] = replacements.reshape(B, G * S)[:, order].reshape(-1)
+    drawn = replacements.reshape(B, G * S)[:, order].reshape(-1)
     columns = list(source.columns.values())
     cols: dict[str, Any]
-    if all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
-        # all float64: one gather from the stacked source instead of one take per column
-        matrix = np.column_stack(columns)[idx, np.arange(len(names))]
-        cols = {name: matrix[:, c] for c, name in enumerate(names)}
+    if matrix is None and all(
+        isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns
+    ):
+        matrix = np.column_stack(columns)
+    if matrix is not None:
+        # all float64: repeat the observations' rows, then write every replaced cell at once
+        perturbed = np.repeat(matrix[rows], width, axis=0)
+        if len(pos):
+            perturbed[pos, col_of] = matrix[drawn, col_of]
+        cols = {name: perturbed[:, c] for c, name in enumerate(names)}
     else:
+        # idx[r, c]: the source row whose value of column c goes to perturbed row r
+        idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
+        if len(pos):
+            idx[pos, col_of] = drawn
         cols = {name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))}
     table = Table(cols, source.schema, source.upcast)
     preds = model.predict(table)
@@ -245,7 +256,10 @@ def permutation_importance(
         Targets.
     scoring : str, callable, list, tuple, dict or None, default=None
         As in scikit-learn: ``None`` uses ``estimator.score``; several metrics return a dict
-        of results. Ignored when ``loss`` is given.
+        of results. Ignored when ``loss`` is given. Scores that are a mean of per-row losses
+        (``None`` for scikit-learn's default accuracy / R^2, ``"accuracy"``, ``"r2"``,
+        ``"neg_mean_squared_error"``, ``"neg_mean_absolute_error"``) are computed by the
+        batched path (few model calls); other scorers are called once per feature and repeat.
     n_repeats : int, default=5
         Number of permutations per feature.
     n_jobs : int or None, default=None
@@ -340,7 +354,7 @@ def permutation_importance(
         settings["loss"] = loss_obj.name
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
-                                labels, settings)
+                                labels, settings, memory_budget)
 
 
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
@@ -367,14 +381,56 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     return out
 
 
+#: Scorers that are a (weighted) mean of a per-row loss: score = -mean loss (or 1 - mean loss),
+#: so the score decrease is the mean loss increase and is computed by the batched path.
+_SCORER_LOSSES = {
+    "neg_mean_squared_error": "squared_error",
+    "neg_mean_absolute_error": "absolute_error",
+    "accuracy": "zero_one",
+    "r2": "squared_error",  # divided by the weighted variance of y on the rows used
+}
+
+
+def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
+    """The scoring string whose decrease the batched loss path computes exactly, or None."""
+    if y.ndim != 1:
+        return None
+    if scoring is None:
+        from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+
+        final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+        score = getattr(type(final), "score", None)
+        if score is ClassifierMixin.score and is_classifier(final):
+            return "accuracy"
+        if score is RegressorMixin.score and not is_classifier(final):
+            return "r2"
+        return None
+    return scoring if isinstance(scoring, str) and scoring in _SCORER_LOSSES else None
+
+
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
-                         settings):
+                         settings, memory_budget=DEFAULT_MEMORY_BUDGET):
     owner = "permutation_importance"
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
             f"{owner}: 'scoring' needs a scikit-learn-API estimator; got "
             f"{type(estimator).__name__}. Pass loss=... (e.g. loss='squared_error') instead."
         )
+    batched = _batched_scoring(estimator, scoring, y)
+    if batched is not None:
+        model = as_model(estimator, response_method="predict", owner=owner)
+        imp = _importances_loss(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
+                                perms, groups, memory_budget)
+        scales = np.ones(len(subsets))
+        if batched == "r2":
+            for r, rows in enumerate(subsets):
+                wr = np.ones(len(rows)) if w is None else w[rows]
+                yr = y[rows].astype(np.float64)
+                mean = np.sum(wr * yr) / np.sum(wr)
+                scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
+        if np.all(scales > 0):
+            settings = dict(settings, scoring=batched)
+            return FeatureImportance.from_importances(imp / scales, labels, settings)
     from sklearn.metrics import check_scoring
 
     scorer = check_scoring(estimator, scoring=scoring)
@@ -530,12 +586,23 @@ class IncrementalPFI(IncrementalExplainer):
         d, S, B = len(names), self.n_samples, X.n_rows
         if self._groups is None:
             self._groups = tuple((n,) for n in names)
-        drawn = sampler.draw_columns(d * S)
-        source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
+        assert y is not None and self._schema is not None
         repl = B + np.arange(B * d * S).reshape(B, d, S)
-        assert y is not None
+        matrix = None
+        if all(k == "numeric" for k in self._schema.kinds):
+            num, _ = sampler.draw_blocks(d * S)
+            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
+            if xm is None:
+                xm = np.column_stack([X.columns[n] for n in names])
+            matrix = np.concatenate((xm, num))
+            source = self._make_table({n: matrix[:, j] for j, n in enumerate(names)})
+        else:
+            drawn = sampler.draw_columns(d * S)
+            source = self._make_table(
+                {n: np.concatenate((X.columns[n], drawn[n])) for n in names}
+            )
         diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
-                              self._groups, y)
+                              self._groups, y, matrix)
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:

@@ -40,7 +40,7 @@ import pandas as pd
 from .._validation import check_int, check_random_state
 from ..tabular import Schema, Table, as_table
 
-__all__ = ["SlotStorage", "canonical_columns"]
+__all__ = ["Batch", "SlotStorage", "canonical_columns"]
 
 
 def canonical_columns(table: Table) -> dict[str, np.ndarray]:
@@ -60,6 +60,26 @@ def _canonical_schema(schema: Schema, source: str = "records") -> Schema:
         np.dtype(np.float64) if k == "numeric" else np.dtype(object) for k in schema.kinds
     )
     return Schema(schema.names, schema.names, schema.kinds, dtypes, source, None)
+
+
+class Batch(dict):
+    """Columns of a batch (a ``dict`` name -> 1-D array) that may also carry ``matrix``: the
+    same values as one float64 array of shape (B, n_features) when every feature is numeric
+    (the columns are its views). Saves stacking the columns again."""
+
+    matrix: np.ndarray | None = None
+
+    @classmethod
+    def from_matrix(cls, matrix: np.ndarray, names: Any) -> Batch:
+        out = cls((name, matrix[:, j]) for j, name in enumerate(names))
+        out.matrix = matrix
+        return out
+
+    def rows(self, sl: slice) -> Batch:
+        """Rows ``sl`` (a slice) of every column, keeping ``matrix``."""
+        out = Batch((k, v[sl]) for k, v in self.items())
+        out.matrix = None if self.matrix is None else self.matrix[sl]
+        return out
 
 
 def _is_real(v: Any) -> bool:
@@ -261,6 +281,9 @@ class SlotStorage:
         """Rows ``rows`` of batch columns as (numeric, categorical) 2-D blocks."""
         n = len(next(iter(cols.values())))
         m = len(np.arange(n)[rows])
+        stacked = getattr(cols, "matrix", None)
+        if stacked is not None and not self._cat_names:
+            return stacked[rows], np.empty((m, 0), dtype=object)
         try:
             num = (
                 np.column_stack([cols[c][rows] for c in self._num_names]).astype(np.float64)
@@ -334,19 +357,33 @@ class SlotStorage:
         n: int,
         rng: np.random.Generator,
     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Like :meth:`_sample_blocks`, with the draws as columns (views)."""
+        num, cat, available = self._sample_blocks(batch, slots, n, rng)
+        return self._views(num, cat), available
+
+    def _sample_blocks(
+        self,
+        batch: dict[str, np.ndarray],
+        slots: np.ndarray,
+        n: int,
+        rng: np.random.Generator,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Draw ``n`` rows for each batch row ``i`` from the storage *as it is when row i arrives*.
 
         The storage state for row ``i`` is the buffer plus the writes of batch rows ``j < i``
         (``slots`` from :meth:`_plan`). The buffers must exist (:meth:`_ensure_schema`).
-        Returns the drawn columns (``B * n`` rows, row ``i``'s draws at ``i*n .. i*n+n-1``)
-        and a boolean mask of shape (B,): False where the storage was still empty (nothing to
-        draw; those rows' draws are meaningless).
+        Returns the drawn rows as a numeric block (``B * n`` rows in the storage's numeric
+        column order, row ``i``'s draws at ``i*n .. i*n+n-1``), a categorical block, and a
+        boolean mask of shape (B,): False where the storage was still empty (nothing to draw;
+        those rows' draws are meaningless).
         """
         B = len(slots)
         len0 = self._len
         if B == 1:  # (Generator.random is much cheaper per call than Generator.integers)
             idx = (rng.random(n) * max(len0, 1)).astype(np.intp)
-            return self._rows_at(idx), np.array([len0 > 0])
+            num = self._num[idx] if self._num.shape[1] else self._num[:n]
+            cat = self._cat[idx] if self._cat.shape[1] else self._cat[:n]
+            return num, cat, np.array([len0 > 0])
         # held rows when row i arrives: the fill phase writes slots len0, len0+1, ... in order
         grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
         held = np.maximum.accumulate(grow)[:B]
@@ -371,4 +408,4 @@ class SlotStorage:
                     num[hit] = bnum[src]
                 if cat.shape[1]:
                     cat[hit] = bcat[src]
-        return self._views(num, cat), available
+        return num, cat, available

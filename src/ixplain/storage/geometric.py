@@ -62,7 +62,7 @@ class GeometricReservoir(SlotStorage):
         slots[:fill] = np.arange(start, start + fill)
         m = n - fill
         if m > 0:
-            slot = self._rng.integers(0, self.size, size=m)
+            slot = (self._rng.random(m) * self.size).astype(np.intp)
             if self.p < 1.0:
                 slot = np.where(self._rng.random(m) < self.p, slot, -1)
             slots[fill:] = slot
