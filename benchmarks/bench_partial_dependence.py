@@ -3,8 +3,10 @@
 Friedman-1 (20,000 training rows, 10 features, seed 0); HistGradientBoostingRegressor,
 RandomForestRegressor(n_estimators=100, max_depth=10), LightGBM, SplineTransformer+Ridge;
 1-way PD (grid 50) on 2,000 rows and 2-way PD (50 x 50) on 200 rows, kind='both'; models
-single-threaded. Prints the median of 5 wall times, the speed-up, the max absolute difference of
-``average`` and ``individual`` and the peak traced memory (tracemalloc) of each call.
+single-threaded. For scikit-learn's brute method, ixplain's ``method='brute'`` (rows x grid stacked
+into few model calls) and ixplain's default ``method='auto'`` (the exact tree method for tree
+models, brute otherwise) it prints the median of 5 wall times, the speed-ups, the max absolute
+difference of ``average`` and ``individual`` and the peak traced memory (tracemalloc) per call.
 
 Run: ``PYTHONPATH=src python benchmarks/bench_partial_dependence.py [--repeats 5]``
 """
@@ -50,24 +52,29 @@ def peak_memory(fn):
 
 
 def run_case(model, X_eval, features, repeats):
+    """Times, max |diff| vs sklearn and peak memory for sklearn, ixplain brute and ixplain auto."""
     kwargs = dict(grid_resolution=50, kind="both")
-    t_sk, sk = _common.median_time(
-        lambda: sk_partial_dependence(model, X_eval, features, method="brute", **kwargs), repeats
-    )
-    t_ix, ix = _common.median_time(
-        lambda: partial_dependence(model, X_eval, features, method="brute", **kwargs), repeats
-    )
-    grids_equal = all(np.array_equal(a, b) for a, b in zip(sk.grid_values, ix.grid_values))
-    diff = max(
-        np.abs(sk.average - ix.average).max(), np.abs(sk.individual - ix.individual).max()
-    )
-    mem_ix = peak_memory(
-        lambda: partial_dependence(model, X_eval, features, method="brute", **kwargs)
-    )
-    mem_sk = peak_memory(
-        lambda: sk_partial_dependence(model, X_eval, features, method="brute", **kwargs)
-    )
-    return t_sk, t_ix, diff, grids_equal, mem_sk, mem_ix
+    calls = {
+        "sklearn": lambda: sk_partial_dependence(model, X_eval, features, method="brute", **kwargs),
+        "brute": lambda: partial_dependence(model, X_eval, features, method="brute", **kwargs),
+        "auto": lambda: partial_dependence(model, X_eval, features, **kwargs),
+    }
+    out = {}
+    for name, fn in calls.items():
+        seconds, result = _common.median_time(fn, repeats)
+        out[name] = {"s": seconds, "res": result, "mem": peak_memory(fn)}
+    sk = out["sklearn"]["res"]
+    for name in ("brute", "auto"):
+        res = out[name]["res"]
+        out[name]["diff"] = max(
+            np.abs(sk["average"] - res["average"]).max(),
+            np.abs(sk["individual"] - res["individual"]).max(),
+        )
+        out[name]["grid"] = all(
+            np.array_equal(a, b) for a, b in zip(sk["grid_values"], res["grid_values"])
+        )
+    out["auto"]["method"] = out["auto"]["res"].method
+    return out
 
 
 def main():
@@ -82,19 +89,25 @@ def main():
     cases = [("1-way", X_1way, [0]), ("2-way", X_2way, [0, 1])]
 
     header = (
-        f"{'model':<22}{'case':<7}{'sklearn s':>10}{'ixplain s':>10}{'speed-up':>9}"
-        f"{'max|diff|':>11}{'grid=':>6}{'peak MB sk':>11}{'peak MB ix':>11}"
+        f"{'model':<21}{'case':<6}{'sklearn s':>10}{'brute s':>9}{'x':>6}{'auto s':>8}{'x':>7}"
+        f"{'auto=':>11}{'max|diff|':>10}{'grids':>6}{'MB sk':>7}{'MB brute':>9}{'MB auto':>8}"
     )
-    print(f"median of {args.repeats}; memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB")
+    print(f"median of {args.repeats}; memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB; "
+          "max|diff| over average and individual, both ixplain methods vs sklearn brute")
     print(header)
     print("-" * len(header))
     for name, model in models().items():
         model.fit(X, y)
         for case, X_eval, features in cases:
-            t_sk, t_ix, diff, eq, m_sk, m_ix = run_case(model, X_eval, features, args.repeats)
+            r = run_case(model, X_eval, features, args.repeats)
+            sk, br, au = r["sklearn"], r["brute"], r["auto"]
+            diff = max(br["diff"], au["diff"])
+            grids = "yes" if br["grid"] and au["grid"] else "NO"
             print(
-                f"{name:<22}{case:<7}{t_sk:>10.3f}{t_ix:>10.3f}{t_sk / t_ix:>8.1f}x"
-                f"{diff:>11.1e}{'yes' if eq else 'NO':>6}{m_sk / 2**20:>11.1f}{m_ix / 2**20:>11.1f}",
+                f"{name:<21}{case:<6}{sk['s']:>10.3f}{br['s']:>9.3f}{sk['s'] / br['s']:>5.1f}x"
+                f"{au['s']:>8.3f}{sk['s'] / au['s']:>6.1f}x{au['method']:>11}{diff:>10.1e}"
+                f"{grids:>6}{sk['mem'] / 2**20:>7.1f}{br['mem'] / 2**20:>9.1f}"
+                f"{au['mem'] / 2**20:>8.1f}",
                 flush=True,
             )
 

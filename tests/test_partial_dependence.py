@@ -93,6 +93,22 @@ def test_parity_regressor(numeric_data, features):
     assert_parity(est, X, list(features), grid_resolution=12)
 
 
+def test_parity_lightgbm_xgboost(numeric_data):
+    lightgbm = pytest.importorskip("lightgbm")
+    xgboost = pytest.importorskip("xgboost")
+    X, y = numeric_data
+    reg = lightgbm.LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1).fit(X, y)
+    assert_parity(reg, X, [0, 1], grid_resolution=6)
+    clf = xgboost.XGBClassifier(n_estimators=10, max_depth=3).fit(X, (y > 0).astype(int))
+    sk = sk_partial_dependence(clf, X, [2], method="brute", kind="both", grid_resolution=6)
+    ix = partial_dependence(clf, X, [2], method="brute", kind="both", grid_resolution=6)
+    # XGBoost answers in float32: the ICE values are identical; scikit-learn averages them in
+    # float32 (error ~1e-7), ixplain in float64 -- compare with the float64 mean of the same ICE.
+    assert np.array_equal(sk["individual"], ix.individual)
+    assert np.abs(ix.average - sk["individual"].astype(np.float64).mean(axis=1)).max() <= TOL
+    assert np.abs(ix.average - sk["average"]).max() <= 1e-6
+
+
 def test_parity_regressor_few_unique_values(numeric_data):
     X, y = numeric_data
     X = X.copy()
@@ -544,18 +560,33 @@ def test_recursion_refuses_what_it_cannot_compute(numeric_data, kwargs, match):
         partial_dependence(LinearRegression().fit(X, y), X, [0], method="recursion")
 
 
-def test_auto_is_brute_even_for_tree_models(numeric_data):
+@pytest.mark.parametrize(
+    "est",
+    [
+        HistGradientBoostingRegressor(max_iter=5),
+        GradientBoostingRegressor(n_estimators=5),
+        RandomForestRegressor(n_estimators=3, max_depth=3),
+        DecisionTreeRegressor(max_depth=3),
+        KNeighborsRegressor(),
+    ],
+)
+def test_auto_is_the_brute_quantity_never_recursion(numeric_data, est):
+    # scikit-learn's auto switches tree models to recursion (another quantity); ours never does.
     X, y = numeric_data
-    est = HistGradientBoostingRegressor(max_iter=5).fit(X, y)
-    res = partial_dependence(est, X, [0], grid_resolution=5)
-    brute = sk_partial_dependence(est, X, [0], method="brute", grid_resolution=5)
-    assert res.method == "brute" and np.abs(res.average - brute["average"]).max() <= TOL
+    est.fit(X, y)
+    res = partial_dependence(est, X, [0, 1], grid_resolution=5, kind="both")
+    brute = sk_partial_dependence(est, X, [0, 1], method="brute", grid_resolution=5, kind="both")
+    assert res.method != "recursion"
+    assert np.abs(res.average - brute["average"]).max() <= TOL
+    assert np.abs(res.individual - brute["individual"]).max() <= TOL
 
 
 # ------------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize(
     "kwargs, exc, name",
     [
+        ({"estimator": 3}, TypeError, "estimator"),
+        ({"X": 42}, TypeError, "X"),
         ({"features": 1.5}, TypeError, "features"),
         ({"features": []}, ValueError, "features"),
         ({"features": [0, 0]}, ValueError, "features"),
@@ -595,9 +626,9 @@ def test_bad_argument_names_itself(kwargs, exc, name):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
     est = LinearRegression().fit(X, X[:, 0])
-    args = {"features": [0], **kwargs}
+    args = {"estimator": est, "X": X, "features": [0], **kwargs}
     with pytest.raises(exc, match=f"'{name}' parameter of partial_dependence"):
-        partial_dependence(est, X, **args)
+        partial_dependence(**args)
 
 
 def test_bad_classifier_target_names_classes(numeric_data):

@@ -28,6 +28,7 @@ EXPECTED = {
     "as_table",
     "get_loss",
     "partial_dependence",
+    "tree_partial_dependence",
 }
 
 

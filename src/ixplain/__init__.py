@@ -18,6 +18,7 @@ from .results import PartialDependence
 from .results.importance import FeatureImportance
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
+from .tree import tree_partial_dependence
 
 __version__ = "0.1.0"
 
@@ -48,4 +49,5 @@ __all__ = [
     "as_table",
     "get_loss",
     "partial_dependence",
+    "tree_partial_dependence",
 ]

@@ -50,6 +50,7 @@ from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
 from ..tabular import Table, as_table
+from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
 
 __all__ = ["PDRequest", "partial_dependence"]
 
@@ -366,14 +367,24 @@ def _boosting_baseline(est: Any, table: Table) -> np.ndarray:
 
 
 #: The methods by name; ``"auto"`` resolves through :func:`_resolve_auto`.
-_METHODS: dict[str, MethodFn] = {"brute": _brute_method, "recursion": _recursion_method}
+_METHODS: dict[str, MethodFn] = {
+    "brute": _brute_method,
+    "recursion": _recursion_method,
+    "tree": tree_method,
+}
 #: Why a method cannot run on a request (None when it can); methods without an entry always can.
-_UNSUPPORTED: dict[str, Callable[[PDRequest], str | None]] = {"recursion": _recursion_unsupported}
+_UNSUPPORTED: dict[str, Callable[[PDRequest], str | None]] = {
+    "recursion": _recursion_unsupported,
+    "tree": tree_unsupported,
+}
 
 
 def _resolve_auto(req: PDRequest) -> str:
-    """``method='auto'``: a method equal to the brute-force definition on the user's data."""
-    return "brute"
+    """``method='auto'``: a method equal to the brute-force definition on the user's data.
+
+    The exact tree method (:mod:`ixplain.tree`) for the tree ensembles it supports, else brute.
+    """
+    return "tree" if tree_unsupported(req) is None else "brute"
 
 
 def _run_method(method: str, req: PDRequest) -> tuple[str, np.ndarray | None, np.ndarray | None]:
@@ -593,13 +604,17 @@ def partial_dependence(
         (else its sorted distinct values are used).
     custom_values : dict, default=None
         ``{feature: 1-D array}``: the grid of that feature (overrides the rule above).
-    method : {"auto", "brute", "recursion"}, default="auto"
-        ``"brute"``: the definition, on ``X``. ``"recursion"``: scikit-learn's fast tree
+    method : {"auto", "brute", "recursion", "tree"}, default="auto"
+        ``"brute"``: the definition, on ``X``. ``"tree"``: the same values computed exactly
+        through the trees of scikit-learn trees/forests, (Hist)GradientBoosting, LightGBM and
+        XGBoost models at about the cost of one prediction pass (:mod:`ixplain.tree`).
+        ``"recursion"``: scikit-learn's fast tree
         traversal for GradientBoosting*, HistGradientBoosting*, DecisionTreeRegressor and
         RandomForestRegressor, weighted by the *training* cover and returning the decision
         function, with the boosting baseline (which scikit-learn omits) added back.
-        ``"auto"``: always the brute (interventional) quantity -- unlike scikit-learn, ``auto``
-        never silently switches to recursion, which is a different quantity.
+        ``"auto"``: always the brute (interventional) quantity -- ``"tree"`` for the models it
+        supports, else ``"brute"``; unlike scikit-learn, ``auto`` never silently switches to
+        recursion, which is a different quantity. The result's ``method`` says which ran.
     kind : {"average", "individual", "both"}, default="average"
         Return the PD, the ICE curves, or both.
     centered : bool, default=False
@@ -609,9 +624,12 @@ def partial_dependence(
         still built from all rows.
     random_state : int, Generator or None, default=None
         Seeds ``subsample``.
-    grid : {"percentile", "quantile"}, default="percentile"
+    grid : {"percentile", "quantile", "thresholds"}, default="percentile"
         ``"percentile"``: equally spaced values (scikit-learn). ``"quantile"``: values at equally
-        spaced quantiles between the percentiles.
+        spaced quantiles between the percentiles. ``"thresholds"`` (tree models, numeric
+        features): one value in every piece of the PD step function -- each distinct split
+        threshold of the feature and one point above the largest -- i.e. the exact curve at
+        full resolution.
     target : object, default=None
         Select one output: a class label of a multiclass classifier, or the index of the output
         of a multi-output regressor. ``n_outputs`` becomes 1.
@@ -666,7 +684,7 @@ def partial_dependence(
     check_options(kind, "kind", _OWNER, _KINDS)
     check_options(method, "method", _OWNER, ("auto", *_METHODS))
     check_options(response_method, "response_method", _OWNER, _RESPONSES)
-    check_options(grid, "grid", _OWNER, ("percentile", "quantile"))
+    check_options(grid, "grid", _OWNER, ("percentile", "quantile", "thresholds"))
     percentiles = _check_percentiles(percentiles)
     grid_resolution = check_int(grid_resolution, "grid_resolution", _OWNER, min_value=2) or 2
     centered = check_bool(centered, "centered", _OWNER)
@@ -683,7 +701,13 @@ def partial_dependence(
                           exc=TypeError)
 
     # ------------------------------------------------------------- data and features
-    table = as_table(X, owner=_OWNER)
+    try:
+        table = as_table(X, owner=_OWNER)
+    except TypeError as exc:
+        raise param_error(
+            _OWNER, "X", "a 2-D array, a pandas/polars DataFrame or a list of dict records", X,
+            exc=TypeError,
+        ) from exc
     if feature_names is not None:
         if len(feature_names) != len(table.names):
             raise param_error(
@@ -712,6 +736,10 @@ def partial_dependence(
     model = _make_model(estimator, response_method, target, input_kind, method)
     if include_missing == "auto":
         include_missing = _accepts_nan(model)
+    if grid == "thresholds":  # the exact step function at full resolution (tree models)
+        missing = [f for f in feats if f not in custom]
+        custom = {**threshold_grid_values(model, table, missing), **custom}
+        grid = "percentile"
 
     # ------------------------------------------------------------- grids and rows
     grids: list[FeatureGrid] = [
@@ -776,6 +804,12 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
             estimator, response_method=response_method, target=model_target,
             input_kind=input_kind, owner=_OWNER,
         )
+    except TypeError as exc:
+        raise param_error(
+            _OWNER, "estimator",
+            "a fitted scikit-learn-API estimator, a River model, a Booster or a callable",
+            estimator, exc=TypeError,
+        ) from exc
     except ValueError as exc:
         if model_target is not None and "target class" in str(exc):
             classes = getattr(estimator, "classes_", None)
