@@ -152,9 +152,10 @@ def test_variance_of_phi_t_and_window_equivalence():
     sigma^2, so Var = sigma^2 alpha^2 / (1 - (1-alpha)^2) = sigma^2 alpha / (2 - alpha); for
     alpha = 2/(N+1), alpha / (2 - alpha) = 1/N. Simulation: one long stream explained with a
     DatasetStorage of 50,000 iid rows (so draws are independent), phi read every 60 rows
-    (correlation (1-alpha)^60 < 1e-3 for N = 19); sigma^2 estimated by the Welford variance of
-    lambda from a second explainer with aggregation='mean' and alpha=1 snapshots. Tolerance:
-    the sample variance of K nearly-normal values has relative sd sqrt(2/K); 5 of those.
+    (correlation (1-alpha)^60 < 1e-3 for N = 19); sigma^2 is estimated by the Welford variance
+    of lambda from a second explainer with aggregation='mean' on the same rows (theory: 8).
+    Tolerance: the sample variance of K nearly-normal values has relative sd sqrt(2/K); 5 of
+    those.
     """
     rng = np.random.default_rng(1)
     N = 19
@@ -336,3 +337,17 @@ def test_explain_many_skips_nan_rows():
         e.explain_many(X, X[:, 0])
     assert e.n_skipped_ == 2 and e.n_seen_ == 60 and np.isfinite(e.importances_).all()
     assert len(e.storage) == 58  # the NaN rows were not stored
+
+
+def test_stream_start_in_a_batch_never_feeds_placeholders_to_the_model():
+    """The first row of a stream has nothing to draw from; explain_many must not send the empty
+    storage's placeholder values (NaN) to a model that rejects NaN."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(50, 3))
+    y = X @ [1.0, 2.0, 0.0]
+    model = LinearRegression().fit(X, y)
+    e = IncrementalPFI(model, "squared_error", alpha=0.1, random_state=0)
+    e.explain_many(X, y)
+    assert e.n_explained_ == 49 and np.isfinite(e.importances_).all()

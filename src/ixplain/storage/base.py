@@ -71,7 +71,7 @@ class Batch(dict):
 
     @classmethod
     def from_matrix(cls, matrix: np.ndarray, names: Any) -> Batch:
-        out = cls((name, matrix[:, j]) for j, name in enumerate(names))
+        out = cls(zip(names, matrix.T))  # rows of the transpose: the columns, as views
         out.matrix = matrix
         return out
 
@@ -381,9 +381,12 @@ class SlotStorage:
         len0 = self._len
         if B == 1:  # (Generator.random is much cheaper per call than Generator.integers)
             idx = (rng.random(n) * max(len0, 1)).astype(np.intp)
+            if len0 == 0:  # nothing held yet: "draw" the row itself (its values are discarded)
+                bnum, bcat = self._blocks(batch)
+                return np.repeat(bnum, n, axis=0), np.repeat(bcat, n, axis=0), np.array([False])
             num = self._num[idx] if self._num.shape[1] else self._num[:n]
             cat = self._cat[idx] if self._cat.shape[1] else self._cat[:n]
-            return num, cat, np.array([len0 > 0])
+            return num, cat, np.array([True])
         # held rows when row i arrives: the fill phase writes slots len0, len0+1, ... in order
         grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
         held = np.maximum.accumulate(grow)[:B]
@@ -408,4 +411,14 @@ class SlotStorage:
                     num[hit] = bnum[src]
                 if cat.shape[1]:
                     cat[hit] = bcat[src]
+        if not available.all():
+            # rows that arrived at an empty storage "draw" themselves: no NaN placeholder ever
+            # reaches the model (their values are discarded by the explainer)
+            empty = np.repeat(~available, n)
+            own = np.repeat(np.arange(B), n)[empty]
+            bnum, bcat = self._blocks(batch)
+            if num.shape[1]:
+                num[empty] = bnum[own]
+            if cat.shape[1]:
+                cat[empty] = bcat[own]
         return num, cat, available
