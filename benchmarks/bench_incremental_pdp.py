@@ -210,7 +210,14 @@ def drift_check(seed, n_phase):
         x["salary"] = float(rng.uniform(20_000, 60_000))
 
     def ref_function(x):
-        return {1: float(true_rule(x)[0])}
+        age, salary = x["age"], x["salary"]
+        if age < 40:
+            hit = 50_000 <= salary <= 100_000
+        elif age < 60:
+            hit = 75_000 <= salary <= 125_000
+        else:
+            hit = 25_000 <= salary <= 75_000
+        return {1: float(hit)}
 
     evaluated: set[float] = set()
 
@@ -238,15 +245,13 @@ def drift_check(seed, n_phase):
 
 def print_table(results):
     cols = list(results[0])
-    widths = [max(len(c), 12) for c in cols]
+    cells = [[f"{r[c]:,.1f}" if isinstance(r[c], float) else str(r[c]) for c in cols]
+             for r in results]
+    widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(cols)]
     print(" | ".join(c.ljust(w) for c, w in zip(cols, widths)))
     print("-|-".join("-" * w for w in widths))
-    for r in results:
-        cells = []
-        for c, w in zip(cols, widths):
-            v = r[c]
-            cells.append((f"{v:,.1f}" if isinstance(v, float) else str(v)).ljust(w))
-        print(" | ".join(cells))
+    for row in cells:
+        print(" | ".join(v.ljust(w) for v, w in zip(row, widths)))
 
 
 def main() -> None:

@@ -354,6 +354,24 @@ def test_categorical_levels_are_added_as_they_appear():
 # --------------------------------------------------------------------------- models and state
 
 
+def test_integer_array_gets_non_integer_grid_values_untruncated():
+    X = np.random.default_rng(9).integers(0, 10, size=(60, 3))
+    grid = np.array([0.5, 2.0, 7.25])
+
+    def model(A):
+        assert A.dtype.kind == "f"  # the grid values reach the model as floats
+        return 1.5 * A[:, 0] + A[:, 1]
+
+    one = IncrementalPDP(model, "x0", grid=grid, aggregation="mean")
+    for x in X:
+        one.explain_one(x)
+    many = IncrementalPDP(model, "x0", grid=grid, aggregation="mean")
+    many.explain_many(X)
+    expected = 1.5 * grid + X[:, 1].mean()
+    np.testing.assert_allclose(one.pd_.average[0], expected)
+    np.testing.assert_allclose(many.pd_.average[0], expected)
+
+
 def test_kind_both_gives_recent_ice_curves_on_the_current_grid():
     grid = np.array([0.0, 1.0, 2.0])
     exp = IncrementalPDP(_linear, "x0", grid=grid, kind="both", ice_history=3)

@@ -143,6 +143,21 @@ def test_importance_trace_from_explainer_history():
         ImportanceTraceDisplay.from_explainer(_Echo(lambda X: X[:, 0]))
 
 
+def test_importance_trace_of_an_ipfi_time_series_has_bands():
+    from ixplain import IncrementalPFI
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 2))
+    y = 2 * X[:, 0]
+    ipfi = IncrementalPFI(lambda A: 2 * A[:, 0], "squared_error", alpha=0.05, random_state=0,
+                          history_every=50)
+    ipfi.explain_many(X, y)
+    ts = ipfi.importance_history()
+    disp = ImportanceTraceDisplay.from_result(ts)
+    assert len(disp.lines_) == 2 and len(disp.bands_) == 2
+    np.testing.assert_allclose(disp.lines_[0].get_ydata(), ts.importances[:, 0])
+
+
 # --------------------------------------------------------------------------- PD over time
 
 

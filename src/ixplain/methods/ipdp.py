@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 from collections import deque
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -723,7 +724,10 @@ class IncrementalPDP(IncrementalExplainer):
         grid_values = self._store.key_array(self.feature_kind_ == "numeric")[ids]
         out = self._evaluate_one(table, grid_values) if table.n_rows == 1 else None
         if out is None:
-            ice_table = table.take(rows).set_column(str(self.feature_name_), grid_values)
+            name = str(self.feature_name_)
+            ice_table = table.take(rows).set_column(name, grid_values)
+            if self._needs_upcast(table, grid_values):
+                ice_table = replace(ice_table, upcast=ice_table.upcast | {name})
             out = np.asarray(self._model.predict(ice_table), dtype=np.float64)
         out = out.reshape(len(ids), -1)
         if np.isnan(out).any():
@@ -732,6 +736,15 @@ class IncrementalPDP(IncrementalExplainer):
                 f"{len(ids)} ICE evaluations of feature {self.feature_name_!r}."
             )
         return out
+
+    def _needs_upcast(self, table: Table, grid_values: np.ndarray) -> bool:
+        """An integer 2-D array source and non-integer grid values: the model gets floats
+        (never truncated grid values; :attr:`Table.upcast` semantics)."""
+        dtype = table.schema.array_dtype
+        if self.feature_kind_ != "numeric" or dtype is None or np.dtype(dtype).kind not in "iub":
+            return False
+        values = np.asarray(grid_values, dtype=np.float64)
+        return bool(np.any(values != np.round(values)))
 
     def _evaluate_one(self, table: Table, grid_values: np.ndarray) -> np.ndarray | None:
         """One observation's ICE rows built directly in the model's input type (records or a
@@ -746,9 +759,10 @@ class IncrementalPDP(IncrementalExplainer):
             native: Any = [{**record, label: v} for v in grid_values.tolist()]
         elif kind == "numpy" and self.feature_kind_ == "numeric":
             row = table.to_native("numpy")
-            if row.dtype.kind not in "f":
-                if row.dtype.kind not in "iu" or np.any(grid_values != np.round(grid_values)):
-                    return None  # leave dtype decisions to Table.set_column
+            if row.dtype.kind not in "fiu":
+                return None
+            if self._needs_upcast(table, grid_values):
+                row = row.astype(np.float64)
             native = np.repeat(row, n, axis=0)
             native[:, table.schema.index(name)] = grid_values
         else:
