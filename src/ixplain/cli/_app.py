@@ -135,10 +135,7 @@ def stream(
 ) -> None:
     """Stream a dataset through an online River model and explain it as it learns.
 
-    The prequential loop: for each row, predict, score, explain (iPFI, iSAGE, iPDP), then
-    learn. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling
-    metric, PNG plots and a self-contained report.html to --out. Ctrl-C stops the run and
-    writes what was computed so far.
+    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C stops the run and writes what was computed so far (exit status 130).
     """
 
     def body() -> None:
@@ -249,8 +246,7 @@ def explain_cmd(
 ) -> None:
     """Explain a saved scikit-learn model on a table: PD, ICE, permutation importance, SAGE.
 
-    Loading a pickle or joblib file runs code stored in it: only use files you trust, or save
-    your model with skops (.skops) and load it with --trust for the types it lists.
+    WARNING: loading a pickle or joblib file executes code stored in it; only use files you trust, or save your model with skops (.skops) and load it with --trust for the types it lists.
     """
 
     def body() -> None:
