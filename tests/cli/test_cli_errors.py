@@ -121,8 +121,6 @@ def test_real_process_prints_one_line_and_exits_non_zero(files):
         f"ixplain: error: target column 'y' in {files}/strings.csv is not numeric (e.g. 'x'); "
         "a regression target must be numbers."
     )
-    proc = run_cli("stream", "--data", f"{files}/strings.csv", "--target", "y", "--debug")
-    assert proc.returncode != 0 and "Traceback" in proc.stderr
 
 
 def test_skops_file_without_skops_or_untrusted_types(capsys, files, tmp_path):
