@@ -151,8 +151,8 @@ def iter_frame(
     Yields
     ------
     x : dict of str to scalar
-        The features of one row (Python scalars; missing values are ``None``-free NaN floats
-        for numeric columns and ``None`` for others as pandas gives them).
+        The features of one row, as Python scalars (a missing value is NaN in a numeric column,
+        as pandas gives it).
     y : scalar
         The target of that row.
 
