@@ -6,7 +6,7 @@ import pickle
 
 import pandas as pd
 import pytest
-from conftest import run_cli
+from _cli_helpers import run_cli
 
 pytest.importorskip("typer")
 pytest.importorskip("river")

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli
+from _cli_helpers import run_cli
 
 pytest.importorskip("typer")
 sklearn = pytest.importorskip("sklearn")

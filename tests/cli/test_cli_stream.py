@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import cli_env, run_cli
+from _cli_helpers import cli_env, run_cli
 
 pytest.importorskip("river")
 pytest.importorskip("typer")
