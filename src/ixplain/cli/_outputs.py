@@ -276,6 +276,6 @@ def _settings(run: StreamRun) -> list[tuple[str, Any]]:
             float(run.rolling_metric[-1]) if run.rows_seen else "-",
         ),
         ("seed", run.config.seed),
-        ("known drift at rows", ", ".join(map(str, run.known_drift)) or "none documented"),
+        ("known change points (rows)", ", ".join(map(str, run.known_drift)) or "none documented"),
         ("changes detected (ADWIN)", len(run.detected_drift)),
     ]
