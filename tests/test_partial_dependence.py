@@ -189,6 +189,48 @@ def test_parity_pipeline_classifier_sample_weight(mixed_frame):
                   sample_weight=w, grid_resolution=5)
 
 
+@pytest.mark.parametrize("features", [[0], [1, 3]])
+def test_parity_pipelines_with_column_wise_first_step(numeric_data, features):
+    from sklearn.preprocessing import MinMaxScaler, SplineTransformer
+
+    X, y = numeric_data
+    spline = make_pipeline(SplineTransformer(n_knots=4), LinearRegression()).fit(X, y)
+    assert_parity(spline, X, features, grid_resolution=9)
+    labels = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))
+    scaled = make_pipeline(MinMaxScaler(), LogisticRegression()).fit(X, labels)
+    assert_parity(scaled, X, features, grid_resolution=5)
+    sparse = make_pipeline(SplineTransformer(n_knots=4, sparse_output=True), LinearRegression())
+    assert_parity(sparse.fit(X, y), X, features, grid_resolution=5)
+
+
+def test_column_wise_first_step_is_transformed_once_per_row_and_grid_point(numeric_data):
+    from sklearn.preprocessing import SplineTransformer
+
+    X, y = numeric_data
+    seen = []
+
+    class CountingSpline(SplineTransformer):
+        def transform(self, X):
+            seen.append(len(X))
+            return super().transform(X)
+
+    from ixplain.methods import pdp
+
+    pipe = make_pipeline(SplineTransformer(n_knots=4), LinearRegression()).fit(X, y)
+    owners = pdp._column_owners(pipe[0], X.shape[1])
+    assert [list(o) for o in owners[:2]] == [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]]
+    # an unknown subclass is not on the allow-list: generic path, one transform per stacked call
+    counting = make_pipeline(CountingSpline(n_knots=4), LinearRegression()).fit(X, y)
+    seen.clear()
+    partial_dependence(counting, X, [0], grid_resolution=10)
+    assert seen == [len(X) * 10]
+    stack = pdp._array_stack(
+        pdp.as_model(pipe), pdp.as_table(X), ["x0"], [np.linspace(-1, 1, 10)]
+    )
+    assert stack is not None and stack.base.shape == (len(X), 24)
+    assert list(stack.cols) == [0, 1, 2, 3, 4, 5] and stack.values.shape == (10, 6)
+
+
 def test_parity_numeric_feature_declared_categorical(numeric_data):
     X, y = numeric_data
     X = X.copy()

@@ -128,8 +128,27 @@ def _chunks(
     return [(s, min(s + per_chunk, n_points)) for s in range(0, n_points, per_chunk)]
 
 
-def _numpy_fast_path(model: Model, table: Table, points: list[np.ndarray]) -> np.ndarray | None:
-    """The data as one float array when the model takes numpy and the grid needs no upcast."""
+@dataclass
+class _ArrayStack:
+    """The numpy fast path: rows as one float array, grid points written into a few columns.
+
+    ``base`` (n_rows, m) is what ``model`` receives for the original rows; grid point ``p`` sets
+    columns ``cols`` to ``values[p]``. For a plain array model ``base`` is ``X`` and ``cols`` the
+    feature positions; for a pipeline whose first step transforms each column on its own it is
+    that step's output, and ``cols`` the output columns of the features (see
+    :func:`_separable_first_step`).
+    """
+
+    base: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+    model: Model
+
+
+def _array_stack(
+    model: Model, table: Table, features: list[str], points: list[np.ndarray]
+) -> _ArrayStack | None:
+    """The fast path when the model takes numpy, the data is a float array and the grid numeric."""
     if table.schema.source != "numpy" or model.native_kind(table) != "numpy":
         return None
     dtype = table.schema.array_dtype
@@ -137,13 +156,78 @@ def _numpy_fast_path(model: Model, table: Table, points: list[np.ndarray]) -> np
         return None
     if any(np.asarray(p).dtype.kind not in "iuf" for p in points):
         return None
-    return np.asarray(table.to_native("numpy"))
+    X = np.asarray(table.to_native("numpy"))
+    cols = np.asarray([table.schema.index(f) for f in features], dtype=np.intp)
+    values = np.column_stack([np.asarray(p) for p in points]).astype(X.dtype, copy=False)
+    return _separable_first_step(model, X, cols, values) or _ArrayStack(X, cols, values, model)
+
+
+def _column_owners(step: Any, n_features: int) -> list[np.ndarray] | None:
+    """Output columns of each input column, for transformers known to act column by column."""
+    from sklearn.preprocessing import (
+        MaxAbsScaler,
+        MinMaxScaler,
+        RobustScaler,
+        SplineTransformer,
+        StandardScaler,
+    )
+
+    if type(step) in (StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler):
+        return [np.asarray([j]) for j in range(n_features)]
+    if type(step) is SplineTransformer and not getattr(step, "sparse_output", False):
+        inputs = list(getattr(step, "feature_names_in_", [f"x{j}" for j in range(n_features)]))
+        names = list(step.get_feature_names_out())
+        per = len(names) // max(1, n_features)
+        if per * n_features != len(names):
+            return None
+        owners = [np.arange(j * per, (j + 1) * per) for j in range(n_features)]
+        for j, cols in enumerate(owners):  # feature-major blocks "x{j}_sp_{i}"
+            if not all(str(names[c]).startswith(f"{inputs[j]}_sp_") for c in cols):
+                return None
+        return owners
+    return None
+
+
+def _separable_first_step(
+    model: Model, X: np.ndarray, cols: np.ndarray, values: np.ndarray
+) -> _ArrayStack | None:
+    """Evaluate a pipeline's column-wise first step once per row and once per grid point.
+
+    ``Pipeline.predict(X) == rest.predict(first.transform(X))`` and a column-wise transformer's
+    output columns for feature ``j`` depend on ``x_j`` alone, so the stacked input of the rest of
+    the pipeline is ``first.transform(X)`` tiled, with the columns of the PD features replaced by
+    ``first.transform`` of the grid points -- the same numbers, without transforming
+    ``n_rows x n_points`` rows. Only for an allow-list of scikit-learn transformers.
+    """
+    try:
+        from sklearn.pipeline import Pipeline
+    except ImportError:  # pragma: no cover - sklearn missing
+        return None
+    est = model.model
+    if not isinstance(model, SklearnModel) or not isinstance(est, Pipeline) or len(est.steps) < 2:
+        return None
+    first = est.steps[0][1]
+    owners = _column_owners(first, X.shape[1])
+    if owners is None:
+        return None
+    try:
+        Z = first.transform(X)
+        grid_rows = np.repeat(X[:1], len(values), axis=0)
+        grid_rows[:, cols] = values
+        Zg = first.transform(grid_rows)
+        rest = SklearnModel(est[1:], response_method=model.response_method, target=model.target)
+    except Exception:  # anything unexpected: the generic path gives the same numbers
+        return None
+    if not (isinstance(Z, np.ndarray) and isinstance(Zg, np.ndarray)) or Z.ndim != 2:
+        return None
+    out_cols = np.concatenate([owners[c] for c in cols])
+    return _ArrayStack(Z, out_cols, Zg[:, out_cols], rest)
 
 
 def _stacked_predict(
     model: Model,
     table: Table,
-    X: np.ndarray | None,
+    stack: _ArrayStack | None,
     features: list[str],
     points: list[np.ndarray],
     start: int,
@@ -152,11 +236,10 @@ def _stacked_predict(
 ) -> tuple[np.ndarray, frozenset[str]]:
     """Predictions for grid points ``start:stop`` on every row: shape (k, n_rows, n_outputs)."""
     n, k = table.n_rows, stop - start
-    if X is not None:  # numpy fast path: one np.tile and a column write per feature
-        big = np.tile(X, (k, 1))
-        for name, col in zip(features, points):
-            big[:, table.schema.index(name)] = np.repeat(col[start:stop], n)
-        out = model.predict_array(big, batch_rows=batch_rows)
+    if stack is not None:  # numpy fast path: one np.tile and one block write
+        big = np.tile(stack.base, (k, 1))
+        big[:, stack.cols] = np.repeat(stack.values[start:stop], n, axis=0)
+        out = stack.model.predict_array(big, batch_rows=batch_rows)
         upcast: frozenset[str] = frozenset()
     else:
         stacked = table.tile(k)
@@ -200,7 +283,12 @@ def _brute_partial_dependence(
 
     Rows x grid points are stacked block-major (block ``j`` = every row with grid point ``j``)
     into chunks of at most ``batch_rows`` rows, so the model is called
-    ``ceil(n_rows * n_points / batch_rows)`` times instead of ``n_points`` times.
+    ``ceil(n_rows * n_points / batch_rows)`` times instead of ``n_points`` times. For a float
+    array the stacking is one ``np.tile`` and one column write per chunk (no pandas); for a
+    scikit-learn Pipeline whose first step transforms each column on its own (scalers,
+    SplineTransformer) that step runs once on the rows and once on the grid points, and the rest
+    of the pipeline on the stacked transformed rows -- the same numbers as predicting every
+    stacked row with the whole pipeline.
 
     Parameters
     ----------
@@ -232,11 +320,14 @@ def _brute_partial_dependence(
     if batch_rows is None:
         batch_rows = rows_for_budget(len(table.names))
     points = _grid_points(grid_values)
-    X = _numpy_fast_path(model, table, points)
-    chunks = _chunks(n, n_points, batch_rows, n_jobs, len(table.names))
+    stack = _array_stack(model, table, features, points)
+    width = len(table.names) if stack is None else stack.base.shape[1]
+    if stack is not None and width != len(table.names):
+        batch_rows = max(1, batch_rows * len(table.names) // width)
+    chunks = _chunks(n, n_points, batch_rows, n_jobs, width)
 
     def run(chunk: tuple[int, int]) -> tuple[np.ndarray, frozenset[str]]:
-        return _stacked_predict(model, table, X, features, points, chunk[0], chunk[1], batch_rows)
+        return _stacked_predict(model, table, stack, features, points, chunk[0], chunk[1], batch_rows)
 
     if n_jobs > 1 and len(chunks) > 1:
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:

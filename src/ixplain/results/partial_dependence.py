@@ -58,6 +58,8 @@ class PartialDependence:
         ``"unique-fallback"``).
     n_rows : int
         Number of rows averaged (after ``subsample``).
+    extra : dict
+        Method-specific details (e.g. the rows seen by an incremental explainer).
 
     Examples
     --------
