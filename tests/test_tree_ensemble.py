@@ -225,3 +225,32 @@ def test_supports_tree_method():
     with pytest.raises(UnsupportedModelError, match="zero_as_missing"):
         as_tree_ensemble(zero_missing)
     assert not supports_tree_method(model, response_method="predict_proba")
+
+
+def test_conversion_cache_follows_refits():
+    import gc
+    import weakref
+
+    from ixplain.tree._convert import _CACHE
+
+    model = sk_ensemble.RandomForestRegressor(3, max_depth=3, random_state=0).fit(X, Y)
+    first = as_tree_ensemble(model)
+    assert as_tree_ensemble(model) is first  # cached
+    model.fit(X, -Y)  # refit: new trees, new ensemble
+    second = as_tree_ensemble(model)
+    assert second is not first
+    np.testing.assert_allclose(second.predict(second.encode(X))[:, 0], model.predict(X), atol=1e-12)
+    gb = sk_ensemble.GradientBoostingRegressor(n_estimators=3).fit(X, Y)
+    a = as_tree_ensemble(gb)
+    gb.set_params(learning_rate=0.5)  # acts at prediction time
+    b = as_tree_ensemble(gb)
+    np.testing.assert_allclose(b.predict(b.encode(X))[:, 0], gb.predict(X), atol=1e-12)
+    assert a is not b
+    # the cache never keeps a model alive (a Booster is its own key)
+    booster = _fit(lambda: lgb.LGBMRegressor(n_estimators=2, verbose=-1, n_jobs=1), X, Y).booster_
+    as_tree_ensemble(booster)
+    ref = weakref.ref(booster)
+    del booster
+    gc.collect()
+    assert ref() is None
+    assert all(k is not None for k in _CACHE.keys())

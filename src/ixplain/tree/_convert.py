@@ -170,11 +170,14 @@ def _fingerprint(model: Any, kind: str) -> Any:
             return (model._predictors, len(model._predictors), model._baseline_prediction)
         if kind == "lightgbm":
             booster = model.booster_ if hasattr(model, "booster_") else model
-            return (booster, booster.current_iteration(), getattr(model, "best_iteration_", None))
+            # a Booster passed directly is the cache key itself: keep no strong reference to it
+            ref = None if booster is model else booster
+            return (ref, booster.current_iteration(), getattr(model, "best_iteration_", None))
         if kind == "xgboost":
             booster = model.get_booster() if hasattr(model, "get_booster") else model
             best = getattr(model, "best_iteration", None) if hasattr(model, "get_booster") else None
-            return (booster, booster.num_boosted_rounds(), best)
+            ref = None if booster is model else booster
+            return (ref, booster.num_boosted_rounds(), best)
     except Exception:  # unfitted or unusual: no caching, the converter reports the problem
         return None
     return None

@@ -2,9 +2,10 @@
 
 Two engines compute the same thing:
 
-* ``"numpy"``: level-synchronous over (row, node) pairs of all trees at once; at a split on a
-  complement feature each pair follows its branch; at a split on a target feature the pair is
-  duplicated into the children whose target box still holds a grid point.
+* ``"numpy"``: each tree walked once, depth first, carrying the array of rows that reach the
+  node; at a split on a complement feature the array is split by one vectorised comparison; at a
+  split on a target feature the same array goes to each child whose target box still holds a
+  grid point.
 * ``"numba"`` (optional, ``pip install numba``): the same walk compiled, tree by tree, depth
   first, carrying the segment of row indices that reaches each node (see ``_numba``).
 
@@ -43,41 +44,60 @@ def reach_numpy(
     visit_left: np.ndarray,
     visit_right: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """All (row, leaf) pairs where row ``r`` with the targets marginalised reaches leaf ``l``."""
-    n, p = X.shape
-    roots = ens.roots
-    rows = np.repeat(np.arange(n, dtype=np.int64), len(roots))
-    nodes = np.tile(roots, n)
-    X_flat = np.ascontiguousarray(X).ravel()
-    out_rows, out_nodes = [], []
-    feature, left, right = ens.feature, ens.left, ens.right
-    while rows.size:
-        f = feature[nodes]
-        leaf = f < 0
-        if leaf.any():
-            out_rows.append(rows[leaf])
-            out_nodes.append(nodes[leaf])
-            keep = ~leaf
-            rows, nodes, f = rows[keep], nodes[keep], f[keep]
-            if not rows.size:
-                break
-        tgt = is_target[nodes]
-        parts_r, parts_n = [], []
-        if tgt.any():
-            rt, nt = rows[tgt], nodes[tgt]
-            vl, vr = visit_left[nt], visit_right[nt]
-            parts_r += [rt[vl], rt[vr]]
-            parts_n += [left[nt[vl]], right[nt[vr]]]
-            comp = ~tgt
-            rows, nodes, f = rows[comp], nodes[comp], f[comp]
-        gl = ens.go_left(X_flat[rows * p + f], nodes)
-        parts_r.insert(0, rows)
-        parts_n.insert(0, np.where(gl, left[nodes], right[nodes]))
-        rows = np.concatenate(parts_r) if len(parts_r) > 1 else parts_r[0]
-        nodes = np.concatenate(parts_n) if len(parts_n) > 1 else parts_n[0]
+    """All (row, leaf) pairs where row ``r`` with the targets marginalised reaches leaf ``l``.
+
+    Each tree is walked once, depth first, carrying the array of rows that reach the node: a
+    complement split splits it with one vectorised comparison, a target split hands the same
+    array to the children whose box still holds a grid point.
+    """
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    # scalar per-node lookups are much faster on lists than on numpy arrays
+    feature = ens.feature.tolist()
+    threshold = ens.threshold.tolist()
+    missing_left = ens.missing_left.tolist()
+    cat_index = ens.cat_index.tolist()
+    left, right = ens.left.tolist(), ens.right.tolist()
+    target = is_target.tolist()
+    vis_l, vis_r = visit_left.tolist(), visit_right.tolist()
+    n_codes = ens.cat_sets.shape[1]
+    all_rows = np.arange(n, dtype=np.int64)
+    out_rows: list[np.ndarray] = []
+    out_nodes: list[int] = []
+    for root in ens.roots.tolist():
+        stack = [(root, all_rows)]
+        while stack:
+            node, rows = stack.pop()
+            f = feature[node]
+            if f < 0:
+                out_rows.append(rows)
+                out_nodes.append(node)
+                continue
+            if target[node]:
+                if vis_r[node]:
+                    stack.append((right[node], rows))
+                if vis_l[node]:
+                    stack.append((left[node], rows))
+                continue
+            x = XT[f].take(rows)
+            c = cat_index[node]
+            if c < 0:
+                go = x <= threshold[node]
+            else:
+                code = np.where(np.isnan(x), -1.0, x)
+                ok = (code >= 0) & (code < n_codes)
+                go = ok & ens.cat_sets[c].take(np.where(ok, code, 0).astype(np.int64))
+            if missing_left[node]:
+                go |= np.isnan(x)
+            rows_l = rows[go]
+            if rows_l.size < rows.size:
+                stack.append((right[node], rows[~go]))
+            if rows_l.size:
+                stack.append((left[node], rows_l))
     if not out_rows:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(out_rows), np.concatenate(out_nodes)
+    sizes = np.fromiter((r.size for r in out_rows), dtype=np.int64, count=len(out_rows))
+    return np.concatenate(out_rows), np.repeat(np.asarray(out_nodes, dtype=np.int64), sizes)
 
 
 def _row_chunks(n: int, per_row: int, budget: int) -> list[tuple[int, int]]:

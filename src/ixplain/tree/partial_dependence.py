@@ -531,13 +531,22 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
     is_target = np.zeros(n, dtype=bool)
     for t in targets:
         is_target |= ens.feature == t.feature
-    # per dimension: (lo, hi] for "range", boolean masks over the grid for "mask"
+    # per dimension: for "range", the sorted-grid positions [a, b) inside the node's interval
+    # (lo, hi] (a threshold t maps once to cut[t] = #grid values <= t; the interval narrows to
+    # [a, min(b, cut)) on the left and [max(a, cut), b) on the right); for "mask", boolean masks
+    # over the grid
     state: list[Any] = []
+    cuts: list[Any] = []
     for t in targets:
         if t.mode == "range":
-            state.append([np.full(n, -np.inf), np.full(n, np.inf)])
+            state.append([np.zeros(n, dtype=np.int64), np.full(n, t.size, dtype=np.int64)])
+            on = ens.feature == t.feature
+            cut = np.zeros(n, dtype=np.int64)
+            cut[on] = np.searchsorted(t.encoded[t.order], ens.threshold[on], side="right")
+            cuts.append(cut)
         else:
             state.append(np.ones((n, t.size), dtype=bool))
+            cuts.append(None)
     nonempty = np.ones(n, dtype=bool)
     frontier = ens.roots
     while frontier.size:
@@ -548,11 +557,11 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
         for d, t in enumerate(targets):
             split = ens.feature[internal] == t.feature
             if t.mode == "range":
-                lo, hi = state[d]
-                lo[L], hi[L], lo[R], hi[R] = lo[internal], hi[internal], lo[internal], hi[internal]
+                a, b = state[d]
+                a[L], b[L], a[R], b[R] = a[internal], b[internal], a[internal], b[internal]
                 sn = internal[split]
-                hi[ens.left[sn]] = np.minimum(hi[sn], ens.threshold[sn])
-                lo[ens.right[sn]] = np.maximum(lo[sn], ens.threshold[sn])
+                b[ens.left[sn]] = np.minimum(b[sn], cuts[d][sn])
+                a[ens.right[sn]] = np.maximum(a[sn], cuts[d][sn])
             else:
                 M = state[d]
                 M[L], M[R] = M[internal], M[internal]
@@ -566,8 +575,7 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
         ok = nonempty[np.concatenate([internal, internal])]
         for d, t in enumerate(targets):
             if t.mode == "range":
-                a, b = _ranges(state[d], t, children)
-                ok &= a < b
+                ok &= state[d][0][children] < state[d][1][children]
             else:
                 ok &= state[d][children].any(axis=1)
         nonempty[children] = ok
@@ -579,31 +587,25 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
     runs = []
     for d, t in enumerate(targets):
         if t.mode == "range":
-            a, b = _ranges(state[d], t, leaves)
-            runs.append((np.arange(leaves.size), a, b))
+            runs.append((np.arange(leaves.size), state[d][0][leaves], state[d][1][leaves]))
         else:
             runs.append(_mask_runs(state[d][leaves]))
     if len(targets) == 1:
         idx, a1, b1 = runs[0]
         a2 = np.zeros_like(a1)
         b2 = np.ones_like(b1)
+    elif targets[0].mode == targets[1].mode == "range":  # one box per leaf
+        idx, a1, b1 = runs[0]
+        a2, b2 = runs[1][1], runs[1][2]
     else:
         idx, a1, b1, a2, b2 = _cross(runs[0], runs[1])
-    order = np.argsort(idx, kind="stable")
-    idx, a1, b1, a2, b2 = idx[order], a1[order], b1[order], a2[order], b2[order]
+    if not np.all(idx[1:] >= idx[:-1]):
+        order = np.argsort(idx, kind="stable")
+        idx, a1, b1, a2, b2 = idx[order], a1[order], b1[order], a2[order], b2[order]
     counts = np.bincount(leaves[idx], minlength=n)
     box_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     boxes = np.stack([a1, b1, a2, b2], axis=1).astype(np.int64)
     return is_target, visit_left, visit_right, box_ptr, boxes
-
-
-def _ranges(state: Any, t: _Target, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Grid positions ``[a, b)`` of the sorted grid inside ``(lo, hi]`` of each node."""
-    lo, hi = state
-    sorted_grid = t.encoded[t.order]
-    a = np.searchsorted(sorted_grid, lo[nodes], side="right")
-    b = np.searchsorted(sorted_grid, hi[nodes], side="right")
-    return a, b
 
 
 def _mask_runs(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
