@@ -192,3 +192,24 @@ def test_parquet_stream_with_string_labels(tmp_path):
     assert set(metric["accuracy"].unique()) <= {0.0, 1.0}
     for values in summary["final_importances"].values():
         assert all(np.isfinite(v) for v in values.values())
+
+
+def test_default_methods_follow_what_this_build_has(monkeypatch, bike_csv, tmp_path, capsys):
+    """Without an explainer class (a build where its branch is absent) the default run skips it."""
+    import ixplain
+    from ixplain.cli import main
+
+    monkeypatch.delattr(ixplain, "IncrementalSAGE")
+    out = tmp_path / "o"
+    with pytest.raises(SystemExit) as info:
+        main(["stream", "--data", str(bike_csv), "--target", "count", "--n-rows", "64",
+              "--every", "32", "--out", str(out), "--no-progress"])
+    assert info.value.code in (0, None)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["settings"]["methods"] == "pfi, pdp"
+    assert "skipped: sage" in (out / "report.html").read_text()
+    with pytest.raises(SystemExit) as info:  # asking for it explicitly is an error
+        main(["stream", "--data", str(bike_csv), "--target", "count", "--explain", "sage",
+              "--out", str(out)])
+    assert info.value.code == 2
+    assert "ixplain.IncrementalSAGE is missing" in capsys.readouterr().err
