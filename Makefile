@@ -5,18 +5,27 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
+# `make demo` needs only the command-line extra (quicker on a fresh clone); `make test` and
+# `make install` install everything (`.[dev]` includes `.[cli]`, so they refresh both stamps).
+DEMO_STAMP = $(VENV)/.installed-cli
 
 .PHONY: demo test install lint typecheck pytest clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[cli]"
+	touch $(DEMO_STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/ixplain stream
 
 pytest: $(STAMP)

@@ -3,12 +3,37 @@
 import ixplain
 
 EXPECTED = {
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "IncrementalPFI",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    "permutation_importance",
+    # bundled datasets and synthetic streams (branch cli)
+    "datasets",
+    # incremental PDP (branch ipdp)
+    "IncrementalPDP",
+    # incremental PDP and the stream Displays (branch ipdp)
+    "FeatureImportanceDisplay",
+    "ImportanceTraceDisplay",
+    "PartialDependenceTraceDisplay",
+    # foundation
     "ModelEvaluationError",
+    "PartialDependence",
+    "PartialDependenceDisplay",
     "Table",
     "__version__",
     "as_model",
     "as_table",
     "get_loss",
+    "partial_dependence",
+    "IncrementalSAGE",
+    "sage",
+    "tree_partial_dependence",
 }
 
 

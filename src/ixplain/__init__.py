@@ -4,19 +4,60 @@ Every method is a per-observation explanation function averaged over a dataset (
 smoothed over a stream (incremental). See the README for the map of the package.
 """
 
+from . import datasets
 from ._validation import ModelEvaluationError
+from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.ipdp import IncrementalPDP
+from .methods.isage import IncrementalSAGE
+from .methods.pdp import partial_dependence
+from .methods.pfi import IncrementalPFI, permutation_importance
+from .methods.sage import sage
 from .models import as_model
+from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
+from .plot.partial_dependence import PartialDependenceDisplay
+from .plot.pd_trace import PartialDependenceTraceDisplay
+from .results import PartialDependence
+from .results.importance import FeatureImportance
+from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
+from .tree import tree_partial_dependence
 
 __version__ = "0.1.0"
 
 # Public API: pinned by tests/test_public_api.py. Each method module adds its names below.
 __all__ = [
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "IncrementalPFI",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    "permutation_importance",
+    # bundled datasets and synthetic streams (branch cli)
+    "datasets",
+    # incremental PDP (branch ipdp)
+    "IncrementalPDP",
+    # incremental PDP and the stream Displays (branch ipdp)
+    "FeatureImportanceDisplay",
+    "ImportanceTraceDisplay",
+    "IncrementalPDP",
+    "PartialDependenceTraceDisplay",
+    # foundation
     "ModelEvaluationError",
+    "PartialDependence",
+    "PartialDependenceDisplay",
     "Table",
     "__version__",
     "as_model",
     "as_table",
     "get_loss",
+    "partial_dependence",
+    # SAGE (branch sage)
+    "IncrementalSAGE",
+    "sage",
+    "tree_partial_dependence",
 ]

@@ -20,7 +20,7 @@ column takes the grid ``[0, 1]`` unchanged.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -50,6 +50,9 @@ class Schema:
         The input type the data came in, which :meth:`Table.to_native` restores by default.
     array_dtype : numpy dtype or None
         For ``source="numpy"``: the dtype of the original 2-D array.
+    native_dtypes : dict or None
+        For ``source="polars"``: the original polars dtype of each column, restored by
+        :meth:`Table.to_native` (pandas has no lossless equivalent for e.g. nullable ints).
     """
 
     names: tuple[str, ...]
@@ -58,6 +61,7 @@ class Schema:
     dtypes: tuple[Any, ...]
     source: str
     array_dtype: Any = None
+    native_dtypes: Any = None
 
     def index(self, name: str) -> int:
         """Position of feature ``name``; ``KeyError`` listing the available names if unknown."""
@@ -86,6 +90,21 @@ def _kind_of(dtype: Any) -> str:
     if np_dtype.kind in "iuf":
         return "numeric"
     return "categorical"
+
+
+def _all_numbers(values: Any) -> bool:
+    """True if every value is a real number or missing (None/NaN), and at least one is a number
+    (a float NaN counts: it is a missing *number*, e.g. the first record of a stream)."""
+    seen = False
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, (bool, np.bool_)) or not isinstance(
+            v, (int, float, np.integer, np.floating)
+        ):
+            return False
+        seen = True
+    return seen
 
 
 def _is_integer_dtype(dtype: Any) -> bool:
@@ -171,7 +190,9 @@ class Table:
         if isinstance(X, pd.DataFrame):
             return cls._from_pandas(X, "pandas", categorical_features, owner)
         if type(X).__module__.startswith("polars"):
-            return cls._from_pandas(X.to_pandas(), "polars", categorical_features, owner)
+            table = cls._from_pandas(X.to_pandas(), "polars", categorical_features, owner)
+            schema = replace(table.schema, native_dtypes=dict(X.schema))
+            return cls(table.columns, schema)
         if isinstance(X, Mapping):
             return cls._from_records([X], feature_names, categorical_features, owner)
         if isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], Mapping):
@@ -199,10 +220,14 @@ class Table:
                     f"{owner} got {len(names)} feature_names for data with {n_features} columns."
                 )
         cat = set(categorical_features or ())
-        kinds = tuple(
-            "categorical" if (n in cat or X.dtype.kind not in "iuf") else "numeric" for n in names
-        )
         columns = {n: X[:, i] for i, n in enumerate(names)}
+        kinds = tuple(
+            "categorical"
+            if n in cat
+            or not (X.dtype.kind in "iuf" or (X.dtype.kind == "O" and _all_numbers(columns[n])))
+            else "numeric"
+            for n in names
+        )
         schema = Schema(names, names, kinds, (X.dtype,) * n_features, "numpy", X.dtype)
         return cls(columns, schema)
 
@@ -240,11 +265,11 @@ class Table:
         columns, kinds, dtypes = {}, [], []
         for n in names:
             col = values[n]
-            numeric = n not in cat and all(
-                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-                for v in col
-            )
-            arr = np.asarray(col, dtype=np.float64) if numeric else np.asarray(col, dtype=object)
+            numeric = n not in cat and _all_numbers(col)
+            if numeric:
+                arr = np.asarray([np.nan if v is None else v for v in col], dtype=np.float64)
+            else:
+                arr = np.asarray(col, dtype=object)
             columns[n] = arr
             kinds.append("numeric" if numeric else "categorical")
             dtypes.append(arr.dtype)
@@ -301,6 +326,7 @@ class Table:
             tuple(s.dtypes[i] for i in idx),
             s.source,
             s.array_dtype,
+            None if s.native_dtypes is None else {s.names[i]: s.native_dtypes[s.names[i]] for i in idx},
         )
         return Table({n: self.columns[n] for n in schema.names}, schema, self.upcast)
 
@@ -360,9 +386,7 @@ class Table:
         if kind in ("pandas", "polars"):
             df = self.to_frame()
             if kind == "polars":
-                import polars as pl
-
-                return pl.from_pandas(df)
+                return self._to_polars(df)
             return df
         if kind == "records":
             lists = [
@@ -371,6 +395,24 @@ class Table:
             names = self.names
             return [dict(zip(names, row)) for row in zip(*lists)]
         raise ValueError(f"Unknown native input kind {kind!r}.")
+
+    def _to_polars(self, df: pd.DataFrame) -> Any:
+        import polars as pl
+
+        out = pl.from_pandas(df)
+        native = self.schema.native_dtypes
+        if native:
+            casts = {
+                n: d
+                for n, d in native.items()
+                if n in out.columns
+                and n not in self.upcast
+                and out.schema[n] != d
+                and _lossless_polars_cast(out[n], d)
+            }
+            if casts:
+                out = out.cast(casts)
+        return out
 
     def _to_numpy(self) -> np.ndarray:
         cols = list(self.columns.values())
@@ -392,6 +434,14 @@ class Table:
         df = pd.DataFrame(data, copy=False)
         df.columns = pd.Index(list(self.schema.labels))
         return df
+
+
+def _lossless_polars_cast(series: Any, dtype: Any) -> bool:
+    """Whether ``series`` can take polars ``dtype`` without rounding (non-integers stay float)."""
+    if dtype.is_integer() and series.dtype.is_float():
+        values = series.drop_nulls().drop_nans()
+        return bool((values == values.round()).all())
+    return True
 
 
 def _coerce(values: Any, current: Any, dtype: Any, name: str) -> tuple[Any, bool]:

@@ -166,7 +166,9 @@ class RiverModel(Model):
     ) -> None:
         super().__init__(model, input_kind="records", target=target)
         check_options(response_method, "response_method", owner, ("auto", "predict", "predict_proba"))
-        self.is_classifier = hasattr(model, "predict_proba_one")
+        # A River Pipeline has every prediction method; what it can do is its last step's.
+        self._final = getattr(model, "_last_step", model)
+        self.is_classifier = hasattr(self._final, "predict_proba_one")
         if response_method == "auto":
             response_method = "predict_proba" if self.is_classifier else "predict"
         if response_method == "predict_proba" and not self.is_classifier:
@@ -207,7 +209,7 @@ class RiverModel(Model):
     def _predict_native(self, records: list[dict]) -> Any:
         m = self.model
         if self.response_method == "predict_proba_one":
-            if hasattr(m, "predict_proba_many"):
+            if hasattr(self._final, "predict_proba_many"):
                 frame = m.predict_proba_many(pd.DataFrame.from_records(records))
                 dicts = frame.to_dict(orient="records")
             else:
@@ -220,7 +222,7 @@ class RiverModel(Model):
             out = np.array([[d.get(c, 0.0) for c in classes] for d in dicts], dtype=np.float64)
             return out.reshape(len(records), len(classes))
         values: Any
-        if hasattr(m, "predict_many"):
+        if hasattr(self._final, "predict_many"):
             values = m.predict_many(pd.DataFrame.from_records(records)).to_numpy()
         else:
             values = [m.predict_one(r) for r in records]

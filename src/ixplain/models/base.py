@@ -144,8 +144,40 @@ class Model:
         """The input type this model receives for ``table``."""
         return table.schema.source if self.input_kind == "auto" else self.input_kind
 
+    def predict_array(self, X: np.ndarray, *, batch_rows: int | None = None) -> np.ndarray:
+        """Evaluate the model on a 2-D array given as is (no :class:`Table` round trip).
+
+        The fast path of the brute-force methods for models that receive numpy input
+        (``native_kind(table) == "numpy"``); same chunking, error context and output convention
+        as :meth:`predict`.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, n_features)
+        batch_rows : int, optional
+            Largest number of rows per native call.
+
+        Returns
+        -------
+        ndarray of shape (n,) or (n, k)
+        """
+        n = X.shape[0]
+        if batch_rows is None:
+            batch_rows = rows_for_budget(X.shape[1])
+        names = [f"x{j}" for j in range(X.shape[1])]
+        if n <= batch_rows:
+            return self._call_native(X, n, "numpy", names)
+        parts = [
+            self._call_native(X[s : s + batch_rows], min(batch_rows, n - s), "numpy", names)
+            for s in range(0, n, batch_rows)
+        ]
+        return np.concatenate(parts, axis=0)
+
     def _predict_chunk(self, table: Table) -> np.ndarray:
-        native = table.to_native(self.native_kind(table))
+        kind = self.native_kind(table)
+        return self._call_native(table.to_native(kind), table.n_rows, kind, list(table.names))
+
+    def _call_native(self, native: Any, n_rows: int, kind: str, names: list[str]) -> np.ndarray:
         start = time.perf_counter()
         try:
             out = self._predict_native(native)
@@ -153,17 +185,17 @@ class Model:
             raise
         except Exception as exc:  # the user's model failed: add context, keep the cause
             raise ModelEvaluationError(
-                f"{self.describe()} raised {type(exc).__name__} on a batch of {table.n_rows} "
-                f"rows (input type {self.native_kind(table)}, columns {list(table.names)}): {exc}"
+                f"{self.describe()} raised {type(exc).__name__} on a batch of {n_rows} "
+                f"rows (input type {kind}, columns {names}): {exc}"
             ) from exc
         finally:
             self.time_in_model += time.perf_counter() - start
             self.n_calls += 1
-            self.n_rows += table.n_rows
+            self.n_rows += n_rows
         out = self._postprocess(np.asarray(out))
-        if out.shape[0] != table.n_rows:
+        if out.shape[0] != n_rows:
             raise ModelEvaluationError(
-                f"{self.describe()} returned {out.shape[0]} predictions for {table.n_rows} rows "
+                f"{self.describe()} returned {out.shape[0]} predictions for {n_rows} rows "
                 f"(output shape {out.shape})."
             )
         return out

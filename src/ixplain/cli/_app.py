@@ -1,0 +1,300 @@
+"""The ``ixplain`` command line (typer): ``stream``, ``explain`` and ``datasets``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ._errors import CLIError, RunInterrupted
+
+app = typer.Typer(
+    name="ixplain",
+    help=(
+        "Explain machine-learning models globally: on a data stream while an online model "
+        "learns (stream), or a saved scikit-learn model on a table (explain)."
+    ),
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+#: Exit status for a user error (bad file, missing column, unknown name).
+EXIT_USER_ERROR = 2
+#: Exit status after Ctrl-C (partial results written).
+EXIT_INTERRUPTED = 130
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    """``--x a,b --x c`` -> ``["a", "b", "c"]`` (None when not given)."""
+    if not values:
+        return None
+    out = [v.strip() for item in values for v in item.split(",") if v.strip()]
+    return out or None
+
+
+def _guard(debug: bool, body: Callable[[], Any]) -> Any:
+    """Run ``body``; turn any error into one line on stderr and a non-zero exit (unless debug)."""
+    try:
+        return body()
+    except RunInterrupted as exc:
+        typer.echo(f"ixplain: {exc}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except KeyboardInterrupt:
+        typer.echo("ixplain: interrupted.", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        if debug:
+            raise
+        typer.echo(f"ixplain: error: {_one_line(exc)}", err=True)
+        raise typer.Exit(EXIT_USER_ERROR if isinstance(exc, CLIError) else 1) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if not isinstance(exc, CLIError):
+        text = f"{type(exc).__name__}: {text}"
+    return text + " (run with --debug for the traceback)" if not isinstance(exc, CLIError) else text
+
+
+@app.command()
+def stream(
+    dataset: Annotated[
+        str | None,
+        typer.Option(help="Bundled dataset (see `ixplain datasets`); default bike."),
+    ] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            help="Your own stream: a .csv (optionally compressed) or .parquet file, rows in time order."
+        ),
+    ] = None,
+    target: Annotated[
+        str | None, typer.Option(help="Target column (required with --data).")
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option(help="regression or binary; default inferred from the target column."),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="River model: linear, hoeffding-tree (default), adaptive-tree, arf, knn, "
+            "naive-bayes (binary only). Numeric columns are standardised and string columns "
+            "one-hot encoded online."
+        ),
+    ] = None,
+    explain: Annotated[
+        list[str] | None,
+        typer.Option(help="Methods, comma-separated: pfi, sage, pdp (default: all available)."),
+    ] = None,
+    features: Annotated[
+        list[str] | None,
+        typer.Option(help="Feature columns to use, comma-separated (default: all but the target)."),
+    ] = None,
+    pd_features: Annotated[
+        list[str] | None,
+        typer.Option(help="Features whose PD curves are tracked (default: two per dataset)."),
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option(
+            help="Smoothing factor of the explanations in (0, 1]; default 10/rows clipped to [0.001, 0.05]."
+        ),
+    ] = None,
+    every: Annotated[
+        int | None,
+        typer.Option(help="Record a snapshot of the explanations every N rows (default rows/200)."),
+    ] = None,
+    n_rows: Annotated[int | None, typer.Option(help="Stop after this many rows.")] = None,
+    batch_size: Annotated[
+        int,
+        typer.Option(
+            help="Rows explained together (one batched model call per explainer), with the "
+            "model as it is before it learns them; the metric stays strictly prequential. "
+            "1 explains each row just before it is learnt."
+        ),
+    ] = 16,
+    loss: Annotated[
+        str | None,
+        typer.Option(
+            help="Loss of pfi/sage: squared_error (regression default), absolute_error, zero_one (binary default), log_loss, brier."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("ixplain-output"),
+    seed: Annotated[
+        int, typer.Option(help="Seed of every random choice (same seed, same results).")
+    ] = 0,
+    progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
+    debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
+) -> None:
+    """Stream a dataset through an online River model and explain it as it learns.
+
+    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C stops the run and writes what was computed so far (exit status 130).
+    """
+
+    def body() -> None:
+        from ._outputs import write_stream_outputs
+        from ._stream import StreamConfig, run_stream
+
+        _check_stream_options(dataset, data, task, alpha, every, n_rows, loss)
+        if batch_size < 1:
+            raise CLIError(f"--batch-size must be >= 1, got {batch_size}.")
+        cfg = StreamConfig(
+            dataset=dataset if data is None else None,
+            data=str(data) if data is not None else None,
+            target=target,
+            task=task,
+            model=model,
+            explain=_split(explain),
+            features=_split(features),
+            pd_features=_split(pd_features),
+            alpha=alpha,
+            every=every,
+            n_rows=n_rows,
+            loss=loss,
+            seed=seed,
+            batch_size=batch_size,
+            progress=progress,
+        )
+        run = run_stream(cfg)
+        write_stream_outputs(run, out)
+        report = (out / "report.html").resolve()
+        if run.interrupted:
+            raise RunInterrupted(str(out), run.rows_seen)
+        typer.echo(
+            f"ixplain: explained {run.rows_seen} rows of {run.source} in {run.seconds:.1f} s "
+            f"({', '.join(run.methods) or 'no methods available'})."
+        )
+        typer.echo(f"Report: {report}")
+
+    _guard(debug, body)
+
+
+def _check_stream_options(dataset, data, task, alpha, every, n_rows, loss) -> None:
+    if dataset is not None and data is not None:
+        raise CLIError("give either --dataset or --data, not both.")
+    if task is not None and task not in ("regression", "binary"):
+        raise CLIError(f"--task must be 'regression' or 'binary', got {task!r}.")
+    if alpha is not None and not (0.0 < alpha <= 1.0):
+        raise CLIError(f"--alpha must be in (0, 1], got {alpha}.")
+    if every is not None and every < 1:
+        raise CLIError(f"--every must be >= 1, got {every}.")
+    if n_rows is not None and n_rows < 1:
+        raise CLIError(f"--n-rows must be >= 1, got {n_rows}.")
+    if loss is not None:
+        from ..losses import get_loss
+
+        try:
+            get_loss(loss, owner="ixplain stream")
+        except (ValueError, TypeError) as exc:
+            raise CLIError(f"--loss: {exc}") from None
+
+
+@app.command(name="explain")
+def explain_cmd(
+    data: Annotated[
+        Path, typer.Option(help="The table: .csv (optionally compressed) or .parquet.")
+    ],
+    target: Annotated[str, typer.Option(help="Target column.")],
+    model: Annotated[
+        Path,
+        typer.Option(
+            help="Saved fitted scikit-learn model: .joblib/.pkl (WARNING: loading a pickle or "
+            "joblib file executes code from it; only load files you trust) or .skops (safer; "
+            "needs `pip install skops`)."
+        ),
+    ],
+    features: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Model input columns, comma-separated, in the model's order (default: all but the target)."
+        ),
+    ] = None,
+    methods: Annotated[
+        list[str] | None,
+        typer.Option(help="Comma-separated: pd, ice, pfi, sage (default: all available)."),
+    ] = None,
+    pd_features: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Features for PD/ICE (default: the 3 most important by PFI, else the first 3)."
+        ),
+    ] = None,
+    n_repeats: Annotated[int, typer.Option(help="PFI repeats.")] = 5,
+    grid_resolution: Annotated[int, typer.Option(help="PD grid points per feature.")] = 50,
+    loss: Annotated[
+        str | None,
+        typer.Option(
+            help="Loss for pfi and sage (default: the model's score for pfi; squared_error or log_loss for sage)."
+        ),
+    ] = None,
+    trust: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Types to trust when loading a .skops file (see skops.io.get_untrusted_types)."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("ixplain-output"),
+    seed: Annotated[int, typer.Option(help="Seed (same seed, same results).")] = 0,
+    debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
+) -> None:
+    """Explain a saved scikit-learn model on a table: PD, ICE, permutation importance, SAGE.
+
+    WARNING: loading a pickle or joblib file executes code stored in it; only use files you trust, or save your model with skops (.skops) and load it with --trust for the types it lists.
+    """
+
+    def body() -> None:
+        from ._static import ExplainConfig, run_explain
+
+        if n_repeats < 1:
+            raise CLIError(f"--n-repeats must be >= 1, got {n_repeats}.")
+        if grid_resolution < 2:
+            raise CLIError(f"--grid-resolution must be >= 2, got {grid_resolution}.")
+        cfg = ExplainConfig(
+            data=str(data),
+            target=target,
+            model=str(model),
+            features=_split(features),
+            methods=_split(methods),
+            pd_features=_split(pd_features),
+            n_repeats=n_repeats,
+            grid_resolution=grid_resolution,
+            loss=loss,
+            trust=_split(trust),
+            seed=seed,
+        )
+        summary = run_explain(cfg, out)
+        typer.echo(
+            f"ixplain: explained {summary['settings']['model']} on {summary['settings']['rows']} "
+            f"rows ({', '.join(summary['methods'])})."
+        )
+        typer.echo(f"Report: {(out / 'report.html').resolve()}")
+
+    _guard(debug, body)
+
+
+@app.command()
+def datasets() -> None:
+    """List the bundled datasets and synthetic streams (size, task, source)."""
+    from ..datasets import DATASETS
+
+    width = max(len(n) for n in DATASETS)
+    typer.echo(f"{'name':<{width}}  {'task':<10}  {'rows':>6}  {'feat':>4}  drift   source")
+    for info in DATASETS.values():
+        drift = ",".join(str(p) for p in info.drift_points) or "-"
+        typer.echo(
+            f"{info.name:<{width}}  {info.task:<10}  {info.n_rows:>6}  {info.n_features:>4}  "
+            f"{drift:<6}  {info.source} [{info.license}]"
+        )
+    typer.echo("Use one with: ixplain stream --dataset NAME")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``ixplain`` console script and ``python -m ixplain``."""
+    app(args=argv if argv is not None else sys.argv[1:], prog_name="ixplain")

@@ -1,0 +1,249 @@
+"""PNG plots of a run, drawn on matplotlib ``Figure`` objects (no pyplot state, no display)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "plot_importance_bars",
+    "plot_importance_traces",
+    "plot_metric",
+    "plot_pd_curves",
+    "plot_pd_over_time",
+]
+
+_MAX_LINES = 8
+_TITLES = {"pfi": "iPFI", "sage": "iSAGE", "pdp": "iPDP"}
+
+
+def _figure(n_panels: int, width: float = 7.5, height: float = 3.2) -> tuple[Any, list[Any]]:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - matplotlib is in the cli extra
+        raise ImportError(
+            "Plotting needs matplotlib: pip install 'ixplain[plot]' (or pip install matplotlib)."
+        ) from exc
+    fig = Figure(figsize=(width, height * max(n_panels, 1)), layout="constrained")
+    axes = fig.subplots(max(n_panels, 1), 1, squeeze=False)[:, 0]
+    return fig, list(axes)
+
+
+def _drift_lines(ax: Any, known: Sequence[int], detected: Sequence[int]) -> None:
+    for i, row in enumerate(known):
+        ax.axvline(row, color="crimson", ls="--", lw=1.4, label="known change point" if i == 0 else None)
+    for i, row in enumerate(detected):
+        ax.axvline(
+            row, color="0.35", ls=":", lw=0.9, label="detected change (ADWIN)" if i == 0 else None
+        )
+
+
+def _top(values: np.ndarray, k: int) -> np.ndarray:
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf))
+    return order[:k]
+
+
+def plot_importance_traces(
+    path: Path,
+    traces: dict[str, Any],
+    feature_names: Sequence[str],
+    *,
+    known_drift: Sequence[int] = (),
+    detected_drift: Sequence[int] = (),
+    losses: dict[str, str] | None = None,
+) -> Path:
+    """One panel per method: importance of the top features over stream rows, with bands.
+
+    The band is the importance plus/minus its confidence bound (``confidence_bound(0.05)``);
+    dashed red lines mark known drift points, dotted grey lines detected changes.
+    """
+    fig, axes = _figure(len(traces))
+    for ax, (method, trace) in zip(axes, traces.items()):
+        rows = np.asarray(trace.rows)
+        if len(rows) == 0:
+            ax.text(0.5, 0.5, "no snapshot yet", ha="center", transform=ax.transAxes)
+            continue
+        values = np.vstack(trace.values)
+        bounds = np.vstack(trace.bounds)
+        top = _top(values[-1], _MAX_LINES)
+        display = _display("ImportanceTraceDisplay")
+        if display is not None:  # the library's Display; drift markers drawn below
+            names = [_text(n) for n in feature_names]
+            display(rows, values, np.where(np.isfinite(bounds), bounds, 0.0), names).plot(
+                ax=ax, features=[names[j] for j in top], legend=False
+            )
+        else:
+            _draw_traces(ax, rows, values, bounds, feature_names, top)
+        _drift_lines(ax, known_drift, detected_drift)
+        finite = values[np.isfinite(values)]
+        if finite.size:
+            lo, hi = float(finite.min()), float(finite.max())
+            pad = 0.1 * (hi - lo if hi > lo else max(abs(hi), 1.0))
+            ax.set_ylim(lo - pad, hi + pad)
+        ax.set_title(f"{_TITLES.get(method, method)} over the stream (band: 95% bound)")
+        ax.set_xlabel("rows seen")
+        loss = (losses or {}).get(method)
+        ax.set_ylabel(f"{loss} increase" if loss else "importance")
+        ax.legend(loc="upper left", fontsize=7, ncol=2, framealpha=0.8)
+        ax.grid(alpha=0.3)
+    fig.savefig(path, dpi=90)
+    return path
+
+
+def _draw_traces(
+    ax: Any,
+    rows: np.ndarray,
+    values: np.ndarray,
+    bounds: np.ndarray,
+    feature_names: Sequence[str],
+    top: np.ndarray,
+) -> None:
+    """Fallback drawing of importance lines and bands (without the library's Display)."""
+    colors = _palette(_MAX_LINES)
+    for c, j in enumerate(top):
+        ax.plot(rows, values[:, j], color=colors[c], lw=1.6, label=_text(feature_names[j]))
+        b = bounds[:, j]
+        ok = np.isfinite(b) & np.isfinite(values[:, j])
+        if ok.any():
+            lo, hi = (values[:, j] - b)[ok], (values[:, j] + b)[ok]
+            ax.fill_between(rows[ok], lo, hi, color=colors[c], alpha=0.15, lw=0)
+
+
+def plot_importance_bars(
+    path: Path,
+    final: dict[str, tuple[np.ndarray, np.ndarray]],
+    feature_names: Sequence[str],
+    *,
+    xlabel: str | dict[str, str] = "importance",
+    title: str = "{method}: final importances (error bar: 95% bound)",
+) -> Path:
+    """Horizontal bars of the final importances per method, sorted, with error bars."""
+    fig, axes = _figure(len(final), height=max(2.4, 0.28 * len(feature_names) + 1.0))
+    for ax, (method, (values, err)) in zip(axes, final.items()):
+        display = _display("FeatureImportanceDisplay")
+        errors = np.where(np.isfinite(err), err, 0.0)
+        if display is not None:
+            names = [_text(n) for n in feature_names]
+            display(np.nan_to_num(values), errors, names).plot(ax=ax)
+        else:
+            order = np.argsort(np.nan_to_num(values, nan=-np.inf))
+            y = np.arange(len(order))
+            ax.barh(y, np.nan_to_num(values[order]), xerr=errors[order], capsize=2)
+            ax.set_yticks(y)
+            ax.set_yticklabels([_text(feature_names[i]) for i in order], fontsize=8)
+            ax.axvline(0, color="0.2", lw=0.8)
+        ax.set_title(title.format(method=_TITLES.get(method, method)))
+        ax.set_xlabel(xlabel.get(method, "importance") if isinstance(xlabel, dict) else xlabel)
+        ax.grid(axis="x", alpha=0.3)
+    fig.savefig(path, dpi=90)
+    return path
+
+
+def plot_pd_over_time(
+    path: Path, snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]], ylabel: str
+) -> Path:
+    """One panel per feature: PD snapshots overlaid, newest darkest (at most 8 per panel)."""
+    fig, axes = _figure(len(snapshots))
+    try:
+        from matplotlib import colormaps
+
+        cmap = colormaps["Blues"]
+    except Exception:  # pragma: no cover - very old matplotlib
+        cmap = None
+    for ax, (feature, snaps) in zip(axes, snapshots.items()):
+        if not snaps:
+            ax.text(0.5, 0.5, "no snapshot yet", ha="center", transform=ax.transAxes)
+            continue
+        pick = np.unique(np.linspace(0, len(snaps) - 1, min(8, len(snaps))).round().astype(int))
+        display = _display("PartialDependenceTraceDisplay")
+        if display is not None:  # the library's Display: colour bar maps colour to the row
+            categorical = np.asarray(snaps[-1][1]).dtype.kind not in "iufb"
+            display([snaps[i] for i in pick], _text(feature), categorical=categorical).plot(ax=ax)
+        else:
+            for k, i in enumerate(pick):
+                row, grid, values = snaps[i]
+                shade = 0.3 + 0.7 * (k + 1) / len(pick)
+                color = cmap(shade) if cmap is not None else str(1 - shade)
+                _draw_curve(ax, grid, values, color=color, label=f"row {row}")
+            ax.legend(fontsize=7, ncol=2, framealpha=0.8)
+        ax.set_title(f"iPDP of {_text(feature)} over the stream (newest darkest)")
+        ax.set_xlabel(_text(feature))
+        ax.set_ylabel(_text(ylabel))
+        ax.grid(alpha=0.3)
+    fig.savefig(path, dpi=90)
+    return path
+
+
+def plot_pd_curves(
+    path: Path,
+    curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]],
+    ylabel: str,
+) -> Path:
+    """One panel per feature: PD (thick) and up to 50 ICE curves (thin) of a static model."""
+    fig, axes = _figure(len(curves))
+    for ax, (feature, (grid, average, ice)) in zip(axes, curves.items()):
+        if ice is not None:
+            for row in ice[:50]:
+                _draw_curve(ax, grid, row, color="0.6", lw=0.5, alpha=0.5)
+        _draw_curve(ax, grid, average, color="#C44E52", lw=2.2, label="PD")
+        ax.set_title(f"partial dependence of {_text(feature)}")
+        ax.set_xlabel(_text(feature))
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.savefig(path, dpi=90)
+    return path
+
+
+def plot_metric(
+    path: Path,
+    rolling: np.ndarray,
+    name: str,
+    window: int,
+    *,
+    known_drift: Sequence[int] = (),
+    detected_drift: Sequence[int] = (),
+) -> Path:
+    """The rolling prequential metric over the stream, with drift markers."""
+    fig, axes = _figure(1, height=2.6)
+    ax = axes[0]
+    ax.plot(np.arange(1, len(rolling) + 1), rolling, color="#55A868", lw=1.4)
+    _drift_lines(ax, known_drift, detected_drift)
+    ax.set_title(f"prequential {name} (rolling window of {window} rows)")
+    ax.set_xlabel("rows seen")
+    ax.set_ylabel(name)
+    ax.grid(alpha=0.3)
+    if known_drift or detected_drift:
+        ax.legend(fontsize=7)
+    fig.savefig(path, dpi=90)
+    return path
+
+
+def _draw_curve(ax: Any, grid: np.ndarray, values: np.ndarray, **kwargs: Any) -> None:
+    grid = np.asarray(grid)
+    if grid.dtype.kind in "iufb":
+        ax.plot(grid.astype(float), values, **kwargs)
+    else:  # categorical levels: points joined in level order
+        ax.plot(np.arange(len(grid)), values, marker="o", **kwargs)
+        ax.set_xticks(np.arange(len(grid)))
+        ax.set_xticklabels([_text(g) for g in grid], rotation=30, fontsize=7)
+
+
+def _display(name: str) -> Any:
+    """The library's Display class ``name`` (``None`` in a build without it)."""
+    import ixplain
+
+    return getattr(ixplain, name, None)
+
+
+def _text(value: object) -> str:
+    """Data-derived text for matplotlib: ``$`` escaped so no name is parsed as mathtext."""
+    return str(value).replace("$", r"\$")
+
+
+def _palette(n: int) -> list[Any]:
+    base = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C"]
+    return (base * (n // len(base) + 1))[:n]

@@ -1,0 +1,950 @@
+"""Static partial dependence (PD) and individual conditional expectation (ICE).
+
+For a feature set ``S`` with grid values ``v`` the ICE curve of row ``x_i`` is
+``f(x_i with x_S := v)`` and the PD is its (weighted) mean over the rows [1]_ [2]_. This module
+computes both with scikit-learn's arguments and grid rule, so ``partial_dependence`` is a drop-in
+replacement for :func:`sklearn.inspection.partial_dependence` (same keys, shapes and values).
+
+How the values are computed is a *method*, picked by name from :data:`_METHODS`:
+
+* ``"brute"`` -- :func:`_brute_partial_dependence`: rows x grid points are stacked into a few
+  large model calls (chunked to a memory budget), never one call per grid point;
+* ``"recursion"`` -- scikit-learn's tree traversal weighted by the training cover, for the
+  scikit-learn tree models that support it, with the gradient-boosting baseline added back;
+* ``"auto"`` -- always the brute (interventional) quantity on the user's data: it resolves to a
+  method that equals brute force (today ``"brute"``; an exact tree method can register itself in
+  :data:`_METHODS` and in :func:`_resolve_auto`).
+
+Every method takes a :class:`PDRequest` and returns ``(average, individual)`` with the shapes of
+:class:`~ixplain.results.PartialDependence`.
+
+References
+----------
+.. [1] J. H. Friedman, "Greedy function approximation: a gradient boosting machine", Annals of
+   Statistics 29(5), 2001.
+.. [2] A. Goldstein, A. Kapelner, J. Bleich, E. Pitkin, "Peeking inside the black box: visualizing
+   statistical learning with plots of individual conditional expectation", JCGS 24(1), 2015.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .._validation import (
+    check_bool,
+    check_int,
+    check_options,
+    check_random_state,
+    param_error,
+)
+from ..grids import FeatureGrid, feature_grid
+from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
+from ..models.adapters import BoosterModel, SklearnModel
+from ..results.partial_dependence import PartialDependence
+from ..tabular import Table, as_table
+from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
+
+__all__ = ["PDRequest", "partial_dependence"]
+
+_OWNER = "partial_dependence"
+_KINDS = ("average", "individual", "both")
+_RESPONSES = ("auto", "predict", "predict_proba", "decision_function")
+
+
+# ---------------------------------------------------------------------------------------- request
+@dataclass
+class PDRequest:
+    """Everything a PD method needs (validated; internal).
+
+    Attributes
+    ----------
+    model : Model
+        The adapter (``model.model`` is the user's estimator).
+    table : Table
+        The rows averaged over (after ``subsample``), ``n_rows`` of them.
+    features : list of str
+        The features whose values are set, in grid order.
+    grid_values : list of ndarray
+        One grid per feature; the grid is their cartesian product (last feature fastest).
+    sample_weight : ndarray of shape (n_rows,) or None
+    kind : {"average", "individual", "both"}
+    batch_rows : int
+        Largest number of rows in one model call.
+    n_jobs : int
+        Number of threads evaluating chunks.
+    upcast : set of str
+        Filled by the method: integer features that received non-integer grid values.
+    """
+
+    model: Model
+    table: Table
+    features: list[str]
+    grid_values: list[np.ndarray]
+    sample_weight: np.ndarray | None
+    kind: str
+    batch_rows: int
+    n_jobs: int = 1
+    upcast: set[str] = field(default_factory=set)
+
+    @property
+    def grid_shape(self) -> tuple[int, ...]:
+        """``(n_grid_0, ..., n_grid_{d-1})``."""
+        return tuple(len(g) for g in self.grid_values)
+
+
+MethodFn = Callable[[PDRequest], tuple[np.ndarray | None, np.ndarray | None]]
+
+
+# ---------------------------------------------------------------------------------------- brute
+def _grid_points(grid_values: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Cartesian product as one column per feature (first feature slowest, as sklearn)."""
+    shape = tuple(len(g) for g in grid_values)
+    idx = np.unravel_index(np.arange(math.prod(shape)), shape)
+    return [np.asarray(g)[i] for g, i in zip(grid_values, idx)]
+
+
+#: Preferred size of one stacked model call, in cells (8 MB of float64): large enough that the
+#: per-call overhead of scikit-learn-style models vanishes, small enough to stay cache-friendly
+#: (measured on the benchmark models; larger calls were not faster). ``memory_budget`` caps it.
+_TARGET_CELLS = 2**20
+
+
+def _chunks(
+    n_rows: int, n_points: int, batch_rows: int, n_jobs: int, n_features: int = 1
+) -> list[tuple[int, int]]:
+    """Split the grid points into ranges whose stacked rows fit ``batch_rows``."""
+    target = max(n_rows, _TARGET_CELLS // max(1, n_features))
+    per_chunk = max(1, min(batch_rows, target) // max(1, n_rows))
+    if n_jobs > 1:
+        per_chunk = min(per_chunk, max(1, math.ceil(n_points / n_jobs)))
+    return [(s, min(s + per_chunk, n_points)) for s in range(0, n_points, per_chunk)]
+
+
+@dataclass
+class _ArrayStack:
+    """The numpy fast path: rows as one float array, grid points written into a few columns.
+
+    ``base`` (n_rows, m) is what ``model`` receives for the original rows; grid point ``p`` sets
+    columns ``cols`` to ``values[p]``. For a plain array model ``base`` is ``X`` and ``cols`` the
+    feature positions; for a pipeline whose first step transforms each column on its own it is
+    that step's output, and ``cols`` the output columns of the features (see
+    :func:`_separable_first_step`).
+    """
+
+    base: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+    model: Model
+
+
+def _array_stack(
+    model: Model, table: Table, features: list[str], points: list[np.ndarray]
+) -> _ArrayStack | None:
+    """The fast path when the model takes numpy, the data is a float array and the grid numeric."""
+    if table.schema.source != "numpy" or model.native_kind(table) != "numpy":
+        return None
+    dtype = table.schema.array_dtype
+    if dtype is None or np.dtype(dtype).kind != "f":
+        return None
+    if any(np.asarray(p).dtype.kind not in "iuf" for p in points):
+        return None
+    X = np.asarray(table.to_native("numpy"))
+    cols = np.asarray([table.schema.index(f) for f in features], dtype=np.intp)
+    values = np.column_stack([np.asarray(p) for p in points]).astype(X.dtype, copy=False)
+    return _separable_first_step(model, X, cols, values) or _ArrayStack(X, cols, values, model)
+
+
+def _column_owners(step: Any, n_features: int) -> list[np.ndarray] | None:
+    """Output columns of each input column, for transformers known to act column by column."""
+    from sklearn.preprocessing import (
+        MaxAbsScaler,
+        MinMaxScaler,
+        RobustScaler,
+        SplineTransformer,
+        StandardScaler,
+    )
+
+    if type(step) in (StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler):
+        return [np.asarray([j]) for j in range(n_features)]
+    if type(step) is SplineTransformer and not getattr(step, "sparse_output", False):
+        inputs = list(getattr(step, "feature_names_in_", [f"x{j}" for j in range(n_features)]))
+        names = list(step.get_feature_names_out())
+        per = len(names) // max(1, n_features)
+        if per * n_features != len(names):
+            return None
+        owners = [np.arange(j * per, (j + 1) * per) for j in range(n_features)]
+        for j, cols in enumerate(owners):  # feature-major blocks "x{j}_sp_{i}"
+            if not all(str(names[c]).startswith(f"{inputs[j]}_sp_") for c in cols):
+                return None
+        return owners
+    return None
+
+
+def _separable_first_step(
+    model: Model, X: np.ndarray, cols: np.ndarray, values: np.ndarray
+) -> _ArrayStack | None:
+    """Evaluate a pipeline's column-wise first step once per row and once per grid point.
+
+    ``Pipeline.predict(X) == rest.predict(first.transform(X))`` and a column-wise transformer's
+    output columns for feature ``j`` depend on ``x_j`` alone, so the stacked input of the rest of
+    the pipeline is ``first.transform(X)`` tiled, with the columns of the PD features replaced by
+    ``first.transform`` of the grid points -- the same numbers, without transforming
+    ``n_rows x n_points`` rows. Only for an allow-list of scikit-learn transformers.
+    """
+    try:
+        from sklearn.pipeline import Pipeline
+    except ImportError:  # pragma: no cover - sklearn missing
+        return None
+    est = model.model
+    if not isinstance(model, SklearnModel) or not isinstance(est, Pipeline) or len(est.steps) < 2:
+        return None
+    first = est.steps[0][1]
+    owners = _column_owners(first, X.shape[1])
+    if owners is None:
+        return None
+    try:
+        Z = first.transform(X)
+        grid_rows = np.repeat(X[:1], len(values), axis=0)
+        grid_rows[:, cols] = values
+        Zg = first.transform(grid_rows)
+        rest = SklearnModel(est[1:], response_method=model.response_method, target=model.target)
+    except Exception:  # anything unexpected: the generic path gives the same numbers
+        return None
+    if not (isinstance(Z, np.ndarray) and isinstance(Zg, np.ndarray)) or Z.ndim != 2:
+        return None
+    out_cols = np.concatenate([owners[c] for c in cols])
+    return _ArrayStack(Z, out_cols, Zg[:, out_cols], rest)
+
+
+def _stacked_predict(
+    model: Model,
+    table: Table,
+    stack: _ArrayStack | None,
+    features: list[str],
+    points: list[np.ndarray],
+    start: int,
+    stop: int,
+    batch_rows: int,
+) -> tuple[np.ndarray, frozenset[str]]:
+    """Predictions for grid points ``start:stop`` on every row: shape (k, n_rows, n_outputs)."""
+    n, k = table.n_rows, stop - start
+    if stack is not None:  # numpy fast path: one np.tile and one block write
+        big = np.tile(stack.base, (k, 1))
+        big[:, stack.cols] = np.repeat(stack.values[start:stop], n, axis=0)
+        out = stack.model.predict_array(big, batch_rows=batch_rows)
+        upcast: frozenset[str] = frozenset()
+    else:
+        stacked = table.tile(k)
+        for name, col in zip(features, points):
+            stacked = stacked.set_column(name, _repeat(col[start:stop], n))
+        out = model.predict(stacked, batch_rows=batch_rows)
+        upcast = stacked.upcast
+    out = _as_float(out, model)
+    return out.reshape(k, n, -1), upcast
+
+
+def _repeat(values: np.ndarray, n: int) -> Any:
+    rep = np.repeat(values, n)
+    return rep
+
+
+def _as_float(out: np.ndarray, model: Model) -> np.ndarray:
+    if out.dtype.kind in "fiub":
+        return out.astype(np.float64, copy=False)
+    try:
+        return out.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{_OWNER}: {model.describe()} returned non-numeric values (e.g. {out.ravel()[:3]!r}); "
+            "partial dependence averages the model output. For a classifier use "
+            "response_method='predict_proba' or 'decision_function'."
+        ) from None
+
+
+def _brute_partial_dependence(
+    model: Model,
+    table: Table,
+    features: Sequence[str],
+    grid_values: Sequence[np.ndarray],
+    sample_weight: np.ndarray | None = None,
+    kind: str = "average",
+    batch_rows: int | None = None,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray | None, np.ndarray | None, frozenset[str]]:
+    """Brute-force PD/ICE: set ``features`` to every grid point on every row and predict.
+
+    Rows x grid points are stacked block-major (block ``j`` = every row with grid point ``j``)
+    into chunks of at most ``batch_rows`` rows, so the model is called
+    ``ceil(n_rows * n_points / batch_rows)`` times instead of ``n_points`` times. For a float
+    array the stacking is one ``np.tile`` and one column write per chunk (no pandas); for a
+    scikit-learn Pipeline whose first step transforms each column on its own (scalers,
+    SplineTransformer) that step runs once on the rows and once on the grid points, and the rest
+    of the pipeline on the stacked transformed rows -- the same numbers as predicting every
+    stacked row with the whole pipeline.
+
+    Parameters
+    ----------
+    model : Model
+    table : Table
+        ``n_rows`` rows.
+    features : sequence of str
+    grid_values : sequence of ndarray
+        ``grid_values[j]`` of shape (n_grid_j,).
+    sample_weight : ndarray of shape (n_rows,), optional
+        Weights of the average (ignored for ``individual``).
+    kind : {"average", "individual", "both"}
+    batch_rows : int, optional
+        Largest model call; default from the 256 MB memory budget.
+    n_jobs : int, default=1
+        Threads evaluating chunks concurrently.
+
+    Returns
+    -------
+    average : ndarray of shape (n_outputs, n_grid_0, ...) or None
+    individual : ndarray of shape (n_outputs, n_rows, n_grid_0, ...) or None
+    upcast : frozenset of str
+        Integer features that had to hold non-integer grid values.
+    """
+    features = list(features)
+    n = table.n_rows
+    shape = tuple(len(g) for g in grid_values)
+    n_points = math.prod(shape)
+    if batch_rows is None:
+        batch_rows = rows_for_budget(len(table.names))
+    points = _grid_points(grid_values)
+    stack = _array_stack(model, table, features, points)
+    width = len(table.names) if stack is None else stack.base.shape[1]
+    if stack is not None and width != len(table.names):
+        batch_rows = max(1, batch_rows * len(table.names) // width)
+    chunks = _chunks(n, n_points, batch_rows, n_jobs, width)
+
+    def run(chunk: tuple[int, int]) -> tuple[np.ndarray, frozenset[str]]:
+        return _stacked_predict(model, table, stack, features, points, chunk[0], chunk[1], batch_rows)
+
+    if n_jobs > 1 and len(chunks) > 1:
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            results = pool.map(run, chunks)
+            return _collect(results, chunks, n, n_points, shape, sample_weight, kind)
+    return _collect(map(run, chunks), chunks, n, n_points, shape, sample_weight, kind)
+
+
+def _collect(results, chunks, n, n_points, shape, sample_weight, kind):
+    """Reduce per-chunk predictions (k, n, n_out) into the average / individual arrays."""
+    want_ind = kind in ("individual", "both")
+    want_avg = kind in ("average", "both")
+    avg = ind = None
+    upcast: frozenset[str] = frozenset()
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        w_sum = w.sum()
+    for (start, stop), (pred, up) in zip(chunks, results):
+        upcast |= up
+        n_out = pred.shape[2]
+        if want_ind:
+            if ind is None:
+                ind = np.empty((n_out, n, n_points))
+            ind[:, :, start:stop] = pred.transpose(2, 1, 0)
+        if want_avg:
+            if avg is None:
+                avg = np.empty((n_out, n_points))
+            if sample_weight is None:
+                avg[:, start:stop] = pred.mean(axis=1).T
+            else:
+                avg[:, start:stop] = (np.einsum("n,kno->ok", w, pred) / w_sum)
+    average = avg.reshape(avg.shape[0], *shape) if avg is not None else None
+    individual = ind.reshape(ind.shape[0], n, *shape) if ind is not None else None
+    return average, individual, upcast
+
+
+def _brute_method(req: PDRequest) -> tuple[np.ndarray | None, np.ndarray | None]:
+    average, individual, upcast = _brute_partial_dependence(
+        req.model,
+        req.table,
+        req.features,
+        req.grid_values,
+        req.sample_weight,
+        req.kind,
+        req.batch_rows,
+        req.n_jobs,
+    )
+    req.upcast |= upcast
+    return average, individual
+
+
+# ---------------------------------------------------------------------------------------- recursion
+def _recursion_classes() -> tuple[type, ...]:
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.ensemble._gb import BaseGradientBoosting
+    from sklearn.ensemble._hist_gradient_boosting.gradient_boosting import (
+        BaseHistGradientBoosting,
+    )
+    from sklearn.tree import DecisionTreeRegressor
+
+    return (BaseGradientBoosting, BaseHistGradientBoosting, DecisionTreeRegressor, RandomForestRegressor)
+
+
+def _recursion_unsupported(req: PDRequest) -> str | None:
+    """Why ``method='recursion'`` cannot run on this request (None if it can)."""
+    est = req.model.model
+    try:
+        classes = _recursion_classes()
+    except ImportError:
+        return "scikit-learn is not installed"
+    if not isinstance(est, classes):
+        return (
+            f"{type(est).__name__} does not support it; supported: GradientBoostingClassifier, "
+            "GradientBoostingRegressor, HistGradientBoostingClassifier, "
+            "HistGradientBoostingRegressor, DecisionTreeRegressor, RandomForestRegressor. "
+            "Use method='brute'"
+        )
+    if req.kind != "average":
+        return f"it only computes kind='average' (got kind={req.kind!r}); use method='brute'"
+    if req.sample_weight is not None:
+        return "it cannot use sample_weight (it averages over the training data); use method='brute'"
+    if req.model.is_classifier and req.model.response_method != "decision_function":
+        return (
+            "it explains the decision function of a classifier; use "
+            "response_method='decision_function' or 'auto'"
+        )
+    for name, g in zip(req.features, req.grid_values):
+        if np.asarray(g).dtype.kind not in "iufb" or np.isnan(np.asarray(g, dtype=float)).any():
+            return f"feature {name!r} has a non-numeric or missing grid value; use method='brute'"
+    init = getattr(est, "init", None)
+    if hasattr(est, "init_") and not (init is None or init == "zero"):
+        return "the gradient boosting model has a non-constant init estimator; use method='brute'"
+    return None
+
+
+def _recursion_method(req: PDRequest) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """scikit-learn's recursion (training-cover weighted) PD, with the boosting baseline added.
+
+    scikit-learn's ``_compute_partial_dependence_recursion`` omits the constant initial
+    prediction of (Hist)GradientBoosting models; it is added back here so the values are on the
+    scale of ``decision_function`` (for regressors: of ``predict`` with the identity link).
+    """
+    est = req.model.model
+    names = list(getattr(est, "feature_names_in_", req.table.names))
+    idx = np.asarray([names.index(str(f)) for f in req.features], dtype=np.intp)
+    grid = np.column_stack([np.asarray(p, dtype=np.float64) for p in _grid_points(req.grid_values)])
+    try:
+        avg = est._compute_partial_dependence_recursion(grid, idx)
+    except NotImplementedError as exc:
+        raise ValueError(f"{_OWNER}: method='recursion' is unavailable: {exc}") from exc
+    avg = np.atleast_2d(np.asarray(avg, dtype=np.float64))
+    avg = avg + _boosting_baseline(est, req.table).reshape(-1, 1)
+    if req.model.target is not None and avg.shape[0] > 1:
+        from ..models.base import _class_index
+
+        avg = avg[[_class_index(np.asarray(req.model.classes_), req.model.target)]]
+    return avg.reshape(avg.shape[0], *req.grid_shape), None
+
+
+def _boosting_baseline(est: Any, table: Table) -> np.ndarray:
+    """The constant raw prediction a boosting model starts from (0 for trees and forests)."""
+    if hasattr(est, "_baseline_prediction"):  # HistGradientBoosting*
+        return np.asarray(est._baseline_prediction, dtype=np.float64).ravel()
+    if hasattr(est, "_raw_predict_init"):  # GradientBoosting* with a constant init
+        X0 = np.zeros((1, est.n_features_in_))
+        return np.asarray(est._raw_predict_init(X0), dtype=np.float64).ravel()
+    return np.zeros(1)
+
+
+#: The methods by name; ``"auto"`` resolves through :func:`_resolve_auto`.
+_METHODS: dict[str, MethodFn] = {
+    "brute": _brute_method,
+    "recursion": _recursion_method,
+    "tree": tree_method,
+}
+#: Why a method cannot run on a request (None when it can); methods without an entry always can.
+_UNSUPPORTED: dict[str, Callable[[PDRequest], str | None]] = {
+    "recursion": _recursion_unsupported,
+    "tree": tree_unsupported,
+}
+
+
+def _resolve_auto(req: PDRequest) -> str:
+    """``method='auto'``: a method equal to the brute-force definition on the user's data.
+
+    The exact tree method (:mod:`ixplain.tree`) for the tree ensembles it supports, else brute.
+    """
+    return "tree" if tree_unsupported(req) is None else "brute"
+
+
+def _run_method(method: str, req: PDRequest) -> tuple[str, np.ndarray | None, np.ndarray | None]:
+    name = _resolve_auto(req) if method == "auto" else method
+    check = _UNSUPPORTED.get(name)
+    reason = check(req) if check is not None else None
+    if reason is not None:
+        raise ValueError(f"{_OWNER}: method={name!r} cannot be used here: {reason}.")
+    average, individual = _METHODS[name](req)
+    return name, average, individual
+
+
+# ---------------------------------------------------------------------------------------- validation
+def _check_percentiles(percentiles: Any) -> tuple[float, float]:
+    rule = "a tuple of two floats (low, high) with 0 <= low < high <= 1"
+    try:
+        lo, hi = (float(p) for p in percentiles)
+        ok = 0 <= lo < hi <= 1
+    except (TypeError, ValueError):
+        raise param_error(_OWNER, "percentiles", rule, percentiles, exc=TypeError) from None
+    if isinstance(percentiles, (str, bytes)) or not ok:
+        raise param_error(_OWNER, "percentiles", rule, percentiles)
+    return lo, hi
+
+
+def _resolve_names(spec: Any, table: Table, param: str, allow_mask: bool = True) -> list[str]:
+    """Features given as one int/str, a list of ints/strs, or a boolean mask -> names."""
+    names = list(table.names)
+    rule = "an int, a str, or a sequence of ints/strs naming columns of X"
+    if isinstance(spec, (str, numbers.Integral)) and not isinstance(spec, (bool, np.bool_)):
+        items = [spec]
+    elif isinstance(spec, (list, tuple, np.ndarray)) or hasattr(spec, "__array__"):
+        arr = np.asarray(spec)
+        if arr.ndim != 1 or arr.size == 0:
+            raise param_error(_OWNER, param, f"{rule} (non-empty, 1-D)", spec)
+        if arr.dtype.kind == "b":
+            if not allow_mask or arr.size != len(names):
+                raise param_error(
+                    _OWNER, param, f"a boolean mask of length n_features={len(names)}", spec
+                )
+            return [n for n, m in zip(names, arr) if m]
+        items = list(spec)
+    else:
+        raise param_error(_OWNER, param, rule, spec, exc=TypeError)
+    out = []
+    for item in items:
+        if isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_)):
+            if not 0 <= int(item) < len(names):
+                raise ValueError(
+                    f"The {param!r} parameter of {_OWNER} must hold column indices in "
+                    f"[0, {len(names) - 1}]. Got {item!r} instead."
+                )
+            out.append(names[int(item)])
+        elif isinstance(item, str):
+            if item not in names:
+                raise ValueError(
+                    f"The {param!r} parameter of {_OWNER} names an unknown feature {item!r}. "
+                    f"Available features: {names}."
+                )
+            out.append(item)
+        else:
+            raise param_error(_OWNER, param, rule, spec, exc=TypeError)
+    if len(set(out)) != len(out):
+        raise param_error(_OWNER, param, f"{rule} without duplicates", spec)
+    return out
+
+
+def _check_sample_weight(sample_weight: Any, n_rows: int) -> np.ndarray | None:
+    if sample_weight is None:
+        return None
+    rule = f"None or a 1-D array of {n_rows} finite, non-negative weights with a positive sum"
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(_OWNER, "sample_weight", rule, sample_weight, exc=TypeError) from None
+    if w.ndim != 1 or w.shape[0] != n_rows:
+        raise ValueError(
+            f"The 'sample_weight' parameter of {_OWNER} must be {rule}. Got an array of shape "
+            f"{w.shape} instead."
+        )
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise param_error(_OWNER, "sample_weight", rule, sample_weight)
+    return w
+
+
+def _check_subsample(subsample: Any) -> int | float | None:
+    rule = "None, an int >= 1 or a float in (0, 1]"
+    if subsample is None:
+        return None
+    if isinstance(subsample, numbers.Integral) and not isinstance(subsample, (bool, np.bool_)):
+        if int(subsample) < 1:
+            raise param_error(_OWNER, "subsample", rule, subsample)
+        return int(subsample)
+    if isinstance(subsample, numbers.Real) and not isinstance(subsample, (bool, np.bool_)):
+        if not 0 < float(subsample) <= 1:
+            raise param_error(_OWNER, "subsample", rule, subsample)
+        return float(subsample)
+    raise param_error(_OWNER, "subsample", rule, subsample, exc=TypeError)
+
+
+def _check_n_jobs(n_jobs: Any) -> int:
+    if n_jobs is None:
+        return 1
+    rule = "None or a non-zero int (-1 = all cores)"
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise param_error(_OWNER, "n_jobs", rule, n_jobs, exc=TypeError)
+    jobs = int(n_jobs)
+    if jobs == 0:
+        raise param_error(_OWNER, "n_jobs", rule, n_jobs)
+    cpus = os.cpu_count() or 1
+    return jobs if jobs > 0 else max(1, cpus + 1 + jobs)
+
+
+def _check_custom_values(custom_values: Any, table: Table, features: list[str]) -> dict[str, Any]:
+    if custom_values is None:
+        return {}
+    if not isinstance(custom_values, dict):
+        raise param_error(
+            _OWNER, "custom_values", "None or a dict {feature: 1-D array}", custom_values,
+            exc=TypeError,
+        )
+    out = {}
+    for key, values in custom_values.items():
+        name = _resolve_names(key, table, "custom_values")[0]
+        if name not in features:
+            raise ValueError(
+                f"The 'custom_values' parameter of {_OWNER} must have keys among features "
+                f"{features}. Got key {key!r} instead."
+            )
+        out[name] = values
+    return out
+
+
+def _with_categoricals(table: Table, names: list[str]) -> Table:
+    if not names:
+        return table
+    kinds = tuple(
+        "categorical" if n in names else k for n, k in zip(table.names, table.schema.kinds)
+    )
+    return replace(table, schema=replace(table.schema, kinds=kinds))
+
+
+def _accepts_nan(model: Model) -> bool:
+    if isinstance(model, BoosterModel):
+        return True
+    if isinstance(model, SklearnModel):
+        try:
+            return bool(model.model.__sklearn_tags__().input_tags.allow_nan)
+        except Exception:
+            return False
+    return False
+
+
+def _subsample_rows(n: int, subsample: int | float | None, rng: np.random.Generator) -> np.ndarray | None:
+    if subsample is None:
+        return None
+    size = subsample if isinstance(subsample, int) else max(1, int(subsample * n))
+    if size >= n:
+        return None
+    return np.sort(rng.choice(n, size=size, replace=False))
+
+
+# ---------------------------------------------------------------------------------------- public
+def partial_dependence(
+    estimator: Any,
+    X: Any,
+    features: Any,
+    *,
+    sample_weight: Any = None,
+    categorical_features: Any = None,
+    feature_names: Any = None,
+    response_method: str = "auto",
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    grid_resolution: int = 100,
+    custom_values: dict[Any, Any] | None = None,
+    method: str = "auto",
+    kind: str = "average",
+    centered: bool = False,
+    subsample: int | float | None = None,
+    random_state: Any = None,
+    grid: str = "percentile",
+    target: Any = None,
+    include_missing: bool | str = "auto",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    n_jobs: int | None = None,
+    input_kind: str = "auto",
+) -> PartialDependence:
+    """Partial dependence (PD) and ICE curves of a feature or a set of features.
+
+    A drop-in for :func:`sklearn.inspection.partial_dependence` (same arguments, same meaning,
+    same keys, shapes and values with ``method="brute"``), for any model ixplain can wrap
+    (scikit-learn estimators and pipelines, LightGBM/XGBoost, River models, callables) and any
+    table type (numpy, pandas, polars, dict records).
+
+    Parameters
+    ----------
+    estimator : estimator, River model, Booster or callable
+        The fitted model (see :func:`ixplain.as_model`).
+    X : ndarray of shape (n_rows, n_features), pandas/polars DataFrame or list of dict
+        Rows to average over; also the data the grid is built from.
+    features : int, str, or sequence of int/str (or a boolean mask)
+        The feature, or the features whose *joint* PD is computed (``[0, 1]`` gives a 2-way PD).
+    sample_weight : array-like of shape (n_rows,), default=None
+        Weights of the average (ignored by ``individual``).
+    categorical_features : array-like of bool, int or str, default=None
+        Features to treat as categorical (grid = their observed values). Non-numeric columns
+        (strings, pandas categoricals, booleans) are categorical anyway.
+    feature_names : sequence of str, default=None
+        Names of the columns of an array (default ``x0, x1, ...``).
+    response_method : {"auto", "predict", "predict_proba", "decision_function"}, default="auto"
+        Classifiers: probabilities, else decision function (scikit-learn's rule); binary
+        classifiers give the positive class ``classes_[1]``.
+    percentiles : tuple of float, default=(0.05, 0.95)
+        Lower and upper percentile (as fractions in [0, 1]) bounding a numeric grid.
+    grid_resolution : int, default=100
+        Number of grid points of a numeric feature with at least that many distinct values
+        (else its sorted distinct values are used).
+    custom_values : dict, default=None
+        ``{feature: 1-D array}``: the grid of that feature (overrides the rule above).
+    method : {"auto", "brute", "recursion", "tree"}, default="auto"
+        ``"brute"``: the definition, on ``X``. ``"tree"``: the same values computed exactly
+        through the trees of scikit-learn trees/forests, (Hist)GradientBoosting, LightGBM and
+        XGBoost models at about the cost of one prediction pass (:mod:`ixplain.tree`).
+        ``"recursion"``: scikit-learn's fast tree
+        traversal for GradientBoosting*, HistGradientBoosting*, DecisionTreeRegressor and
+        RandomForestRegressor, weighted by the *training* cover and returning the decision
+        function, with the boosting baseline (which scikit-learn omits) added back.
+        ``"auto"``: always the brute (interventional) quantity -- ``"tree"`` for the models it
+        supports, else ``"brute"``; unlike scikit-learn, ``auto`` never silently switches to
+        recursion, which is a different quantity. The result's ``method`` says which ran.
+    kind : {"average", "individual", "both"}, default="average"
+        Return the PD, the ICE curves, or both.
+    centered : bool, default=False
+        Shift every curve (and the PD) to 0 at the first grid point (centred ICE, [2]_).
+    subsample : int or float, default=None
+        Average over a random subset of rows: a count, or a fraction of ``n_rows``. The grid is
+        still built from all rows.
+    random_state : int, Generator or None, default=None
+        Seeds ``subsample``.
+    grid : {"percentile", "quantile", "thresholds"}, default="percentile"
+        ``"percentile"``: equally spaced values (scikit-learn). ``"quantile"``: values at equally
+        spaced quantiles between the percentiles. ``"thresholds"`` (tree models, numeric
+        features): one value in every piece of the PD step function -- each distinct split
+        threshold of the feature and one point above the largest -- i.e. the exact curve at
+        full resolution.
+    target : object, default=None
+        Select one output: a class label of a multiclass classifier, or the index of the output
+        of a multi-output regressor. ``n_outputs`` becomes 1.
+    include_missing : bool or "auto", default="auto"
+        Add a NaN grid point to numeric features with missing values. ``"auto"``: when the model
+        accepts NaN (scikit-learn's ``allow_nan`` tag: HistGradientBoosting, LightGBM, XGBoost;
+        Boosters). Categorical features with missing values always get a missing level.
+    memory_budget : int, default=268435456
+        Bytes of model input per model call (8 bytes per cell); rows x grid points are stacked
+        into calls of at most this size.
+    n_jobs : int, default=None
+        Threads evaluating chunks concurrently (``-1``: all cores); ``None`` is 1.
+    input_kind : {"auto", "numpy", "pandas", "polars", "records"}, default="auto"
+        The input type a callable receives (default: the type of ``X``).
+
+    Returns
+    -------
+    PartialDependence
+        ``grid_values`` (list of arrays of shape (n_grid_j,)), ``average`` of shape
+        (n_outputs, n_grid_0, ...), ``individual`` of shape (n_outputs, n_rows, n_grid_0, ...),
+        plus features, deciles, kind, method and the settings used.
+
+    Raises
+    ------
+    ValueError
+        For an argument with a wrong value (the message names it), an unknown feature (the
+        message lists the available ones), empty ``X``, a grid that cannot be built.
+    TypeError
+        For an argument of the wrong type.
+    ModelEvaluationError
+        If the model raises; the message describes the failing batch.
+
+    References
+    ----------
+    .. [1] J. H. Friedman, "Greedy function approximation: a gradient boosting machine",
+       Annals of Statistics 29(5), 2001.
+    .. [2] A. Goldstein et al., "Peeking inside the black box: visualizing statistical learning
+       with plots of individual conditional expectation", JCGS 24(1), 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ixplain import partial_dependence
+    >>> X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]])
+    >>> res = partial_dependence(lambda X: X[:, 0] + 2 * X[:, 1], X, [0], kind="both")
+    >>> res.grid_values[0], res.average
+    (array([0., 1., 2.]), array([[4., 5., 6.]]))
+    >>> res.individual.shape
+    (1, 3, 3)
+    """
+    # ------------------------------------------------------------- arguments
+    check_options(kind, "kind", _OWNER, _KINDS)
+    check_options(method, "method", _OWNER, ("auto", *_METHODS))
+    check_options(response_method, "response_method", _OWNER, _RESPONSES)
+    check_options(grid, "grid", _OWNER, ("percentile", "quantile", "thresholds"))
+    percentiles = _check_percentiles(percentiles)
+    grid_resolution = check_int(grid_resolution, "grid_resolution", _OWNER, min_value=2) or 2
+    centered = check_bool(centered, "centered", _OWNER)
+    subsample = _check_subsample(subsample)
+    rng = check_random_state(random_state, _OWNER)
+    memory_budget = check_int(memory_budget, "memory_budget", _OWNER, min_value=1) or 1
+    n_jobs_ = _check_n_jobs(n_jobs)
+    if include_missing != "auto":
+        include_missing = check_bool(include_missing, "include_missing", _OWNER)
+    if feature_names is not None and (
+        isinstance(feature_names, str) or not isinstance(feature_names, (Sequence, np.ndarray))
+    ):
+        raise param_error(_OWNER, "feature_names", "None or a sequence of str", feature_names,
+                          exc=TypeError)
+
+    # ------------------------------------------------------------- data and features
+    try:
+        table = as_table(X, owner=_OWNER)
+    except TypeError as exc:
+        raise param_error(
+            _OWNER, "X", "a 2-D array, a pandas/polars DataFrame or a list of dict records", X,
+            exc=TypeError,
+        ) from exc
+    if feature_names is not None:
+        if len(feature_names) != len(table.names):
+            raise param_error(
+                _OWNER, "feature_names", f"a sequence of {len(table.names)} names (one per column)",
+                feature_names,
+            )
+        if table.schema.source == "numpy":
+            table = as_table(X, list(feature_names), owner=_OWNER)
+    if table.n_rows == 0:
+        raise ValueError(f"{_OWNER}: X has 0 rows; partial dependence needs at least one row.")
+    feats = _resolve_names(features, table, "features")
+    if categorical_features is not None:
+        if not isinstance(categorical_features, (str, numbers.Integral)) and len(
+            np.asarray(categorical_features).ravel()
+        ) == 0:
+            raise param_error(
+                _OWNER, "categorical_features", "None or a non-empty array-like",
+                categorical_features,
+            )
+        table = _with_categoricals(
+            table, _resolve_names(categorical_features, table, "categorical_features")
+        )
+    custom = _check_custom_values(custom_values, table, feats)
+    weights = _check_sample_weight(sample_weight, table.n_rows)
+
+    model = _make_model(estimator, response_method, target, input_kind, method)
+    if include_missing == "auto":
+        include_missing = _accepts_nan(model)
+    if grid == "thresholds":  # the exact step function at full resolution (tree models)
+        missing = [f for f in feats if f not in custom]
+        custom = {**threshold_grid_values(model, table, missing), **custom}
+        grid = "percentile"
+
+    # ------------------------------------------------------------- grids and rows
+    grids: list[FeatureGrid] = [
+        feature_grid(
+            table, name, percentiles=percentiles, grid_resolution=grid_resolution, grid=grid,
+            custom_values=custom.get(name), include_missing=bool(include_missing), owner=_OWNER,
+        )
+        for name in feats
+    ]
+    rows = _subsample_rows(table.n_rows, subsample, rng)
+    data = table if rows is None else table.take(rows)
+    if rows is not None and weights is not None:
+        weights = weights[rows]
+
+    req = PDRequest(
+        model=model,
+        table=data,
+        features=feats,
+        grid_values=[g.values for g in grids],
+        sample_weight=weights,
+        kind=kind,
+        batch_rows=rows_for_budget(len(table.names), memory_budget),
+        n_jobs=n_jobs_,
+    )
+    used, average, individual = _run_method(method, req)
+    average, individual, output_names = _select_regression_target(
+        average, individual, model, target
+    )
+    if centered:
+        average, individual = _center(average, individual)
+    upcast = tuple(f for f in feats if f in req.upcast)
+    return PartialDependence(
+        grid_values=[g.values for g in grids],
+        average=average,
+        individual=individual,
+        features=tuple(feats),
+        feature_kinds=tuple(g.kind for g in grids),
+        deciles=[g.deciles for g in grids],
+        kind=kind,
+        method=used,
+        centered=centered,
+        output_names=output_names,
+        target=target,
+        response_method=model.response_method,
+        upcast=upcast,
+        missing_in_grid=tuple(g.has_missing for g in grids),
+        grid_rules=tuple(g.rule for g in grids),
+        n_rows=data.n_rows,
+    )
+
+
+def _make_model(estimator: Any, response_method: str, target: Any, input_kind: str, method: str) -> Model:
+    if method == "recursion" and response_method == "auto":
+        from sklearn.base import is_classifier
+
+        if is_classifier(estimator):
+            response_method = "decision_function"
+    is_classifier_like = hasattr(estimator, "classes_") or hasattr(estimator, "predict_proba_one")
+    model_target = target if is_classifier_like else None
+    try:
+        return as_model(
+            estimator, response_method=response_method, target=model_target,
+            input_kind=input_kind, owner=_OWNER,
+        )
+    except TypeError as exc:
+        raise param_error(
+            _OWNER, "estimator",
+            "a fitted scikit-learn-API estimator, a River model, a Booster or a callable",
+            estimator, exc=TypeError,
+        ) from exc
+    except ValueError as exc:
+        if model_target is not None and "target class" in str(exc):
+            classes = getattr(estimator, "classes_", None)
+            raise param_error(
+                _OWNER, "target", f"one of the model's classes {np.asarray(classes).tolist()}", target
+            ) from None
+        raise
+
+
+def _select_regression_target(
+    average: np.ndarray | None, individual: np.ndarray | None, model: Model, target: Any
+) -> tuple[np.ndarray | None, np.ndarray | None, list[str] | None]:
+    if model.is_classifier:
+        return average, individual, model.output_names
+    arr = average if average is not None else individual
+    n_out = 0 if arr is None else arr.shape[0]
+    if target is None:
+        return average, individual, None
+    if (
+        isinstance(target, bool)
+        or not isinstance(target, numbers.Integral)
+        or not 0 <= int(target) < n_out
+    ):
+        raise param_error(
+            _OWNER, "target", f"None or an output index in [0, {n_out - 1}] for this regressor",
+            target,
+        )
+    t = int(target)
+    return (
+        None if average is None else average[t : t + 1],
+        None if individual is None else individual[t : t + 1],
+        None,
+    )
+
+
+def _center(
+    average: np.ndarray | None, individual: np.ndarray | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Subtract each curve's value at the first grid point (centred PD / c-ICE)."""
+    if average is not None:
+        first = average.reshape(average.shape[0], -1)[:, :1]
+        average = average - first.reshape((average.shape[0],) + (1,) * (average.ndim - 1))
+    if individual is not None:
+        s = individual.shape
+        first = individual.reshape(s[0], s[1], -1)[:, :, :1]
+        individual = individual - first.reshape(s[:2] + (1,) * (individual.ndim - 2))
+    return average, individual

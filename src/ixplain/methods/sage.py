@@ -1,0 +1,455 @@
+"""SAGE: Shapley additive global importance (static data).
+
+The estimator unrolls random feature orders, one per sampled observation, and averages the
+marginal contributions of the per-observation explanation function in
+:mod:`ixplain.methods._sage_core`; it stops when the largest standard error is small relative
+to the spread of the values, as the reference implementation (Covert et al. 2020) does.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_float, check_int, check_random_state, param_error
+from ..losses import get_loss
+from ..models import Model, as_model
+from ..results.importance import FeatureImportance
+from ..tabular import Table, as_table
+from ._sage_core import (
+    coalition_losses,
+    contributions,
+    correction_for,
+    positive_column,
+    random_orders,
+    resolve_players,
+)
+
+__all__ = ["sage"]
+
+_OWNER = "sage"
+#: Draws per coalition for ``n_samples="auto"`` with a bias-corrected loss.
+AUTO_SAMPLES = {"variance": 16, "jackknife": 32}
+#: Permutations run when neither ``n_permutations`` nor convergence stops the estimator earlier.
+MAX_PERMUTATIONS = 1_000_000
+#: Largest model input assembled at once (rows), to bound memory.
+_CHUNK_ROWS = 2**18
+
+
+@dataclass
+class SageEstimate:
+    """What :func:`sage` computed (wrapped into a :class:`FeatureImportance` for users)."""
+
+    players: list[str]
+    values: np.ndarray
+    std: np.ndarray
+    n_permutations: int
+    converged: bool
+    ratio: float
+    explained_loss: float
+    n_samples: int
+    correction: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _Accumulator:
+    """Running sums for the control-variate mean of the contributions.
+
+    The per-observation total ``t_i = sum_j lambda_j`` has a known mean over the explained rows
+    (``t_bar``: mean of loss(mean prediction) - loss(model)), so each value is estimated as
+    ``mean(lambda_j) - beta_j (mean(t) - t_bar)`` with the regression coefficient ``beta_j``.
+    The coefficients sum to one, so the values sum to ``t_bar`` exactly (efficiency).
+    """
+
+    def __init__(self, n_players: int, t_bar: float) -> None:
+        self.n = 0
+        self.t_bar = t_bar
+        # sums of values shifted by the first batch's means (no cancellation in the variances)
+        self.shift = np.zeros(n_players)
+        self.t_shift = 0.0
+        self.s = np.zeros(n_players)
+        self.ss = np.zeros(n_players)
+        self.st = np.zeros(n_players)
+        self.t = 0.0
+        self.tt = 0.0
+
+    def update(self, scores: np.ndarray, totals: np.ndarray) -> None:
+        if self.n == 0:
+            self.shift = scores.mean(axis=0)
+            self.t_shift = float(totals.mean())
+        a = scores - self.shift
+        b = totals - self.t_shift
+        self.n += len(scores)
+        self.s += a.sum(axis=0)
+        self.ss += (a**2).sum(axis=0)
+        self.st += (a * b[:, None]).sum(axis=0)
+        self.t += float(b.sum())
+        self.tt += float((b**2).sum())
+
+    def result(self, control_variate: bool) -> tuple[np.ndarray, np.ndarray]:
+        n = self.n
+        ma = self.s / n
+        mean = self.shift + ma
+        var = np.maximum(self.ss / n - ma**2, 0.0)
+        if not control_variate or n < 2:
+            return mean, np.sqrt(var / max(n - 1, 1))
+        mb = self.t / n
+        vt = max(self.tt / n - mb**2, 0.0)
+        cov = self.st / n - ma * mb
+        if vt <= 1e-300:
+            return mean, np.sqrt(var / (n - 1))
+        beta = cov / vt
+        values = mean - beta * (self.t_shift + mb - self.t_bar)
+        resid = np.maximum(var - cov**2 / vt, 0.0)
+        return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
+
+
+def _check_target(y: Any, n: int, owner: str) -> np.ndarray:
+    if y is None:
+        raise param_error(owner, "y", "an array of n_rows targets", y, exc=TypeError)
+    arr = np.asarray(y)
+    if arr.ndim == 0 or arr.shape[0] != n:
+        raise ValueError(f"{owner}: X has {n} rows but y has shape {arr.shape}.")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"{owner}: y contains NaN (first at row {int(np.isnan(arr).argmax())}).")
+    return arr
+
+
+def check_no_nan(table: Table, what: str, owner: str) -> None:
+    """Raise ValueError naming the first numeric column of ``table`` that holds NaN."""
+    for name, kind in zip(table.names, table.schema.kinds):
+        if kind == "numeric":
+            col = table.numeric_column(name)
+            if np.isnan(col).any():
+                raise ValueError(
+                    f"{owner}: {what} column {name!r} contains NaN (first at row "
+                    f"{int(np.isnan(col).argmax())}); impute or drop missing values first."
+                )
+
+
+def _background_table(
+    background: Any, table: Table, rng: np.random.Generator, owner: str
+) -> Table:
+    if background is None:
+        n = table.n_rows
+        if n <= 512:
+            return table
+        return table.take(np.sort(rng.choice(n, 512, replace=False)))
+    bg = as_table(background, feature_names=list(table.names), owner=owner)
+    if bg.n_rows == 0:
+        raise ValueError(f"{owner}: background has no rows.")
+    if set(bg.names) != set(table.names):
+        raise ValueError(
+            f"{owner}: background has columns {list(bg.names)}; X has {list(table.names)}."
+        )
+    if bg.schema.source != table.schema.source:
+        bg = as_table(bg.to_native(table.schema.source), list(table.names), owner=owner)
+    bg = bg.select(table.names)
+    check_no_nan(bg, "background", owner)
+    return bg
+
+
+def resolve_n_samples(n_samples: Any, correction: str, n_background: int, owner: str) -> int:
+    """Number of draws per coalition: an int, ``None`` (all background rows) or ``"auto"``."""
+    if n_samples is None:
+        return n_background
+    if isinstance(n_samples, str):
+        if n_samples != "auto":
+            raise param_error(owner, "n_samples", "'auto', None or an int >= 1", n_samples)
+        if correction == "plugin":
+            return n_background
+        return min(AUTO_SAMPLES[correction], n_background)
+    s = check_int(n_samples, "n_samples", owner, min_value=1)
+    assert s is not None
+    return s
+
+
+def estimate_sage(
+    model: Model,
+    table: Table,
+    y: np.ndarray,
+    *,
+    loss: Any,
+    background: Table,
+    n_samples: int,
+    exact_inner: bool,
+    players: list[str],
+    col_player: np.ndarray,
+    n_permutations: int | None,
+    threshold: float | None,
+    batch_size: int,
+    rng: np.random.Generator,
+    n_jobs: int = 1,
+    control_variate: bool = True,
+) -> SageEstimate:
+    """The SAGE estimator on validated inputs (see :func:`sage`)."""
+    n, m = table.n_rows, background.n_rows
+    n_players = len(players)
+    correction = "exact" if exact_inner else correction_for(loss)
+    model.observe_labels(y)
+    classes = model.classes_
+    full = positive_column(model.predict(table), loss, model)
+    bg_pred = positive_column(model.predict(background), loss, model)
+    empty_pred = bg_pred.mean(axis=0)
+    y_arr = np.asarray(y)
+    empty_loss = loss(y_arr, np.ascontiguousarray(np.broadcast_to(empty_pred, full.shape)), classes)
+    model_loss = loss(y_arr, full, classes)
+    t_bar = float(np.mean(empty_loss - model_loss))
+    acc = _Accumulator(n_players, t_bar)
+    cap = MAX_PERMUTATIONS if n_permutations is None else n_permutations
+    rows_per_obs = (n_players - (1 if exact_inner else 0)) * n_samples + 1
+    chunk = max(1, _CHUNK_ROWS // rows_per_obs)
+    order = rng.permutation(n)
+    pos = 0
+    converged, ratio = False, float("inf")
+    pool = ThreadPoolExecutor(n_jobs) if n_jobs > 1 else None
+
+    def run(task):
+        rows, orders, draw_idx = task
+        x = table.take(rows)
+        losses, _ = coalition_losses(
+            model, loss, correction, x, y_arr[rows], background, draw_idx, orders, col_player,
+            empty_pred=empty_pred if exact_inner else None,
+        )
+        return contributions(losses, orders), losses[:, 0] - losses[:, -1]
+
+    try:
+        while acc.n < cap:
+            size = min(batch_size, cap - acc.n)
+            tasks = []
+            for start in range(0, size, chunk):
+                k = min(chunk, size - start)
+                rows = np.empty(k, dtype=np.intp)
+                filled = 0
+                while filled < k:  # observations in shuffled passes over X
+                    take = min(k - filled, n - pos)
+                    rows[filled : filled + take] = order[pos : pos + take]
+                    filled += take
+                    pos += take
+                    if pos == n:
+                        order, pos = rng.permutation(n), 0
+                orders = random_orders(rng, k, n_players)
+                if exact_inner:
+                    draw_idx = np.broadcast_to(np.arange(m), (k, m))
+                else:
+                    draw_idx = rng.integers(m, size=(k, n_samples))
+                tasks.append((rows, orders, draw_idx))
+            results = list(pool.map(run, tasks)) if pool is not None else [run(t) for t in tasks]
+            for scores, totals in results:
+                acc.update(scores, totals)
+            values, std = acc.result(control_variate)
+            gap = max(float(values.max() - values.min()), 1e-12 * (1.0 + float(np.abs(values).max())))
+            ratio = float(std.max() / gap)
+            if threshold is not None and ratio < threshold:
+                converged = True
+                break
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    values, std = acc.result(control_variate)
+    return SageEstimate(
+        players=players,
+        values=values,
+        std=std,
+        n_permutations=acc.n,
+        converged=converged,
+        ratio=ratio,
+        explained_loss=t_bar,
+        n_samples=n_samples,
+        correction=correction,
+        extra={"marginal_loss": float(empty_loss.mean()), "model_loss": float(model_loss.mean())},
+    )
+
+
+def sage(
+    model: Any,
+    X: Any,
+    y: Any,
+    *,
+    loss: Any,
+    background: Any = None,
+    n_permutations: int | None = None,
+    convergence_threshold: float | None = 0.025,
+    groups: dict[str, list[str]] | None = None,
+    n_samples: int | str | None = "auto",
+    random_state: Any = None,
+    batch_size: int = 512,
+    n_jobs: int | None = None,
+    control_variate: bool = True,
+) -> FeatureImportance:
+    """SAGE values: Shapley values of the loss explained by each feature (or group).
+
+    For the cooperative game ``v(S) = E[loss(E_B[f(B)], Y)] - E[loss(E_B[f(x_S, B_{-S})], Y)]``
+    (features outside ``S`` replaced by background rows ``B``, marginal/interventional
+    imputation; the outer mean over the rows ``(X, y)``), the SAGE value of player ``j`` is its
+    Shapley value ``phi_j = E_pi[v(S_pi^j + j) - v(S_pi^j)]`` over uniform random orders ``pi``.
+    The values sum to ``v(all)`` = loss of the mean prediction minus loss of the model
+    (efficiency).
+
+    The estimator samples observations (in shuffled passes over ``X``) and one random order each,
+    evaluates all coalitions along the order in few large batched model calls, and stops when
+    ``max(std) / (max(phi) - min(phi)) < convergence_threshold``, checked every ``batch_size``
+    orders (the reference's rule; the gap is guarded against zero).
+
+    Parameters
+    ----------
+    model : estimator, River model, Booster, callable or Model
+        Anything :func:`ixplain.as_model` accepts; classifiers are explained through their
+        probabilities (output ``(n,)`` or ``(n, 2)`` for binary problems, ``(n, k)`` multiclass).
+    X : array-like of shape (n_rows, n_features), DataFrame or records
+        The observations whose loss is explained.
+    y : array-like of shape (n_rows,)
+        Their targets (labels for classifiers).
+    loss : str, Loss or callable
+        ``"squared_error"``, ``"log_loss"``, ``"brier"``, ``"absolute_error"``, ``"zero_one"``
+        or a callable (see :func:`ixplain.get_loss`).
+    background : array-like, optional
+        Rows used to impute removed features. Default: a sample of 512 rows of ``X`` drawn with
+        ``random_state`` (all of ``X`` if it has at most 512 rows).
+    n_permutations : int, optional
+        Largest number of orders to sample. Default: until convergence (at most
+        :data:`MAX_PERMUTATIONS`).
+    convergence_threshold : float in (0, 1) or None, default=0.025
+        Stop when the largest standard error is below this fraction of the spread of the
+        values. ``None`` runs exactly ``n_permutations`` orders.
+    groups : dict of str to list of str, optional
+        Players made of several features (removed and restored together); features in no group
+        are players of their own, listed after the groups. The value of a group is *not* the
+        sum of its members' values.
+    n_samples : int, None or "auto", default="auto"
+        Background draws per coalition and observation. ``None``: every background row (the
+        exact inner average, as the reference implementation). An int ``s``: ``s`` rows drawn
+        with replacement, shared by all coalitions of the observation, and the loss of the
+        averaged prediction estimated without bias for ``squared_error`` and ``brier`` (sample
+        variance / ``s`` subtracted; needs ``s >= 2``), with a jackknife correction (bias
+        ``O(1/s^2)``) for ``log_loss``, and plainly (biased) for other losses. ``"auto"``: 16
+        draws for squared error and Brier, 32 for log loss, every background row otherwise.
+        With ``None``, or ``"auto"`` for squared error / Brier, the estimator converges to the
+        SAGE values defined by the background exactly.
+    random_state : None, int or numpy.random.Generator
+        Seeds the background sample, the observations, the orders and the draws.
+    batch_size : int, default=512
+        Orders sampled between two convergence checks.
+    n_jobs : int, optional
+        Threads evaluating chunks of a batch in parallel (results do not depend on it).
+    control_variate : bool, default=True
+        Use the per-observation total ``loss(empty) - loss(model)``, whose mean over ``X`` is
+        known, as a control variate. Unbiased; it reduces the variance caused by observations
+        with large losses and makes the values sum exactly to the explained loss.
+
+    Returns
+    -------
+    FeatureImportance
+        ``importances_mean`` (the SAGE values, shape (n_players,)), ``importances_std``
+        (standard errors), ``feature_names`` (the players) and the run's information
+        (``n_permutations``, ``converged``, ``explained_loss``...).
+
+    Raises
+    ------
+    ValueError
+        For invalid parameters, NaN in ``X``, ``y`` or ``background``, mismatched lengths or
+        columns, unknown features in ``groups``.
+    ModelEvaluationError
+        If the model raises.
+
+    References
+    ----------
+    Covert, I., Lundberg, S., Lee, S.-I. "Understanding Global Feature Contributions With
+    Additive Importance Measures." NeurIPS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = 2 * X[:, 0] + X[:, 1]
+    >>> res = sage(lambda X: 2 * X[:, 0] + X[:, 1], X, y, loss="squared_error",
+    ...            random_state=0)
+    >>> res.importances_mean.round(1)  # sample Var(2 x0) and Var(x1); the unused x2 gets 0
+    array([4.1, 0.9, 0. ])
+    >>> res.settings["converged"], bool(np.isclose(res.importances_mean.sum(), y.var()))
+    (True, True)
+    """
+    est = _run(
+        model, X, y, loss=loss, background=background, n_permutations=n_permutations,
+        convergence_threshold=convergence_threshold, groups=groups, n_samples=n_samples,
+        random_state=random_state, batch_size=batch_size, n_jobs=n_jobs,
+        control_variate=control_variate,
+    )
+    settings = {
+        "loss": loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
+        "convergence_threshold": convergence_threshold,
+        "groups": None if groups is None else {str(k): list(v) for k, v in groups.items()},
+        "random_state": random_state if isinstance(random_state, (int, type(None))) else "Generator",
+        "control_variate": control_variate,
+    }
+    return _to_result(est, settings)
+
+
+def _run(
+    model: Any, X: Any, y: Any, *, loss: Any, background: Any, n_permutations: Any,
+    convergence_threshold: Any, groups: Any, n_samples: Any, random_state: Any, batch_size: Any,
+    n_jobs: Any, control_variate: Any,
+) -> SageEstimate:
+    owner = _OWNER
+    loss_obj = get_loss(loss, owner)
+    n_perm = check_int(n_permutations, "n_permutations", owner, min_value=1, allow_none=True)
+    thr = check_float(
+        convergence_threshold, "convergence_threshold", owner, low=0.0, high=1.0,
+        low_inclusive=False, high_inclusive=False, allow_none=True,
+    )
+    if n_perm is None and thr is None:
+        raise param_error(
+            owner, "n_permutations", "an int >= 1 when convergence_threshold is None", None
+        )
+    bs = check_int(batch_size, "batch_size", owner, min_value=1)
+    jobs = check_int(n_jobs, "n_jobs", owner, min_value=1, allow_none=True) or 1
+    if not isinstance(control_variate, (bool, np.bool_)):
+        raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
+    rng = check_random_state(random_state, owner)
+    table = as_table(X, owner=owner)
+    if table.n_rows == 0:
+        raise ValueError(f"{owner}: X has no rows.")
+    check_no_nan(table, "X", owner)
+    y_arr = _check_target(y, table.n_rows, owner)
+    mdl = as_model(model, owner=owner)
+    bg = _background_table(background, table, rng, owner)
+    players, col_player = resolve_players(table.names, groups, owner)
+    correction = correction_for(loss_obj)
+    s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
+    exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
+    assert bs is not None
+    return estimate_sage(
+        mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
+        players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
+        batch_size=bs, rng=rng, n_jobs=jobs, control_variate=bool(control_variate),
+    )
+
+
+def _to_result(est: SageEstimate, settings: dict[str, Any]) -> FeatureImportance:
+    """Wrap the estimate in the shared :class:`FeatureImportance` result.
+
+    ``importances_std`` holds the standard errors of the SAGE values (not a spread over
+    repeats); ``importances`` is the ``(n_players, 1)`` column of values.
+    """
+    info = {
+        "method": "sage",
+        **settings,
+        "n_permutations": est.n_permutations,
+        "converged": est.converged,
+        "convergence_ratio": est.ratio,
+        "explained_loss": est.explained_loss,
+        "n_samples": est.n_samples,
+        "loss_estimator": est.correction,
+        **est.extra,
+    }
+    return FeatureImportance(
+        importances_mean=est.values,
+        importances_std=est.std,
+        importances=est.values[:, None].copy(),
+        feature_names=list(est.players),
+        settings=info,
+    )

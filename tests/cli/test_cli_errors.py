@@ -1,0 +1,137 @@
+"""Bad input to the CLI: one clear line on stderr, a non-zero exit, no traceback unless --debug."""
+
+from __future__ import annotations
+
+import pickle
+
+import pandas as pd
+import pytest
+from _cli_helpers import run_cli
+
+pytest.importorskip("typer")
+pytest.importorskip("river")
+
+from ixplain.cli import main
+from ixplain.cli._errors import CLIError
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(info.value.code or 0), out, err
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bad")
+    (d / "empty.csv").write_bytes(b"")
+    (d / "header_only.csv").write_text("a,b,y\n")
+    (d / "bad.parquet").write_bytes(b"this is not parquet")
+    pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0.5, 0.1, 0.2], "y": ["x", "y", "z"]}).to_csv(
+        d / "strings.csv", index=False
+    )
+    pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "y": [1.0, 2.0, 3.0, 4.0]}).to_csv(
+        d / "ok.csv", index=False
+    )
+    (d / "corrupt.joblib").write_bytes(b"\x80\x04not a pickle at all")
+    with open(d / "nopredict.pkl", "wb") as fh:
+        pickle.dump({"not": "a model"}, fh)
+    return d
+
+
+CASES = [
+    # (id, args (with {d} for the files folder), expected text on stderr)
+    ("missing-file", ["stream", "--data", "{d}/nope.csv", "--target", "y"], "no such file"),
+    ("empty-file", ["stream", "--data", "{d}/empty.csv", "--target", "y"], "the file is empty"),
+    ("no-rows", ["stream", "--data", "{d}/header_only.csv", "--target", "y"], "no data rows"),
+    ("unreadable", ["stream", "--data", "{d}/bad.parquet", "--target", "y"], "as Parquet"),
+    (
+        "missing-column",
+        ["stream", "--data", "{d}/ok.csv", "--target", "price"],
+        "target column 'price' is not in",
+    ),
+    (
+        "missing-feature",
+        ["stream", "--data", "{d}/ok.csv", "--target", "y", "--features", "a,zz"],
+        "feature column 'zz' is not in",
+    ),
+    (
+        "non-numeric-regression-target",
+        ["stream", "--data", "{d}/strings.csv", "--target", "y", "--task", "regression"],
+        "is not numeric",
+    ),
+    (
+        "unknown-model",
+        ["stream", "--data", "{d}/ok.csv", "--target", "y", "--model", "deep-forest"],
+        "unknown model 'deep-forest' for a regression task; choose one of",
+    ),
+    ("unknown-dataset", ["stream", "--dataset", "mnist"], "unknown dataset 'mnist'"),
+    (
+        "unknown-method",
+        ["stream", "--data", "{d}/ok.csv", "--target", "y", "--explain", "shap"],
+        "unknown method 'shap'",
+    ),
+    ("bad-alpha", ["stream", "--alpha", "2"], "--alpha must be in (0, 1]"),
+    (
+        "unreadable-model",
+        ["explain", "--data", "{d}/ok.csv", "--target", "y", "--model", "{d}/corrupt.joblib"],
+        "cannot load model",
+    ),
+    (
+        "missing-model",
+        ["explain", "--data", "{d}/ok.csv", "--target", "y", "--model", "{d}/none.joblib"],
+        "no such file",
+    ),
+    (
+        "model-without-predict",
+        ["explain", "--data", "{d}/ok.csv", "--target", "y", "--model", "{d}/nopredict.pkl"],
+        "has no predict method",
+    ),
+    (
+        "explain-missing-column",
+        ["explain", "--data", "{d}/ok.csv", "--target", "q", "--model", "{d}/corrupt.joblib"],
+        "target column 'q' is not in",
+    ),
+]
+
+
+@pytest.mark.parametrize("args, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_is_one_clear_line(capsys, files, tmp_path, args, message):
+    args = [a.format(d=files) for a in args] + ["--out", str(tmp_path / "o")]
+    code, _, err = run_main(capsys, *args)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("ixplain: error: ")
+    assert message in lines[0]
+    assert "Traceback" not in err
+
+
+def test_debug_shows_the_exception(files, tmp_path):
+    with pytest.raises(CLIError, match="no such file"):
+        main(["stream", "--data", f"{files}/nope.csv", "--target", "y", "--debug"])
+
+
+def test_real_process_prints_one_line_and_exits_non_zero(files):
+    proc = run_cli("stream", "--data", f"{files}/strings.csv", "--target", "y", "--task",
+                   "regression")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"ixplain: error: target column 'y' in {files}/strings.csv is not numeric (e.g. 'x'); "
+        "a regression target must be numbers."
+    )
+
+
+def test_skops_file_without_skops_or_untrusted_types(capsys, files, tmp_path):
+    path = files / "model.skops"
+    path.write_bytes(b"PK\x03\x04 not really a skops archive")
+    code, _, err = run_main(capsys, "explain", "--data", f"{files}/ok.csv", "--target", "y",
+                            "--model", str(path), "--out", str(tmp_path / "o"))
+    assert code == 2 and err.count("\n") == 1
+    try:
+        import skops.io  # noqa: F401
+    except ImportError:
+        assert "needs skops (pip install skops)" in err
+    else:
+        assert "as skops" in err

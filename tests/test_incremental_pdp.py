@@ -1,0 +1,536 @@
+"""IncrementalPDP: grid tracking, smoothing identities, ground truth on Agrawal, drift, bad input."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ixplain import IncrementalPDP, as_model
+from ixplain.methods import _stream_grid as sg
+
+# --------------------------------------------------------------------------- grid helpers
+
+
+def test_sorted_window_percentiles_equal_numpy_on_the_last_values():
+    rng = np.random.default_rng(0)
+    stream = rng.normal(size=400).round(1)  # ties included
+    w = sg.SortedWindow(50)
+    for t, v in enumerate(stream):
+        w.update(float(v))
+        last = stream[max(0, t - 49) : t + 1]
+        for q in (0.0, 0.05, 0.5, 0.95, 1.0):
+            assert w.percentile(q) == pytest.approx(np.quantile(last, q), abs=1e-12)
+    assert len(w) == 50
+
+
+@pytest.mark.parametrize(
+    "lo, hi, R",
+    [(0.0, 1.0, 20), (26_500.0, 143_500.0, 20), (-3.3, 2.2, 7), (1e-6, 3e-6, 10), (17.0, 81.0, 5)],
+)
+def test_choose_step_is_the_smallest_ladder_step_within_resolution(lo, hi, R):
+    step = sg.choose_step(lo, hi, R)
+    grid = sg.lattice(lo, hi, step)
+    assert 2 <= grid.size <= R
+    assert grid.min() >= lo and grid.max() <= hi
+    # the next finer ladder step would exceed the resolution
+    m, e = step
+    finer = {1: (5, e - 1), 2: (1, e), 5: (2, e)}[m]
+    assert sg.lattice(lo, hi, finer).size > R
+
+
+def test_step_hysteresis_keeps_a_fresh_step_until_the_range_moves_enough():
+    R = 20
+    step = sg.choose_step(0.0, 1.0, R)
+    assert step == (1, -1)
+    assert sg.keep_step(0.0, 1.0, step, R)
+    assert sg.keep_step(0.0, 0.85, step, R)  # small shrink: keep (0.05 would give 18 > 16)
+    assert not sg.keep_step(0.0, 0.7, step, R)  # 20% shrink: 0.05 fits 15 <= 16, refine
+    assert sg.choose_step(0.0, 0.7, R) == (5, -2)
+    assert not sg.keep_step(0.0, 2.5, step, R)  # outgrown: 26 > 20
+    assert sg.choose_step(0.0, 2.5, R) == (2, -1)
+
+
+def test_lattices_nest_so_grid_values_keep_their_identity():
+    coarse = sg.lattice(0.0, 1.0, (1, -1))  # 0.0, 0.1, ..., 1.0
+    fine = sg.lattice(0.0, 1.0, (5, -2))  # 0.0, 0.05, ..., 1.0
+    medium = sg.lattice(0.0, 1.0, (2, -2))  # 0.0, 0.02, ..., 1.0
+    assert set(coarse.tolist()) <= set(fine.tolist())
+    assert set(coarse.tolist()) <= set(medium.tolist())
+    assert 0.3 in coarse.tolist() and 0.3 in fine.tolist()  # same float, not 0.30000000000000004
+
+
+def test_index_bounds_are_exact_at_lattice_points():
+    assert sg.lattice(0.3, 0.7, (1, -1)).tolist() == [0.3, 0.4, 0.5, 0.6, 0.7]
+    assert sg.lattice(0.31, 0.69, (1, -1)).tolist() == [0.4, 0.5, 0.6]
+
+
+# --------------------------------------------------------------------------- smoothing identities
+
+
+def _linear(X):
+    return 2.0 * X[:, 0] + X[:, 1]
+
+
+def test_fixed_grid_equals_plain_exponential_smoothing_per_value():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 10, size=(300, 2))
+    grid = np.array([0.0, 2.5, 5.0, 10.0])
+    alpha = 0.05
+    exp = IncrementalPDP(_linear, "x0", grid=grid, alpha=alpha, history_every=100)
+    for x in X:
+        exp.explain_one(x)
+    # plain recursions, written out: the paper's iPDP and the total weight
+    phi = np.zeros(grid.size)
+    weight = 0.0
+    for x in X:
+        ice = 2.0 * grid + x[1]
+        phi = (1 - alpha) * phi + alpha * ice
+        weight = (1 - alpha) * weight + alpha
+    res = exp.pd_
+    np.testing.assert_allclose(res.grid_values[0], grid)
+    np.testing.assert_allclose(res.extra["weight"], 1 - (1 - alpha) ** len(X), rtol=1e-12)
+    np.testing.assert_allclose(weight, 1 - (1 - alpha) ** len(X), rtol=1e-12)
+    np.testing.assert_allclose(res.average[0] * res.extra["weight"], phi, rtol=1e-10)
+    assert [h.n_seen for h in exp.history_] == [100, 200, 300]
+    raw = IncrementalPDP(_linear, "x0", grid=grid, alpha=alpha, bias_corrected=False)
+    raw.explain_many(X)
+    np.testing.assert_allclose(raw.pd_.average[0], phi, rtol=1e-10)  # the paper's iPDP
+
+
+def test_expectation_of_the_smoothed_pd_on_a_fixed_grid():
+    """E[iPDP_t] = (1 - (1-alpha)^t) PD for the paper's estimate; ours is unbiased: E = PD."""
+    rng = np.random.default_rng(2)
+    grid = np.array([1.0, 4.0])
+    alpha, t, reps = 0.1, 30, 300
+    pd_true = 2.0 * grid + 0.5  # x1 ~ U(0, 1)
+    raw, normalised = [], []
+    for _ in range(reps):
+        exp = IncrementalPDP(_linear, "x0", grid=grid, alpha=alpha)
+        exp.explain_many(rng.uniform(0, 1, size=(t, 2)))
+        res = exp.pd_
+        raw.append(res.average[0] * res.extra["weight"])
+        normalised.append(res.average[0])
+    raw, normalised = np.array(raw), np.array(normalised)
+    # x1 has variance 1/12; the weighted mean's variance has the closed form of the docstring
+    var = (1 / 12) * alpha * (1 - (1 - alpha) ** (2 * t)) / ((2 - alpha) * (1 - (1 - alpha) ** t) ** 2)
+    se = np.sqrt(var / reps)
+    np.testing.assert_allclose(normalised.mean(axis=0), pd_true, atol=4 * se)
+    np.testing.assert_allclose(normalised.var(axis=0, ddof=1), var, rtol=0.3)
+    scale = 1 - (1 - alpha) ** t
+    np.testing.assert_allclose(raw.mean(axis=0), scale * pd_true, atol=4 * scale * se)
+
+
+def test_running_mean_on_a_fixed_grid_equals_sklearn_brute_partial_dependence():
+    from sklearn.inspection import partial_dependence
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 3))
+    y = X[:, 0] ** 2 + X[:, 1] * X[:, 2] + rng.normal(scale=0.1, size=400)
+    model = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y)
+    grid = np.linspace(-2, 2, 9)
+    exp = IncrementalPDP(model, 0, grid=grid, aggregation="mean")
+    exp.explain_many(X[:150])
+    for x in X[150:200]:
+        exp.explain_one(x)
+    exp.explain_many(X[200:])
+    ref = partial_dependence(model, X, [0], custom_values={0: grid}, method="brute")
+    np.testing.assert_allclose(exp.pd_.average, ref["average"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(exp.pd_.extra["n_effective"], 400)
+
+
+def test_explain_many_equals_explain_one_in_order_under_drift():
+    rng = np.random.default_rng(4)
+    n = 900
+    x0 = np.concatenate([rng.uniform(0, 1, n // 2), rng.uniform(0, 7, n // 2)])
+    X = np.column_stack([x0, rng.normal(size=n)])
+    kw = dict(alpha=0.02, range_window=100, history_every=50, ice_history=5, kind="both")
+    one = IncrementalPDP(_linear, "x0", **kw)
+    for x in X:
+        one.explain_one(x)
+    many = IncrementalPDP(_linear, "x0", **kw)
+    for chunk in np.array_split(X, 7):
+        many.explain_many(chunk)
+    a, b = one.pd_, many.pd_
+    np.testing.assert_array_equal(a.grid_values[0], b.grid_values[0])
+    np.testing.assert_allclose(a.average, b.average, rtol=1e-10)
+    np.testing.assert_allclose(a.extra["weight"], b.extra["weight"], rtol=1e-10)
+    np.testing.assert_allclose(a.individual, b.individual, rtol=1e-12)
+    assert len(one.history_) == len(many.history_) == 18
+    for h1, h2 in zip(one.history_, many.history_):
+        assert h1.n_seen == h2.n_seen
+        np.testing.assert_array_equal(h1.grid_values, h2.grid_values)
+        np.testing.assert_allclose(h1.average, h2.average, rtol=1e-10)
+    assert many.model_.n_calls == 7  # one model call per batch
+
+
+# --------------------------------------------------------------------------- Agrawal ground truth
+
+
+def _agrawal_rule(df: pd.DataFrame) -> np.ndarray:
+    """River's Agrawal classification_function=1, vectorised: P(y = 1) of the true rule."""
+    age, salary = df["age"].to_numpy(), df["salary"].to_numpy()
+    young = (age < 40) & (50_000 <= salary) & (salary <= 100_000)
+    middle = (age >= 40) & (age < 60) & (75_000 <= salary) & (salary <= 125_000)
+    old = (age >= 60) & (25_000 <= salary) & (salary <= 75_000)
+    return (young | middle | old).astype(np.float64)
+
+
+def _agrawal(n, seed):
+    from river.datasets import synth
+
+    stream = synth.Agrawal(classification_function=1, seed=seed)
+    rows = [x for x, _ in stream.take(n)]
+    return rows
+
+
+def _pd_salary_truth(s):
+    """PD(salary) of the true rule: age is uniform on the 61 integers 20..80.
+
+    age < 40 (20 values) is positive on [50k, 100k], 40 <= age < 60 (20) on [75k, 125k],
+    age >= 60 (21) on [25k, 75k]; so PD = 0 below 25k, 21/61 on [25k, 50k), 41/61 on
+    [50k, 75k), 40/61 on (75k, 100k], 20/61 on (100k, 125k] and 0 above 125k.
+    """
+    s = np.asarray(s)
+    return (
+        20 * ((50_000 <= s) & (s <= 100_000))
+        + 20 * ((75_000 <= s) & (s <= 125_000))
+        + 21 * ((25_000 <= s) & (s <= 75_000))
+    ) / 61
+
+
+@pytest.fixture(scope="module")
+def agrawal_rows():
+    return _agrawal(2500, seed=7)
+
+
+def test_agrawal_salary_pd_matches_the_derived_piecewise_values(agrawal_rows):
+    model = as_model(_agrawal_rule, input_kind="pandas")
+    exp = IncrementalPDP(
+        model, "salary", aggregation="mean", grid_resolution=70, percentiles=(0.0, 1.0), range_window=5000
+    )
+    exp.explain_many(agrawal_rows)
+    res = exp.pd_
+    grid = res.grid_values[0]
+    assert grid.tolist() == [22_000.0 + 2_000 * k for k in range(64)]  # 2k steps in the range
+    truth = _pd_salary_truth(grid)
+    pieces = {0.0, 21 / 61, 41 / 61, 40 / 61, 20 / 61}
+    assert set(np.round(truth, 12).tolist()) == {round(p, 12) for p in pieces}
+    assert truth[grid < 25_000].tolist() == [0.0, 0.0] and truth[grid > 125_000].max() == 0.0
+    # each ICE value at s is 0/1 with mean PD(s): its variance is p(1-p)
+    tol = 4 * np.sqrt(truth * (1 - truth) / res.extra["n_effective"]) + 1e-12
+    assert np.all(np.abs(res.average[0] - truth) <= tol)
+    assert res.average[0][0] == 0.0 and res.average[0][-1] == 0.0
+
+
+def test_agrawal_age_pd_is_flat_at_five_thirteenths(agrawal_rows):
+    """Each age band is positive on a salary interval of width 50k out of 130k: PD(age) = 5/13.
+
+    Age matters (it selects the band) but its PD is flat: the PD hides the interaction.
+    """
+    model = as_model(_agrawal_rule, input_kind="pandas")
+    exp = IncrementalPDP(model, "age", alpha=0.001)
+    exp.explain_many(agrawal_rows)
+    res = exp.pd_
+    assert res.grid_values[0].min() >= 20 and res.grid_values[0].max() <= 80
+    p = 5 / 13
+    tol = 4 * np.sqrt(p * (1 - p) / res.extra["n_effective"])
+    assert np.all(np.abs(res.average[0] - p) <= tol)
+    # all ages see the same observations, so the curve is exactly flat up to age-band noise
+    assert res.average.shape == (1, res.grid_values[0].size)
+
+
+# --------------------------------------------------------------------------- drift
+
+
+class _Recorder:
+    """A model that records every salary value it was evaluated at."""
+
+    def __init__(self):
+        self.seen: set[float] = set()
+
+    def __call__(self, df):
+        self.seen.update(df["salary"].tolist())
+        return _agrawal_rule(df)
+
+
+def test_drift_grid_extends_to_the_new_range_and_reports_only_evaluated_values():
+    rows = _agrawal(3000, seed=11)
+    rng = np.random.default_rng(0)
+    for r in rows[:1500]:  # first phase: salaries only up to 60k
+        r["salary"] = float(rng.uniform(20_000, 60_000))
+    recorder = _Recorder()
+    model = as_model(recorder, input_kind="pandas")
+    exp = IncrementalPDP(model, "salary", alpha=0.01, range_window=300, history_every=250)
+    seen_max = -np.inf
+    for start in range(0, 3000, 250):
+        batch = rows[start : start + 250]
+        exp.explain_many(batch)
+        seen_max = max(seen_max, max(r["salary"] for r in batch))
+        grid = exp.pd_.grid_values[0]
+        assert set(grid.tolist()) <= recorder.seen  # never reported where not evaluated
+        assert grid.max() <= seen_max
+    phase1 = [h for h in exp.history_ if h.n_seen <= 1500]
+    phase2 = [h for h in exp.history_ if h.n_seen >= 2000]
+    assert all(h.grid_values.max() <= 60_000 for h in phase1)
+    assert all(h.grid_values.max() >= 130_000 for h in phase2)
+    for h in exp.history_:
+        assert set(h.grid_values.tolist()) <= recorder.seen
+    # the extended part of the curve converges to the truth of the new range
+    res = exp.pd_
+    grid = res.grid_values[0]
+    new = grid > 100_000
+    truth = _pd_salary_truth(grid[new])
+    tol = 4 * np.sqrt(np.maximum(truth * (1 - truth), 0.05) / res.extra["n_effective"][new])
+    assert np.all(np.abs(res.average[0][new] - truth) <= tol)
+
+
+def test_range_from_a_storage_follows_the_rows_it_holds():
+    from ixplain import SlidingWindow
+
+    rng = np.random.default_rng(8)
+    X = np.column_stack([np.concatenate([rng.uniform(0, 1, 300), rng.uniform(0, 50, 300)]),
+                         rng.normal(size=600)])
+    kw = dict(range_source="storage", percentiles=(0.0, 1.0), history_every=0)
+    one = IncrementalPDP(_linear, "x0", storage=SlidingWindow(100), **kw)
+    for x in X:
+        one.explain_one(x)
+    many = IncrementalPDP(_linear, "x0", storage=SlidingWindow(100), **kw)
+    many.explain_many(X[:250])
+    many.explain_many(X[250:])
+    # the last row was explained on the lattice (of the step in use) of the 100 rows before it
+    prev = X[-101:-1, 0]
+    expected = sg.lattice(prev.min(), prev.max(), one._step)
+    assert sg.keep_step(prev.min(), prev.max(), one._step, 20)
+    np.testing.assert_array_equal(one.pd_.grid_values[0], expected)
+    np.testing.assert_array_equal(many.pd_.grid_values[0], expected)
+    np.testing.assert_allclose(one.pd_.average, many.pd_.average, rtol=1e-10)
+    assert len(one.storage) == 100
+
+
+def test_memory_is_bounded_when_the_range_moves_forever():
+    exp = IncrementalPDP(lambda X: X[:, 0] ** 2, "x0", grid_resolution=10, range_window=20)
+    X = np.column_stack([np.arange(5000.0), np.zeros(5000)])
+    exp.explain_many(X)
+    assert len(exp._store) <= 8 * 10 + 10
+    res = exp.pd_
+    np.testing.assert_allclose(res.average[0], res.grid_values[0] ** 2)
+    assert res.grid_values[0].min() >= 4979 - 20
+
+
+# --------------------------------------------------------------------------- categorical
+
+
+def test_categorical_levels_are_added_as_they_appear():
+    effect = {"a": 1.0, "b": 2.0, "c": 5.0}
+
+    def model(records):
+        return np.array([effect[r["color"]] + r["x"] for r in records])
+
+    rng = np.random.default_rng(5)
+    rows = [{"color": str(rng.choice(["a", "b"])), "x": float(rng.normal())} for _ in range(100)]
+    rows += [{"color": str(rng.choice(["a", "b", "c"])), "x": float(rng.normal())} for _ in range(60)]
+    first_c = next(i for i, r in enumerate(rows) if r["color"] == "c")
+    exp = IncrementalPDP(model, "color", aggregation="mean")
+    exp.explain_many(rows[:100])
+    assert exp.pd_.grid_values[0].tolist() == ["a", "b"]
+    assert exp.pd_.feature_kinds == ("categorical",)
+    for r in rows[100:]:
+        exp.explain_one(r)
+    res = exp.pd_
+    assert res.grid_values[0].tolist() == ["a", "b", "c"]
+    xs = np.array([r["x"] for r in rows])
+    # a level is evaluated from the observation where it first appears on
+    first = {c: next(i for i, r in enumerate(rows) if r["color"] == c) for c in "abc"}
+    assert first["c"] == first_c >= 100
+    expected = [effect[c] + xs[first[c] :].mean() for c in "abc"]
+    np.testing.assert_allclose(res.average[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(res.extra["n_effective"], [160 - first[c] for c in "abc"])
+
+
+# --------------------------------------------------------------------------- models and state
+
+
+def test_integer_array_gets_non_integer_grid_values_untruncated():
+    X = np.random.default_rng(9).integers(0, 10, size=(60, 3))
+    grid = np.array([0.5, 2.0, 7.25])
+
+    def model(A):
+        assert A.dtype.kind == "f"  # the grid values reach the model as floats
+        return 1.5 * A[:, 0] + A[:, 1]
+
+    one = IncrementalPDP(model, "x0", grid=grid, aggregation="mean")
+    for x in X:
+        one.explain_one(x)
+    many = IncrementalPDP(model, "x0", grid=grid, aggregation="mean")
+    many.explain_many(X)
+    expected = 1.5 * grid + X[:, 1].mean()
+    np.testing.assert_allclose(one.pd_.average[0], expected)
+    np.testing.assert_allclose(many.pd_.average[0], expected)
+
+
+def test_kind_both_gives_recent_ice_curves_on_the_current_grid():
+    grid = np.array([0.0, 1.0, 2.0])
+    exp = IncrementalPDP(_linear, "x0", grid=grid, kind="both", ice_history=3)
+    X = np.arange(10.0).reshape(5, 2)
+    exp.explain_many(X)
+    ind = exp.pd_.individual
+    assert ind.shape == (1, 3, 3)
+    expected = 2.0 * grid[None, :] + X[-3:, 1][:, None]
+    np.testing.assert_allclose(ind[0], expected)
+    assert exp.pd_.keys() == ["grid_values", "average", "individual"]
+
+
+def test_multiclass_output_has_one_row_per_class():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(300, 2))
+    y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=300), [-0.5, 0.5])
+    model = LogisticRegression().fit(X, y)
+    exp = IncrementalPDP(model, "x0", aggregation="mean")
+    exp.explain_many(X)
+    res = exp.pd_
+    assert res.average.shape == (3, res.grid_values[0].size)
+    np.testing.assert_allclose(res.average.sum(axis=0), 1.0)
+    assert res.average[2, -1] > res.average[2, 0]  # class 2 grows with x0
+
+
+def test_river_model_learning_online_and_pickle_resume():
+    from river import tree
+
+    rows = _agrawal(400, seed=3)
+    labels = _agrawal_rule(pd.DataFrame(rows)).astype(int)
+    model = tree.HoeffdingTreeClassifier(grace_period=50)
+    exp = IncrementalPDP(model, "salary", alpha=0.05, history_every=100)
+    for x, y in zip(rows[:200], labels[:200]):
+        exp.explain_one(x, y)
+        model.learn_one(x, y)
+    clone = pickle.loads(pickle.dumps(exp))
+    for x, y in zip(rows[200:], labels[200:]):
+        exp.explain_one(x, y)
+        clone.explain_one(x, y)  # the clone holds its own copy of the model, not learning
+    assert clone.n_seen_ == exp.n_seen_ == 400
+    res = exp.pd_
+    assert np.all((res.average >= 0) & (res.average <= 1))
+    assert len(exp.history_) == 4
+
+
+def test_same_input_same_result_and_input_not_mutated():
+    rows = _agrawal(200, seed=1)
+    copy = [dict(r) for r in rows]
+    model = as_model(_agrawal_rule, input_kind="pandas")
+    a, b = IncrementalPDP(model, "salary"), IncrementalPDP(model, "salary")
+    out = a.explain_many(rows)
+    b.explain_many(rows)
+    np.testing.assert_array_equal(a.pd_.average, b.pd_.average)
+    np.testing.assert_array_equal(out, a.pd_.average)  # explain_many returns the estimate
+    assert rows == copy
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_missing_feature_key_in_a_later_record():
+    exp = IncrementalPDP(lambda r: np.zeros(len(r)), "a")
+    exp.explain_one({"a": 1.0, "b": 2.0})
+    with pytest.raises(ValueError, match="has no feature 'b'"):
+        exp.explain_one({"a": 1.0})
+    with pytest.raises(ValueError, match="has no feature 'b'"):
+        exp.explain_many([{"a": 1.0, "b": 2.0}, {"a": 1.0}])
+
+
+def test_nan_in_the_explained_feature():
+    X = np.array([[1.0, 2.0], [np.nan, 1.0], [3.0, 1.0]])
+    exp = IncrementalPDP(_linear, "x0", nan_policy="raise")
+    with pytest.raises(ValueError, match="feature 'x0' is NaN"):
+        exp.explain_many(X)
+    skip = IncrementalPDP(_linear, "x0", aggregation="mean", history_every=1)
+    with pytest.warns(RuntimeWarning, match="NaN"):
+        skip.explain_many(X)
+    assert (skip.n_seen_, skip.n_explained_, skip.n_skipped_) == (3, 2, 1)
+    assert [h.n_seen for h in skip.history_] == [1, 2, 3]
+    # the snapshot at the skipped row repeats the state after row 0
+    np.testing.assert_array_equal(skip.history_[0].average, skip.history_[1].average)
+    passed = IncrementalPDP(_linear, "x0", aggregation="mean", nan_policy="pass")
+    passed.explain_many(X)  # the ICE curve of the NaN row is still evaluated on the grid
+    assert passed.n_explained_ == 3
+    np.testing.assert_allclose(passed.pd_.average[0], 2 * passed.pd_.grid_values[0] + 4 / 3)
+    cat = IncrementalPDP(lambda r: np.zeros(len(r)), "c")
+    cat.explain_one({"c": None, "d": 1.0})
+    with pytest.raises(ValueError, match="has not explained any observation"):
+        _ = cat.pd_
+
+
+def test_nan_in_the_first_record_is_a_missing_number():
+    """A stream starting with NaN keeps the column numeric (tabular fix), so the policy applies."""
+    exp = IncrementalPDP(lambda r: np.zeros(len(r)), "a", nan_policy="raise")
+    with pytest.raises(ValueError, match="'a' is NaN"):
+        exp.explain_one({"a": float("nan"), "b": 1.0})
+
+
+def test_unknown_feature():
+    exp = IncrementalPDP(_linear, "salary")
+    with pytest.raises(ValueError, match=r"unknown feature 'salary'. Available features: \['x0'"):
+        exp.explain_one(np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="position in"):
+        IncrementalPDP(_linear, 5).explain_one(np.array([1.0, 2.0]))
+
+
+def test_string_feature_needs_categorical_and_changed_columns_raise():
+    exp = IncrementalPDP(lambda r: np.zeros(len(r)), "c", categorical=False)
+    with pytest.raises(ValueError, match="non-numeric"):
+        exp.explain_one({"c": "x", "d": 1.0})
+    exp = IncrementalPDP(lambda df: df["x0"].to_numpy(), "x0")
+    exp.explain_one(pd.DataFrame({"x0": [1.0], "x1": [2.0]}))
+    with pytest.raises(ValueError, match="has no feature 'x1'"):
+        exp.explain_one(pd.DataFrame({"x0": [1.0], "z": [2.0]}))
+
+
+def test_model_returning_nan_is_reported():
+    exp = IncrementalPDP(lambda X: np.full(len(X), np.nan), "x0")
+    with pytest.raises(ValueError, match="returned NaN"):
+        exp.explain_one(np.array([1.0, 2.0]))
+
+
+def test_pd_before_any_observation():
+    exp = IncrementalPDP(_linear, "x0")
+    with pytest.raises(ValueError, match="has not explained any observation"):
+        _ = exp.pd_
+    assert getattr(exp, "pd_", None) is None  # an AttributeError too, for getattr(..., default)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        ({"grid_resolution": 1}, ValueError, "'grid_resolution' parameter of IncrementalPDP must be an int >= 2. Got 1"),
+        ({"grid_resolution": 2.5}, TypeError, "'grid_resolution'"),
+        ({"alpha": 0.0}, ValueError, "'alpha' parameter of IncrementalPDP must be a float in"),
+        ({"aggregation": "median"}, ValueError, "'aggregation'"),
+        ({"alpha": 1.5}, ValueError, "'alpha'"),
+        ({"grid": "quantile"}, ValueError, "'grid' parameter"),
+        ({"grid": [1.0, 1.0]}, ValueError, "distinct"),
+        ({"grid": [[1.0], [2.0]]}, ValueError, "1-D"),
+        ({"grid": [1.0, np.nan]}, ValueError, "non-missing"),
+        ({"percentiles": (0.9, 0.1)}, ValueError, "0 <= low < high <= 1"),
+        ({"percentiles": 0.5}, ValueError, "'percentiles'"),
+        ({"range_source": "reservoir"}, ValueError, "'range_source'"),
+        ({"range_window": 0}, ValueError, "'range_window'"),
+        ({"kind": "individual"}, ValueError, "'kind' parameter of IncrementalPDP must be one of"),
+        ({"ice_history": -1}, ValueError, "'ice_history'"),
+        ({"history_every": -1}, ValueError, "'history_every'"),
+        ({"categorical": "yes"}, TypeError, "'categorical'"),
+        ({"random_state": "seed"}, TypeError, "'random_state'"),
+    ],
+)
+def test_parameter_validation(kwargs, exc, message):
+    with pytest.raises(exc, match=message.replace("(", r"\(").replace(".", r"\.")):
+        IncrementalPDP(_linear, "x0", **kwargs)
+
+
+def test_feature_must_be_a_name_or_position():
+    with pytest.raises(TypeError, match="'feature' parameter of IncrementalPDP must be a str or an int"):
+        IncrementalPDP(_linear, 1.5)

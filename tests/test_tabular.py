@@ -1,0 +1,167 @@
+"""Table: construction from every input type, dtype-safe column writes, native round trips."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ixplain.tabular import Table, as_table
+
+
+@pytest.fixture
+def frame():
+    return pd.DataFrame(
+        {
+            "s": pd.array(["a", "b", None], dtype="str"),
+            "i": np.array([1, 2, 3], dtype=np.int64),
+            "f": [0.5, np.nan, 1.0],
+            "c": pd.Categorical(["x", "y", "x"]),
+            "b": [True, False, True],
+            "n": pd.array([1, None, 3], dtype="Int64"),
+            "fl": pd.array([1.5, None, 3.0], dtype="Float64"),
+            "o": np.array(["u", 1, None], dtype=object),
+        }
+    )
+
+
+def test_pandas_kinds_and_round_trip(frame):
+    t = as_table(frame)
+    assert t.names == tuple(frame.columns) and t.n_rows == 3 and len(t) == 3
+    assert t.schema.kinds == (
+        "categorical", "numeric", "numeric", "categorical", "categorical", "numeric", "numeric",
+        "categorical",
+    )
+    assert t.schema.source == "pandas"
+    back = t.to_native()
+    pd.testing.assert_frame_equal(back, frame)
+
+
+def test_integer_column_labels_round_trip():
+    df = pd.DataFrame(np.arange(6.0).reshape(3, 2), columns=[10, 20])
+    t = as_table(df)
+    assert t.names == ("10", "20") and t.schema.labels == (10, 20)
+    pd.testing.assert_frame_equal(t.to_frame(), df)
+
+
+def test_numpy_names_kinds_and_round_trip():
+    X = np.arange(6).reshape(3, 2)
+    t = as_table(X, feature_names=["a", "b"], categorical_features=["b"])
+    assert t.schema.kinds == ("numeric", "categorical") and t.schema.source == "numpy"
+    np.testing.assert_array_equal(t.to_native(), X)
+    assert t.to_native().dtype == X.dtype
+    assert as_table(np.ones((2, 3))).names == ("x0", "x1", "x2")
+    mixed = as_table(np.array([["a", 1], ["b", 2.5]], dtype=object))
+    assert mixed.schema.kinds == ("categorical", "numeric")
+
+
+def test_one_row_inputs():
+    assert as_table(np.array([1.0, 2.0])).n_rows == 1
+    t = as_table(pd.Series({"a": 1.0, "b": "x"}))
+    assert t.n_rows == 1 and t.schema.kinds == ("numeric", "categorical")
+    assert as_table({"a": 1.0, "b": 2}).to_native() == [{"a": 1.0, "b": 2.0}]
+
+
+def test_records_missing_numbers_and_missing_keys():
+    t = as_table([{"a": 1, "b": None, "c": "x"}, {"a": 2.5, "b": 3.0, "c": "y"}])
+    assert t.schema.kinds == ("numeric", "numeric", "categorical")
+    assert np.isnan(t.columns["b"][0])
+    assert t.to_native()[1] == {"a": 2.5, "b": 3.0, "c": "y"}
+    with pytest.raises(ValueError, match=r"record 1 has no key 'b'"):
+        as_table([{"a": 1, "b": 2}, {"a": 3}])
+
+
+def test_bad_inputs():
+    with pytest.raises(TypeError, match="expected a 2-D numpy array"):
+        as_table(42)
+    with pytest.raises(ValueError, match="2-D"):
+        as_table(np.ones((2, 2, 2)))
+    with pytest.raises(ValueError, match="feature_names"):
+        as_table(np.ones((2, 2)), feature_names=["a"])
+    with pytest.raises(ValueError, match="duplicate"):
+        as_table(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+    with pytest.raises(KeyError, match=r"Unknown feature 'zz'.*\['x0', 'x1'\]"):
+        as_table(np.ones((2, 2))).column("zz")
+
+
+def test_take_tile_repeat_select_concat(frame):
+    t = as_table(frame)
+    assert t.take([2, 0]).to_frame()["i"].tolist() == [3, 1]
+    assert t.tile(2).to_frame()["i"].tolist() == [1, 2, 3, 1, 2, 3]
+    assert t.repeat(2).to_frame()["i"].tolist() == [1, 1, 2, 2, 3, 3]
+    sel = t.select(["n", "s"])
+    assert sel.names == ("n", "s") and list(sel.to_frame().columns) == ["n", "s"]
+    both = Table.concat([t, t.take([0])])
+    assert both.n_rows == 4
+    pd.testing.assert_frame_equal(both.to_frame().iloc[:3], frame)
+    assert both.to_frame().dtypes.to_dict() == frame.dtypes.to_dict()
+
+
+def test_set_column_keeps_other_dtypes_and_never_touches_input(frame):
+    original = frame.copy()
+    t = as_table(frame)
+    new = t.set_column("f", np.array([9.0, 9.0, 9.0]))
+    assert new.to_frame().dtypes.to_dict() == frame.dtypes.to_dict()
+    pd.testing.assert_frame_equal(frame, original)
+    assert t.to_frame()["f"].iloc[0] == 0.5
+
+
+def test_integer_columns_upcast_only_when_needed(frame):
+    t = as_table(frame)
+    same = t.set_column("i", np.array([0.0, 1.0, 1.0]))
+    assert same.columns["i"].dtype == np.int64 and same.upcast == frozenset()
+    up = t.set_column("i", np.array([0.5, 1.0, 1.0]))
+    assert up.columns["i"].dtype == np.float64 and up.upcast == {"i"}
+    assert up.to_frame()["i"].tolist() == [0.5, 1.0, 1.0]  # never truncated
+    nullable = t.set_column("n", np.array([2.0, 2.0, np.nan]))
+    assert nullable.to_frame()["n"].dtype == pd.Int64Dtype() and nullable.upcast == frozenset()
+    nup = t.set_column("n", np.array([2.5, 2.0, 1.0]))
+    assert nup.upcast == {"n"} and nup.columns["n"].dtype == np.float64
+    X = np.array([[0, 1], [1, 0]])
+    assert as_table(X).set_column("x0", np.array([0.5, 0.5])).to_native().tolist() == [
+        [0.5, 1.0], [0.5, 0.0]
+    ]
+
+
+def test_categorical_and_string_columns(frame):
+    t = as_table(frame)
+    c = t.set_column("c", np.array(["y", "y", "x"], dtype=object)).to_frame()["c"]
+    assert c.dtype == frame["c"].dtype and c.tolist() == ["y", "y", "x"]
+    with pytest.raises(ValueError, match=r"Feature 'c' is categorical .* unseen value\(s\) 'q'"):
+        t.set_column("c", np.array(["q", "x", "x"], dtype=object))
+    s = t.set_column("s", np.array(["z", None, "z"], dtype=object)).to_frame()["s"]
+    assert s.dtype == frame["s"].dtype and s.iloc[0] == "z" and pd.isna(s.iloc[1])
+    with pytest.raises(ValueError, match="needs 3 values"):
+        t.set_column("s", ["a"])
+
+
+def test_numeric_column(frame):
+    t = as_table(frame)
+    np.testing.assert_array_equal(t.numeric_column("n"), [1.0, np.nan, 3.0])
+    np.testing.assert_array_equal(t.numeric_column("b"), [1.0, 0.0, 1.0])
+    assert t.numeric_column("i").dtype == np.float64
+
+
+def test_polars_round_trip_keeps_polars_dtypes():
+    pl = pytest.importorskip("polars")
+    df = pl.DataFrame(
+        {"n": [1, None, 3], "s": ["a", "b", None], "f": [0.5, 1.5, None], "b": [True, False, None]}
+    )
+    t = as_table(df)
+    assert t.schema.source == "polars" and t.schema.kinds == (
+        "numeric", "categorical", "numeric", "categorical"
+    )
+    back = t.to_native()
+    assert isinstance(back, pl.DataFrame) and back.schema == df.schema
+    assert back.equals(df)
+    up = t.set_column("n", np.array([0.5, 1.0, 2.0])).to_native()
+    assert up.schema["n"] == pl.Float64 and up["n"].to_list() == [0.5, 1.0, 2.0]
+
+
+def test_conversion_between_kinds():
+    t = as_table(pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}))
+    assert t.to_native("records") == [{"a": 1.0, "b": "x"}, {"a": 2.0, "b": "y"}]
+    arr = t.to_native("numpy")
+    assert arr.dtype == object and arr.shape == (2, 2)
+    with pytest.raises(ValueError, match="Unknown native input kind"):
+        t.to_native("arrow")
