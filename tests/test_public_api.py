@@ -3,6 +3,17 @@
 import ixplain
 
 EXPECTED = {
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "IncrementalPFI",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    "permutation_importance",
+    # foundation
     "ModelEvaluationError",
     "PartialDependence",
     "PartialDependenceDisplay",

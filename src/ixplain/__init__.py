@@ -5,17 +5,31 @@ smoothed over a stream (incremental). See the README for the map of the package.
 """
 
 from ._validation import ModelEvaluationError
+from .aggregation import EWMean, Mean
 from .losses import get_loss
 from .methods.pdp import partial_dependence
+from .methods.pfi import IncrementalPFI, permutation_importance
 from .models import as_model
 from .plot.partial_dependence import PartialDependenceDisplay
-from .results import PartialDependence
+from .results import FeatureImportance, PartialDependence
+from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 
 __version__ = "0.1.0"
 
 # Public API: pinned by tests/test_public_api.py. Each method module adds its names below.
 __all__ = [
+    # incremental framework and importance results (branch ipfi)
+    "DatasetStorage",
+    "EWMean",
+    "FeatureImportance",
+    "IncrementalPFI",
+    "GeometricReservoir",
+    "Mean",
+    "SlidingWindow",
+    "UniformReservoir",
+    "permutation_importance",
+    # foundation
     "ModelEvaluationError",
     "PartialDependence",
     "PartialDependenceDisplay",

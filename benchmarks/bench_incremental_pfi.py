@@ -1,0 +1,190 @@
+"""iPFI: ixplain.IncrementalPFI vs ixai.explainer.IncrementalPFI, same stream, same settings.
+
+Both explainers get: the same stream (river Agrawal, classification_function=1), the same model,
+alpha, storage kind and size (geometric reservoir of 1000 rows with p = 1 -- ixai's
+``constant_probability`` is set explicitly, its default is 1/size), n_samples = 1, 0-1 loss on
+predicted labels, and seeded randomness (ixai draws from Python's ``random``; seeded here).
+
+(a) River HoeffdingTreeClassifier learning prequentially (explain, then learn); two copies of the
+    model learn the same rows, so both explainers see the same model at every step.
+(b) A static classifier (HistGradientBoosting, or LightGBM with --model lightgbm) trained once on
+    5,000 Agrawal rows, explained on a separate stream with explain_one and with explain_many in
+    batches of 100 (ixai has no batch method: its explain_one loop is the reference).
+
+Printed: samples per second, the ratio, model calls and rows, seconds inside vs outside the
+model, and the largest difference between the two final importance vectors (both are noisy
+estimates of the same quantity: expect differences of the order of the confidence bound).
+
+Run:  python benchmarks/bench_incremental_pfi.py [--n 3000] [--model hgb|lightgbm]
+"""
+
+from __future__ import annotations
+
+import _common
+
+_common.ensure_installed({"river": "river>=0.21", "ixai": "ixai==0.1.3", "sklearn": "scikit-learn"})
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from ixai.explainer import IncrementalPFI as IxaiPFI  # noqa: E402
+from ixai.storage import GeometricReservoirStorage  # noqa: E402
+from ixai.utils.wrappers import RiverWrapper, SklearnWrapper  # noqa: E402
+from river import tree  # noqa: E402
+from river.datasets.synth import Agrawal  # noqa: E402
+
+from ixplain import GeometricReservoir, IncrementalPFI  # noqa: E402
+
+ALPHA, SIZE, N_SAMPLES, SEED = 0.001, 1000, 1, 0
+
+
+class Timed:
+    """Wrap a prediction function: count calls/rows and time spent inside."""
+
+    def __init__(self, fn):
+        self.fn, self.calls, self.rows, self.seconds = fn, 0, 0, 0.0
+
+    def __call__(self, x):
+        start = time.perf_counter()
+        out = self.fn(x)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        self.rows += len(x) if isinstance(x, (list, np.ndarray)) else 1
+        return out
+
+
+def zero_one_ixai(y_true, y_pred):
+    # ixai's wrappers give {"output": label} (River) or {0: label} (scikit-learn predict)
+    label = y_pred["output"] if "output" in y_pred else y_pred[0]
+    return float(label != y_true)
+
+
+def make_ixai(model_function, names):
+    random.seed(SEED)
+    # ixai warns that it cannot recognise the timing wrapper; the wrapped function is ixai's own
+    warnings.filterwarnings("ignore", message="The provided model function cannot")
+    storage = GeometricReservoirStorage(size=SIZE, constant_probability=1.0)
+    return IxaiPFI(model_function, zero_one_ixai, names, storage=storage,
+                   smoothing_alpha=ALPHA, n_inner_samples=N_SAMPLES)
+
+
+def make_ixplain(model):
+    return IncrementalPFI(model, "zero_one", alpha=ALPHA, n_samples=N_SAMPLES,
+                          storage=GeometricReservoir(SIZE, p=1.0, random_state=SEED),
+                          random_state=SEED)
+
+
+def row(name, n, seconds, calls, rows, in_model, imp, ref_sps=None):
+    sps = n / seconds
+    ratio = "" if ref_sps is None else f"{sps / ref_sps:8.1f}x"
+    outside = 100 * (seconds - in_model) / seconds
+    print(f"  {name:<30} {sps:10.0f} {ratio:>9} {calls:8d} {rows:9d} {in_model:8.2f}s "
+          f"{seconds - in_model:8.2f}s {outside:6.1f}%")
+    return sps
+
+
+def header(title):
+    print(f"\n{title}")
+    print(f"  {'explainer':<30} {'samples/s':>10} {'ratio':>9} {'calls':>8} {'rows':>9} "
+          f"{'in model':>9} {'outside':>9} {'out %':>7}")
+
+
+def max_diff(ixai_expl, ours):
+    ref = np.array([ixai_expl.importance_values[n] for n in ours.feature_names_])
+    return float(np.max(np.abs(ref - ours.importances_)))
+
+
+def bench_river(n, leaf_prediction):
+    data = list(Agrawal(classification_function=1, seed=SEED).take(n))
+    names = list(data[0][0])
+    header(f"(a) River HoeffdingTreeClassifier(leaf_prediction={leaf_prediction!r}), prequential, "
+           f"{n} Agrawal rows (explain time only; learn_one excluded)")
+    m1 = tree.HoeffdingTreeClassifier(leaf_prediction=leaf_prediction)
+    f1 = Timed(RiverWrapper(m1.predict_one))
+    ix = make_ixai(f1, names)
+    t = 0.0
+    for x, y in data:
+        s = time.perf_counter()
+        ix.explain_one(x, y)
+        t += time.perf_counter() - s
+        m1.learn_one(x, y)
+    ref = row("ixai explain_one", n, t, f1.calls, f1.rows, f1.seconds, None)
+    m2 = tree.HoeffdingTreeClassifier(leaf_prediction=leaf_prediction)
+    ours = make_ixplain(m2)
+    t = 0.0
+    for x, y in data:
+        s = time.perf_counter()
+        ours.explain_one(x, y)
+        t += time.perf_counter() - s
+        m2.learn_one(x, y)
+    mdl = ours._model
+    row("ixplain explain_one", n, t, mdl.n_calls, mdl.n_rows, mdl.time_in_model, None, ref)
+    print(f"  max |importance difference| = {max_diff(ix, ours):.4f}  "
+          f"(ixplain 95% bound: {ours.confidence_bound(0.05).max():.4f})")
+
+
+def bench_static(n, kind, batch=100):
+    train = list(Agrawal(classification_function=1, seed=SEED + 1).take(5000))
+    names = list(train[0][0])
+    Xtr = np.array([[x[k] for k in names] for x, _ in train], dtype=float)
+    ytr = np.array([y for _, y in train])
+    if kind == "lightgbm":
+        _common.ensure_installed({"lightgbm": "lightgbm>=4.0"})
+        from lightgbm import LGBMClassifier
+
+        model = LGBMClassifier(n_estimators=100, n_jobs=1, verbose=-1).fit(Xtr, ytr)
+    else:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        model = HistGradientBoostingClassifier(max_iter=100, random_state=0).fit(Xtr, ytr)
+    data = list(Agrawal(classification_function=1, seed=SEED + 2).take(n))
+    X = [x for x, _ in data]
+    y = np.array([t for _, t in data])
+    header(f"(b) static {type(model).__name__} (trained once on 5,000 rows), {n} Agrawal rows")
+    f1 = Timed(SklearnWrapper(model.predict, feature_names=names))
+    ix = make_ixai(f1, names)
+    s = time.perf_counter()
+    for x, t in zip(X, y):
+        ix.explain_one(x, t)
+    ref = row("ixai explain_one", n, time.perf_counter() - s, f1.calls, f1.rows, f1.seconds, None)
+    ours = make_ixplain(model)
+    s = time.perf_counter()
+    for x, t in zip(X, y):
+        ours.explain_one(x, t)
+    mdl = ours._model
+    row("ixplain explain_one", n, time.perf_counter() - s, mdl.n_calls, mdl.n_rows,
+        mdl.time_in_model, None, ref)
+    d1 = max_diff(ix, ours)
+    ours = make_ixplain(model)
+    s = time.perf_counter()
+    for start in range(0, n, batch):
+        ours.explain_many(X[start : start + batch], y[start : start + batch])
+    mdl = ours._model
+    row(f"ixplain explain_many({batch})", n, time.perf_counter() - s, mdl.n_calls, mdl.n_rows,
+        mdl.time_in_model, None, ref)
+    print(f"  max |importance difference| vs ixai: explain_one {d1:.4f}, explain_many "
+          f"{max_diff(ix, ours):.4f} (ixplain 95% bound: {ours.confidence_bound(0.05).max():.4f})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=3000, help="stream rows per case")
+    parser.add_argument("--model", choices=["hgb", "lightgbm"], default="hgb")
+    args = parser.parse_args()
+    print(f"alpha={ALPHA}, geometric reservoir size={SIZE} p=1, n_samples={N_SAMPLES}, "
+          f"seed={SEED}, 0-1 loss on predicted labels")
+    bench_river(args.n, "nba")
+    bench_river(args.n, "mc")
+    bench_static(args.n, args.model)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,593 @@
+"""The base class of the incremental explainers (iPFI, iSAGE, iPDP).
+
+An incremental explainer turns a stream of observations ``(x_t, y_t)`` into an explanation that
+follows the model as it is *now*::
+
+    phi_t = (1 - alpha) * phi_{t-1} + alpha * lambda_{f_t}(x_t, y_t, P_t)      # aggregation='ema'
+    phi_t = mean of lambda_{f_s}(x_s, y_s, P_s), s <= t                        # aggregation='mean'
+
+where ``lambda`` is the method's per-observation explanation function and ``P_t`` is a bounded
+storage of past rows (:mod:`ixplain.storage`). This module does everything except ``lambda``:
+
+* the model adapter, built once (:func:`~ixplain.models.as_model`); the model is *called* at
+  explain time, so a model that learns online is explained as it is at that moment;
+* feature names (from the first observation unless given) and the conversion of observations
+  (dict record, pandas Series/DataFrame, numpy row/array, list of records) to table rows, checked
+  by name (a missing key is an error naming it; extra keys are ignored; key order is irrelevant);
+* the storage and aggregator updates, in order: row ``t`` is explained with the storage holding
+  rows ``< t`` (the first row of a stream is only stored), then stored;
+* ``history_`` snapshots, the confidence bound, the random generator, pickling.
+
+A subclass writes only :meth:`IncrementalExplainer._explain_batch` -- the batched ``lambda`` --
+and, if needed, :meth:`IncrementalExplainer._value_shape` and :meth:`_default_storage`.
+
+Missing values (``nan_policy``)
+-------------------------------
+``"skip"`` (default)
+    A row with NaN in a numeric feature or in its label is neither explained nor stored; it is
+    counted in ``n_skipped_`` (a warning is issued once).
+``"raise"``
+    Such a row raises ``ValueError`` naming the feature.
+``"pass"``
+    NaN goes to the model as is (for models that handle missing values) and into the storage.
+
+In every policy an explanation value that comes out non-finite (e.g. a model returning NaN) is
+not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_bool, check_float, check_int, check_options, check_random_state
+from ..aggregation import EWMean, Mean
+from ..models import as_model
+from ..storage import GeometricReservoir, UniformReservoir
+from ..storage.base import SlotStorage, canonical_columns
+from ..tabular import Schema, Table, as_table
+
+__all__ = ["IncrementalExplainer", "Sampler"]
+
+
+class Sampler:
+    """Draws perturbation rows for a mini-batch from the storage state each row saw.
+
+    Passed to :meth:`IncrementalExplainer._explain_batch`. Row ``i`` of the batch draws from the
+    storage as it was when row ``i`` arrived (holding the stream's rows before it, including the
+    earlier rows of the same batch), exactly as a loop of ``explain_one`` calls would.
+
+    Attributes
+    ----------
+    available : ndarray of bool, shape (B,)
+        False for rows that arrived while the storage was empty (nothing to draw from).
+    """
+
+    def __init__(
+        self,
+        storage: SlotStorage,
+        batch: dict[str, np.ndarray],
+        slots: np.ndarray,
+        rng: np.random.Generator,
+        make_table: Any,
+    ) -> None:
+        self._storage = storage
+        self._batch = batch
+        self._slots = slots
+        self._rng = rng
+        self._make_table = make_table
+        len0 = len(storage)
+        if len(slots) == 1:
+            self.available = np.array([len0 > 0])
+        else:
+            grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
+            self.available = np.maximum.accumulate(grow)[: len(slots)] > 0
+
+    def draw_columns(self, n: int) -> dict[str, np.ndarray]:
+        """``n`` rows per batch row as canonical columns (``B * n`` rows, row-major)."""
+        cols, _ = self._storage._sample_during(self._batch, self._slots, n, self._rng)
+        return cols
+
+    def draw(self, n: int) -> Table:
+        """``n`` rows per batch row as a :class:`~ixplain.Table` in the model's schema
+        (``B * n`` rows; row ``i``'s draws at ``i*n .. i*n+n-1``)."""
+        return self._make_table(self.draw_columns(n))
+
+
+class IncrementalExplainer:
+    """Base class: explain a model on a stream, one observation or mini-batch at a time.
+
+    Parameters
+    ----------
+    model : estimator, River model, Booster or callable
+        Anything :func:`~ixplain.models.as_model` accepts.
+    feature_names : sequence of str, optional
+        The model's input features in order. Default: the first observation's keys / columns
+        (``x0, x1, ...`` for arrays).
+    storage : storage, optional
+        Perturbation data (:mod:`ixplain.storage`); default from :meth:`_default_storage`.
+    aggregation : {"ema", "mean"}, default="ema"
+        Exponential smoothing with rate ``alpha`` (a changing model) or a running mean (a static
+        model).
+    alpha : float, default=0.001
+        Smoothing rate in (0, 1] for ``"ema"`` (ignored for ``"mean"``).
+    bias_corrected : bool, default=False
+        Report ``phi_t / (1 - (1 - alpha) ** n)`` (``n`` = number of explained rows) instead of
+        ``phi_t``, which starts at 0.
+    history_every : int, default=100
+        Take a snapshot of the estimate every ``history_every`` rows (``0`` disables).
+    history_size : int, default=1000
+        Keep at most this many snapshots (the oldest are dropped).
+    response_method : str, default="auto"
+        Passed to :func:`~ixplain.models.as_model`.
+    nan_policy : {"skip", "raise", "pass"}, default="skip"
+        What to do with NaN in a numeric feature or label (see the module docstring).
+    random_state : None, int or numpy.random.Generator, default=None
+        One generator for everything random in the explainer (and its default storage).
+
+    Attributes
+    ----------
+    feature_names_ : list of str
+    n_seen_ : int
+        Observations received.
+    n_explained_ : int
+        Observations whose explanation entered the estimate.
+    n_skipped_ : int
+        Observations skipped (missing values or a non-finite explanation).
+    history_ : collections.deque of (int, ndarray, ndarray)
+        ``(n_seen, estimate, variance)`` snapshots, at most ``history_size``.
+    """
+
+    _owner = "IncrementalExplainer"
+    #: Whether ``_explain_batch`` needs labels ``y``.
+    requires_labels = True
+    #: Whether ``_explain_batch`` draws from the storage (rows seen on an empty storage are skipped).
+    requires_storage = True
+    #: Largest mini-batch processed at once (bounds the memory of the in-batch storage emulation).
+    max_batch = 256
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        feature_names: Any = None,
+        storage: SlotStorage | None = None,
+        aggregation: str = "ema",
+        alpha: float = 0.001,
+        bias_corrected: bool = False,
+        history_every: int = 100,
+        history_size: int = 1000,
+        response_method: str = "auto",
+        nan_policy: str = "skip",
+        random_state: Any = None,
+    ) -> None:
+        owner = self._owner
+        self.aggregation = check_options(aggregation, "aggregation", owner, ("ema", "mean"))
+        self.alpha = float(
+            check_float(alpha, "alpha", owner, low=0.0, high=1.0, low_inclusive=False)  # type: ignore[arg-type]
+        )
+        self.bias_corrected = check_bool(bias_corrected, "bias_corrected", owner)
+        self.history_every = check_int(history_every, "history_every", owner, min_value=0)
+        self.history_size = check_int(history_size, "history_size", owner, min_value=1)
+        self.nan_policy = check_options(nan_policy, "nan_policy", owner, ("skip", "raise", "pass"))
+        if storage is not None and not isinstance(storage, SlotStorage):
+            raise TypeError(
+                f"The 'storage' parameter of {owner} must be an ixplain storage (UniformReservoir, "
+                f"GeometricReservoir, SlidingWindow, DatasetStorage) or None. Got "
+                f"{type(storage).__name__} instead."
+            )
+        if feature_names is not None:
+            feature_names = [str(n) for n in feature_names]
+            if len(feature_names) == 0 or len(set(feature_names)) != len(feature_names):
+                raise ValueError(
+                    f"The 'feature_names' parameter of {owner} must be a non-empty list of "
+                    f"distinct names. Got {feature_names!r} instead."
+                )
+        self.feature_names = feature_names
+        self.random_state = random_state
+        self._rng = check_random_state(random_state, owner)
+        self.model = model
+        self._model = as_model(model, response_method=response_method, owner=owner)
+        self.storage = storage if storage is not None else self._default_storage()
+        self._aggregator: Mean | EWMean = Mean() if aggregation == "mean" else EWMean(self.alpha)
+        self._schema: Schema | None = None
+        self.feature_names_: list[str] | None = None
+        self.n_seen_ = 0
+        self.n_explained_ = 0
+        self.n_skipped_ = 0
+        self._warned = False
+        self.history_: deque = deque(maxlen=self.history_size)
+
+    # ------------------------------------------------------------------ subclass hooks
+    def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
+        """The batched explanation function: ``(B, *value_shape)`` values for the B rows of X.
+
+        ``X`` is in the model's schema (call ``self._model.predict(X)``); ``sampler.draw(n)``
+        gives perturbation rows. Rows with ``sampler.available == False`` are discarded by the
+        caller when :attr:`requires_storage` is True, so their values may be anything.
+        """
+        raise NotImplementedError
+
+    def _value_shape(self) -> tuple[int, ...]:
+        """Shape of one explanation (default: one value per feature)."""
+        assert self.feature_names_ is not None
+        return (len(self.feature_names_),)
+
+    def _default_storage(self) -> SlotStorage:
+        """``GeometricReservoir(1000, p=1)`` for 'ema' (recent rows: the model and data may
+        drift), ``UniformReservoir(1000)`` for 'mean' (a uniform sample of the whole stream)."""
+        if self.aggregation == "mean":
+            return UniformReservoir(1000, random_state=self._rng)
+        return GeometricReservoir(1000, p=1.0, random_state=self._rng)
+
+    # ------------------------------------------------------------------ public API
+    def explain_one(self, x: Any, y: Any = None) -> np.ndarray:
+        """Explain one observation, update the estimate, store the row; return the estimate.
+
+        Parameters
+        ----------
+        x : dict, pandas Series, ndarray of shape (n_features,)
+            The observation (dict keys / Series labels are matched by feature name).
+        y : object, optional
+            Its label (required by loss-based methods).
+
+        Returns
+        -------
+        ndarray
+            The current estimate (:attr:`importances_`), a copy.
+
+        Raises
+        ------
+        ValueError
+            If a feature is missing from ``x``, a numeric feature holds a non-number, or (with
+            ``nan_policy='raise'``) a value is NaN.
+        """
+        has_nan = None
+        if isinstance(x, Mapping):
+            cols, has_nan = self._convert_record(x)
+        else:
+            cols = self._convert(x, single=True)
+        self._process(cols, self._convert_y(y, 1, single=True), has_nan)
+        return self.importances_
+
+    def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
+        """Explain a mini-batch in order, vectorised; same semantics as a loop of explain_one.
+
+        Row ``i`` is explained with the storage holding every earlier row of the stream
+        (including the earlier rows of this batch); the batch goes through the model in one
+        call per chunk (chunks end every :attr:`max_batch` rows and at ``history_`` snapshot
+        points, so snapshots are taken exactly every ``history_every`` rows).
+
+        Parameters
+        ----------
+        X : ndarray of shape (B, n_features), DataFrame or list of dict
+        y : array-like of shape (B,), optional
+
+        Returns
+        -------
+        ndarray
+            The estimate after the last row (a copy).
+        """
+        cols = self._convert(X, single=False)
+        B = len(next(iter(cols.values())))
+        yarr = self._convert_y(y, B, single=False)
+        s = 0
+        every = self.history_every
+        while s < B:
+            e = min(s + self.max_batch, B)
+            if every:  # end chunks at snapshot points, so history_ is exact at multiples
+                e = min(e, s + every - self.n_seen_ % every)
+            part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
+            self._process(part, None if yarr is None else yarr[s:e])
+            s = e
+        return self.importances_
+
+    @property
+    def importances_(self) -> np.ndarray:
+        """The current estimate (bias-corrected if ``bias_corrected``); zeros before any update."""
+        agg = self._aggregator
+        if agg.n == 0:
+            return np.zeros(self._value_shape()) if self.feature_names_ else np.zeros(0)
+        if self.bias_corrected and isinstance(agg, EWMean):
+            return agg.value_debiased
+        return agg.get()
+
+    @property
+    def variances_(self) -> np.ndarray:
+        """Variance of the per-observation explanations (element-wise)."""
+        if self._aggregator.n == 0:
+            return np.zeros_like(self.importances_)
+        return self._aggregator.variance
+
+    def confidence_bound(self, delta: float = 0.05) -> np.ndarray:
+        """Half-width ``eps`` such that ``P(|phi_t - E phi_t| > eps) <= delta`` (Chebyshev).
+
+        ``'ema'`` (iPFI, Theorem 2): ``(1 - alpha) ** n + sqrt(var) * sqrt(alpha / (2 - alpha))
+        / sqrt(delta)`` -- the first term bounds the bias from the zero start (for values in
+        [0, 1]), the second the spread of the smoothed value. ``'mean'``:
+        ``sqrt(var / n) / sqrt(delta)``. ``n`` = explained rows.
+
+        Parameters
+        ----------
+        delta : float in (0, 1]
+
+        Returns
+        -------
+        ndarray of the estimate's shape (``inf`` before two updates for ``'mean'``).
+        """
+        delta = float(
+            check_float(delta, "delta", f"{self._owner}.confidence_bound", low=0.0, high=1.0,
+                        low_inclusive=False)  # type: ignore[arg-type]
+        )
+        var = self.variances_
+        n = self._aggregator.n
+        if self.aggregation == "ema":
+            a = self.alpha
+            return (1 - a) ** n + np.sqrt(var) * np.sqrt(a / (2 - a)) / np.sqrt(delta)
+        if n < 2:
+            return np.full_like(var, np.inf, dtype=np.float64)
+        return np.sqrt(var / n) / np.sqrt(delta)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self._model.describe()}, aggregation="
+            f"{self.aggregation!r}, alpha={self.alpha}, n_seen={self.n_seen_})"
+        )
+
+    # ------------------------------------------------------------------ pipeline
+    def _process(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None
+    ) -> None:
+        B = len(next(iter(cols.values())))
+        B_kept = B
+        if self.nan_policy != "pass" and has_nan is not False:
+            cols, y, B_kept = self._apply_nan_policy(cols, y, B)
+            if B_kept == 0:
+                self._after(B)
+                return
+        storage = self.storage
+        if storage._schema is None:
+            assert self._schema is not None
+            storage._ensure_schema(self._schema)
+        slots = storage._plan(B_kept)
+        if y is not None:
+            self._model.observe_labels(y)
+        sampler = Sampler(storage, cols, slots, self._rng, self._make_table)
+        keep = sampler.available if self.requires_storage else np.ones(B_kept, dtype=bool)
+        values = None
+        if keep.any():
+            X = self._make_table(cols)
+            values = np.asarray(self._explain_batch(X, y, sampler), dtype=np.float64)
+        storage._write(cols, slots, y)
+        if values is not None:
+            ok = keep
+            if not np.isfinite(values).all():
+                finite = np.isfinite(values.reshape(B_kept, -1)).all(axis=1)
+                ok = keep & finite
+                bad = int((keep & ~finite).sum())
+                if bad:
+                    self.n_skipped_ += bad
+                    self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)")
+            n_ok = int(ok.sum())
+            if n_ok == B_kept:
+                self._aggregator.update_many(values)
+            elif n_ok:
+                self._aggregator.update_many(values[ok])
+            self.n_explained_ += n_ok
+        self._after(B)
+
+    def _after(self, B: int) -> None:
+        before = self.n_seen_
+        self.n_seen_ += B
+        every = self.history_every
+        if every and self.n_seen_ // every > before // every and self._aggregator.n > 0:
+            self.history_.append((self.n_seen_, self.importances_, self.variances_))
+
+    def _warn(self, message: str) -> None:
+        if not self._warned:
+            warnings.warn(
+                f"{self._owner}: {message}; such rows are skipped (n_skipped_ counts them).",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            self._warned = True
+
+    def _apply_nan_policy(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, B: int
+    ) -> tuple[dict[str, np.ndarray], np.ndarray | None, int]:
+        if self.nan_policy == "pass":
+            return cols, y, B
+        assert self._schema is not None
+        bad = np.zeros(B, dtype=bool)
+        first_bad = None
+        for name, kind in zip(self._schema.names, self._schema.kinds):
+            if kind == "numeric":
+                nan = np.isnan(cols[name])
+                if nan.any():
+                    bad |= nan
+                    first_bad = first_bad or name
+        if y is not None and y.dtype.kind == "f":
+            nan = np.isnan(y)
+            if nan.any():
+                bad |= nan
+                first_bad = first_bad or "the label y"
+        if not bad.any():
+            return cols, y, B
+        if self.nan_policy == "raise":
+            raise ValueError(
+                f"{self._owner}: feature {first_bad!r} is NaN in an observation "
+                "(nan_policy='raise'; use nan_policy='skip' to skip such rows)."
+            )
+        self.n_skipped_ += int(bad.sum())
+        self._warn(f"observations with NaN (first in {first_bad!r})")
+        good = ~bad
+        return (
+            {k: v[good] for k, v in cols.items()},
+            None if y is None else y[good],
+            int(good.sum()),
+        )
+
+    # ------------------------------------------------------------------ conversion
+    def _init_schema(self, table: Table) -> None:
+        names = self.feature_names
+        if names is not None and table.schema.source != "numpy":
+            table = table.select(names)
+        elif names is not None and len(names) != len(table.names):
+            raise ValueError(
+                f"{self._owner} got {len(names)} feature_names for observations with "
+                f"{len(table.names)} values."
+            )
+        self._schema = table.schema
+        self.feature_names_ = list(table.names)
+
+    def _convert_record(self, x: Mapping) -> tuple[dict[str, np.ndarray], bool]:
+        """Fast path for one dict record: (columns, whether a numeric value is NaN)."""
+        if self._schema is None:
+            self._init_schema(as_table(dict(x), self.feature_names, owner=self._owner))
+        schema = self._schema
+        assert schema is not None
+        try:
+            values = [x[label] for label in schema.labels]
+        except KeyError:
+            missing = next(label for label in schema.labels if label not in x)
+            raise ValueError(
+                f"{self._owner}: the observation has no feature {missing!r} (expected keys "
+                f"{list(schema.labels)}; got {list(x.keys())})."
+            ) from None
+        kinds = schema.kinds
+        if "categorical" not in kinds:
+            try:
+                num = np.array(values, dtype=np.float64)
+            except (TypeError, ValueError):
+                num = None
+            if num is not None:
+                cols = {name: num[i : i + 1] for i, name in enumerate(schema.names)}
+                return cols, bool(np.isnan(num).any())
+        cols = {
+            name: self._as_column(name, kind, [v])
+            for name, kind, v in zip(schema.names, kinds, values)
+        }
+        has_nan = any(
+            kind == "numeric" and bool(np.isnan(cols[name][0]))
+            for name, kind in zip(schema.names, kinds)
+        )
+        return cols, has_nan
+
+    def _as_column(self, name: str, kind: str, values: Any) -> np.ndarray:
+        if kind != "numeric":
+            return np.asarray(values, dtype=object).reshape(-1)
+        try:
+            return np.asarray(values, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            bad = next(
+                (v for v in np.asarray(values, dtype=object).reshape(-1) if not _is_number(v)),
+                None,
+            )
+            raise ValueError(
+                f"{self._owner}: feature {name!r} is numeric but an observation holds {bad!r}."
+            ) from None
+
+    def _convert(self, X: Any, single: bool) -> dict[str, np.ndarray]:
+        """Any observation(s) -> canonical columns in feature order."""
+        if isinstance(X, Table):
+            table = X
+        elif isinstance(X, pd.Series):
+            table = as_table(X, owner=self._owner)
+        elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
+            if self._schema is None:
+                self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
+            assert self._schema is not None
+            names = list(self._schema.labels)
+            for i, rec in enumerate(X):
+                for n in names:
+                    if n not in rec:
+                        raise ValueError(
+                            f"{self._owner}: observation {i} has no feature {n!r} (expected keys "
+                            f"{names}; got {list(rec.keys())})."
+                        )
+            return {
+                name: self._as_column(name, kind, [rec[label] for rec in X])
+                for name, label, kind in zip(
+                    self._schema.names, self._schema.labels, self._schema.kinds
+                )
+            }
+        else:
+            if isinstance(X, np.ndarray) and X.ndim == 1 and not single:
+                X = X.reshape(1, -1)
+            arr_names: list[str] | None = None
+            if _is_array(X):
+                if self._schema is not None:
+                    arr_names = list(self._schema.names)
+                elif self.feature_names is not None:
+                    arr_names = list(self.feature_names)
+            table = as_table(X, arr_names, owner=self._owner)
+        if table.n_rows == 0:
+            raise ValueError(f"{self._owner} got an empty batch (0 rows).")
+        if single and table.n_rows != 1:
+            raise ValueError(
+                f"{self._owner}.explain_one expects one observation; got {table.n_rows} rows "
+                "(use explain_many)."
+            )
+        if self._schema is None:
+            self._init_schema(table)
+        assert self._schema is not None
+        if table.names != self._schema.names:
+            missing = [n for n in self._schema.names if n not in table.names]
+            if missing:
+                raise ValueError(
+                    f"{self._owner}: the observation has no feature {missing[0]!r} (expected "
+                    f"{list(self._schema.names)}; got {list(table.names)})."
+                )
+            table = table.select(self._schema.names)
+        raw = canonical_columns(table)
+        return {
+            name: self._as_column(name, kind, raw[name])
+            for name, kind in zip(self._schema.names, self._schema.kinds)
+        }
+
+    def _convert_y(self, y: Any, B: int, single: bool) -> np.ndarray | None:
+        if y is None:
+            if self.requires_labels:
+                raise ValueError(f"{self._owner} needs the label y of each observation.")
+            return None
+        if single:
+            arr = np.empty(1, dtype=object)
+            arr[0] = y.item() if isinstance(y, np.generic) else y
+            if isinstance(arr[0], (bool, int, float, np.number)):
+                return np.asarray([arr[0]])
+            return arr
+        arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+        if arr.shape[0] != B:
+            raise ValueError(f"{self._owner} got {B} observations but {arr.shape[0]} labels.")
+        return arr
+
+    def _make_table(self, cols: dict[str, np.ndarray]) -> Table:
+        """Canonical columns -> a Table in the model's schema (pandas categories restored)."""
+        schema = self._schema
+        assert schema is not None
+        out: dict[str, Any] = cols
+        if schema.source in ("pandas", "polars"):
+            out = dict(cols)
+            for name, dtype in zip(schema.names, schema.dtypes):
+                if isinstance(dtype, pd.CategoricalDtype):
+                    out[name] = pd.Categorical(cols[name], dtype=dtype)
+        return Table(out, schema)
+
+
+def _is_number(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _is_array(X: Any) -> bool:
+    return isinstance(X, np.ndarray) or (
+        isinstance(X, (list, tuple)) and not (X and isinstance(X[0], Mapping))
+    )

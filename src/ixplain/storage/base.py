@@ -1,0 +1,374 @@
+"""The storage protocol: bounded perturbation data ``P_t`` for incremental explainers.
+
+A storage holds rows seen on a stream (or a static dataset) and draws rows from them. Incremental
+explainers use it as the source of replacement values (PFI), imputation rows (SAGE) or grid
+ranges; static explainers use :class:`~ixplain.storage.DatasetStorage`.
+
+Every storage here is a **slot buffer**: ``size`` preallocated rows, one numpy array per column
+(``float64`` for numeric features, ``object`` for categorical ones). Rows are *copied* into the
+buffer, never kept as references to the caller's dicts, so memory is bounded by ``size`` and a
+caller mutating its record later does not change the storage. A storage differs from another only
+in *which slot* an incoming row writes to (:meth:`SlotStorage._plan`):
+
+* the first ``size`` rows fill slots ``0, 1, ..., size - 1`` in order;
+* afterwards a row replaces one slot (reservoir, window) or is dropped (slot ``-1``).
+
+This split (plan the slots, then write) lets an explainer process a mini-batch in order without a
+Python loop per row: it knows which rows of the batch are in the storage when each row is
+explained (see :meth:`SlotStorage._sample_during`).
+
+Protocol (what explainers and users call)
+-----------------------------------------
+``update(x, y=None)``
+    Add one row (dict record, pandas Series, 1-D array or a one-row :class:`~ixplain.Table`).
+``update_many(X, y=None)``
+    Add rows in order (anything :func:`~ixplain.as_table` accepts).
+``sample(n, rng) -> Table``
+    ``n`` rows drawn uniformly with replacement from the held rows.
+``__len__``, ``size``, ``table``
+    Number of held rows, capacity, and the held rows as a :class:`~ixplain.Table` (a copy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_int, check_random_state
+from ..tabular import Schema, Table, as_table
+
+__all__ = ["SlotStorage", "canonical_columns"]
+
+
+def canonical_columns(table: Table) -> dict[str, np.ndarray]:
+    """A table's columns as ``float64`` (numeric) or ``object`` (categorical) numpy arrays."""
+    out: dict[str, np.ndarray] = {}
+    for name, kind in zip(table.schema.names, table.schema.kinds):
+        if kind == "numeric":
+            out[name] = table.numeric_column(name)
+        else:
+            col = table.columns[name]
+            out[name] = np.asarray(col, dtype=object)
+    return out
+
+
+def _canonical_schema(schema: Schema, source: str = "records") -> Schema:
+    dtypes = tuple(
+        np.dtype(np.float64) if k == "numeric" else np.dtype(object) for k in schema.kinds
+    )
+    return Schema(schema.names, schema.names, schema.kinds, dtypes, source, None)
+
+
+def _is_real(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _one_row_table(x: Any, names: tuple[str, ...] | None, owner: str) -> Table:
+    """Convert one observation to a one-row table (dict, Series, 1-D array or Table)."""
+    if isinstance(x, Table):
+        return x
+    if isinstance(x, Mapping):
+        return as_table(x, names, owner=owner)
+    if isinstance(x, pd.Series):
+        return as_table(x, owner=owner)
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{owner}.update expects one row; got an array of shape {arr.shape}.")
+    return as_table(arr.reshape(1, -1), names, owner=owner)
+
+
+class SlotStorage:
+    """Base class of the storages: a preallocated buffer of ``size`` rows.
+
+    Subclasses implement :meth:`_plan` (which slot each incoming row writes to) and may
+    override ``__len__``. Rows are held column-wise in ``float64`` / ``object`` arrays.
+
+    Parameters
+    ----------
+    size : int
+        Capacity in rows (>= 1).
+    random_state : None, int or numpy.random.Generator
+        Source of the storage's own randomness (which rows are kept). A Generator is shared,
+        not copied (an explainer passes its own so that one seed drives everything).
+    """
+
+    _owner = "SlotStorage"
+
+    def __init__(self, size: int, random_state: Any = None) -> None:
+        self.size = int(check_int(size, "size", self._owner, min_value=1))  # type: ignore[arg-type]
+        self.random_state = random_state
+        self._rng = check_random_state(random_state, self._owner)
+        self._names: tuple[str, ...] | None = None
+        self._schema: Schema | None = None
+        self._where: dict[str, tuple[int, int]] = {}
+        self._num_names: list[str] = []
+        self._cat_names: list[str] = []
+        self._num = np.empty((self.size, 0))
+        self._cat = np.empty((self.size, 0), dtype=object)
+        self._y: np.ndarray | None = None
+        self._len = 0
+        self.n_seen = 0
+
+    # ------------------------------------------------------------------ protocol
+    def __len__(self) -> int:
+        return self._len
+
+    @property
+    def feature_names(self) -> tuple[str, ...] | None:
+        """Feature names, fixed by the first row stored (None before)."""
+        return self._names
+
+    def update(self, x: Any, y: Any = None) -> None:
+        """Add one row.
+
+        Parameters
+        ----------
+        x : dict, pandas Series, ndarray of shape (n_features,) or one-row Table
+            The observation; dict keys / Series labels are matched by name after the first row.
+        y : object, optional
+            Its label (kept alongside the row).
+
+        Raises
+        ------
+        ValueError
+            If a record lacks a feature the storage holds (the message names the key).
+        """
+        table = _one_row_table(x, self._names, self._owner)
+        self.update_many(table, None if y is None else [y])
+
+    def update_many(self, X: Any, y: Any = None) -> None:
+        """Add rows in order (``n`` rows of anything :func:`~ixplain.as_table` accepts).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, n_features), DataFrame, list of dict or Table
+        y : array-like of shape (n,), optional
+        """
+        table = X if isinstance(X, Table) else as_table(X, self._names, owner=self._owner)
+        cols = self._columns_for(table)
+        n = table.n_rows
+        if n == 0:
+            return
+        yarr = None if y is None else np.asarray(y, dtype=object).reshape(-1)
+        slots = self._plan(n)
+        self._write(cols, slots, yarr)
+
+    def sample(self, n: int, rng: np.random.Generator) -> Table:
+        """``n`` rows drawn uniformly with replacement from the held rows.
+
+        Parameters
+        ----------
+        n : int
+        rng : numpy.random.Generator
+            The caller's generator (the storage's own is used only to decide which rows to keep).
+
+        Returns
+        -------
+        Table with ``n`` rows.
+
+        Raises
+        ------
+        ValueError
+            If the storage is empty.
+        """
+        if self._len == 0:
+            raise ValueError(f"{self._owner} is empty: nothing to sample from.")
+        idx = rng.integers(0, self._len, size=n)
+        return self._table_at(idx)
+
+    @property
+    def table(self) -> Table:
+        """The held rows as a :class:`~ixplain.Table` (a copy)."""
+        if self._schema is None:
+            raise ValueError(f"{self._owner} is empty: no table yet.")
+        return self._table_at(np.arange(self._len))
+
+    @property
+    def targets(self) -> np.ndarray | None:
+        """Labels of the held rows (object array), or None if none were given."""
+        return None if self._y is None else self._y[: self._len].copy()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(size={self.size}, held={self._len}, seen={self.n_seen})"
+
+    # ------------------------------------------------------------------ internals
+    def _plan(self, n: int) -> np.ndarray:  # pragma: no cover - abstract
+        """Slot for each of the next ``n`` rows (``-1``: not stored); advances the state."""
+        raise NotImplementedError
+
+    def _table_at(self, idx: np.ndarray) -> Table:
+        assert self._schema is not None
+        return Table(self._rows_at(idx), self._schema)
+
+    @property
+    def _cols(self) -> dict[str, np.ndarray]:
+        """The buffers as columns (views), in feature order."""
+        return self._views(self._num, self._cat)
+
+    def _views(self, num: np.ndarray, cat: np.ndarray) -> dict[str, np.ndarray]:
+        return {
+            name: (num[:, k] if block == 0 else cat[:, k]) for name, (block, k) in self._where.items()
+        }
+
+    def _rows_at(self, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """Columns of the rows in slots ``idx`` (fresh arrays: one fancy index per block)."""
+        num = self._num[idx] if self._num.shape[1] else self._num[: len(idx)]
+        cat = self._cat[idx] if self._cat.shape[1] else self._cat[: len(idx)]
+        return self._views(num, cat)
+
+    def _columns_for(self, table: Table) -> dict[str, np.ndarray]:
+        if self._schema is None:
+            self._init_buffers(table.schema)
+        assert self._names is not None
+        if table.names != self._names:
+            missing = [n for n in self._names if n not in table.names]
+            if missing:
+                raise ValueError(
+                    f"{self._owner}: the row has no feature {missing[0]!r} "
+                    f"(the storage holds {list(self._names)})."
+                )
+            table = table.select(self._names)
+        return canonical_columns(table)
+
+    def _ensure_schema(self, schema: Schema) -> None:
+        """Create the buffers for ``schema`` if none exist yet."""
+        if self._schema is None:
+            self._init_buffers(schema)
+
+    def _init_buffers(self, schema: Schema) -> None:
+        """Two preallocated blocks: (size, n_numeric) float64 and (size, n_categorical) object."""
+        self._schema = _canonical_schema(schema)
+        self._names = schema.names
+        self._num_names = [n for n, k in zip(schema.names, schema.kinds) if k == "numeric"]
+        self._cat_names = [n for n, k in zip(schema.names, schema.kinds) if k != "numeric"]
+        self._where = {}
+        for name, kind in zip(schema.names, schema.kinds):
+            block = self._num_names if kind == "numeric" else self._cat_names
+            self._where[name] = (0 if kind == "numeric" else 1, block.index(name))
+        self._num = np.full((self.size, len(self._num_names)), np.nan)
+        self._cat = np.full((self.size, len(self._cat_names)), None, dtype=object)
+
+    def _blocks(
+        self, cols: dict[str, np.ndarray], rows: Any = slice(None)
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rows ``rows`` of batch columns as (numeric, categorical) 2-D blocks."""
+        n = len(next(iter(cols.values())))
+        m = len(np.arange(n)[rows])
+        try:
+            num = (
+                np.column_stack([cols[c][rows] for c in self._num_names]).astype(np.float64)
+                if self._num_names
+                else np.empty((m, 0))
+            )
+        except (TypeError, ValueError):
+            bad = next(c for c in self._num_names if np.asarray(cols[c]).dtype.kind not in "iufb")
+            raise ValueError(
+                f"{self._owner}: feature {bad!r} is numeric but a row holds a value that is "
+                "not a number."
+            ) from None
+        cat = (
+            np.column_stack([np.asarray(cols[c][rows], dtype=object) for c in self._cat_names])
+            if self._cat_names
+            else np.empty((m, 0), dtype=object)
+        )
+        return num, cat
+
+    def _write(
+        self, cols: dict[str, np.ndarray], slots: np.ndarray, y: np.ndarray | None
+    ) -> None:
+        """Copy the rows with ``slots >= 0`` into their slots (later rows win a shared slot)."""
+        n = len(slots)
+        self.n_seen += n
+        if n == 1:  # fast path for one row: plain assignments, no stacking
+            slot = int(slots[0])
+            if slot < 0:
+                return
+            try:
+                if self._num_names:
+                    self._num[slot] = [cols[c][0] for c in self._num_names]
+            except (TypeError, ValueError):
+                bad = next(c for c in self._num_names if not _is_real(cols[c][0]))
+                raise ValueError(
+                    f"{self._owner}: feature {bad!r} is numeric but a row holds "
+                    f"{cols[bad][0]!r}."
+                ) from None
+            for k, c in enumerate(self._cat_names):
+                self._cat[slot, k] = cols[c][0]
+            if y is not None:
+                if self._y is None:
+                    self._y = np.full(self.size, None, dtype=object)
+                self._y[slot] = y[0]
+            if slot >= self._len:
+                self._len = slot + 1
+            return
+        else:
+            keep = np.flatnonzero(slots >= 0)
+            if len(keep) == 0:
+                return
+            rev = keep[::-1]  # last writer wins: keep the last occurrence of each slot
+            _, first = np.unique(slots[rev], return_index=True)
+            rows = rev[first]
+            dest = slots[rows]
+        num, cat = self._blocks(cols, rows)
+        if num.shape[1]:
+            self._num[dest] = num
+        if cat.shape[1]:
+            self._cat[dest] = cat
+        if y is not None:
+            if self._y is None:
+                self._y = np.full(self.size, None, dtype=object)
+            self._y[dest] = y[rows]
+        self._len = max(self._len, int(np.max(dest)) + 1)
+
+    def _sample_during(
+        self,
+        batch: dict[str, np.ndarray],
+        slots: np.ndarray,
+        n: int,
+        rng: np.random.Generator,
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Draw ``n`` rows for each batch row ``i`` from the storage *as it is when row i arrives*.
+
+        The storage state for row ``i`` is the buffer plus the writes of batch rows ``j < i``
+        (``slots`` from :meth:`_plan`). The buffers must exist (:meth:`_ensure_schema`).
+        Returns the drawn columns (``B * n`` rows, row ``i``'s draws at ``i*n .. i*n+n-1``)
+        and a boolean mask of shape (B,): False where the storage was still empty (nothing to
+        draw; those rows' draws are meaningless).
+        """
+        B = len(slots)
+        len0 = self._len
+        if B == 1:  # (Generator.random is much cheaper per call than Generator.integers)
+            idx = (rng.random(n) * max(len0, 1)).astype(np.intp)
+            return self._rows_at(idx), np.array([len0 > 0])
+        # held rows when row i arrives: the fill phase writes slots len0, len0+1, ... in order
+        grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
+        held = np.maximum.accumulate(grow)[:B]
+        available = held > 0
+        u = rng.random((B, n))
+        flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
+        num = self._num[flat_s]
+        cat = self._cat[flat_s]
+        writers = np.flatnonzero(slots >= 0)
+        if len(writers):
+            # the last batch row j < i that wrote the drawn slot s, by binary search on the
+            # sorted keys slot * B + j (query: s * B + i, strictly smaller keys)
+            keys = np.sort(slots[writers] * B + writers)
+            query = flat_s * B + np.repeat(np.arange(B), n)
+            pos = np.searchsorted(keys, query, side="left") - 1
+            found = keys[np.maximum(pos, 0)]
+            hit = (pos >= 0) & (found // B == flat_s)
+            if hit.any():
+                src = found[hit] % B
+                bnum, bcat = self._blocks(batch)
+                if num.shape[1]:
+                    num[hit] = bnum[src]
+                if cat.shape[1]:
+                    cat[hit] = bcat[src]
+        return self._views(num, cat), available

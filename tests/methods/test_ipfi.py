@@ -1,0 +1,300 @@
+"""IncrementalPFI: Agrawal ground truths, the iPFI simulation properties, agreement with static
+PFI, model-call batching, and randomness isolation."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from river.datasets.synth import Agrawal
+
+from ixplain import DatasetStorage, IncrementalPFI, permutation_importance
+
+# ---------------------------------------------------------------------------- ground truths
+SALARY = (20_000, 150_000)  # river: uniform
+AGES = range(20, 81)  # river: random.randint(20, 80), both ends included
+ELEVELS = range(5)  # randint(0, 4)
+
+
+def _age_group(age):
+    return 0 if age < 40 else (1 if age < 60 else 2)
+
+
+def _pfi_function_1():
+    """Exact PFI of Agrawal function 2 (river index 1) under 0-1 loss with the true rule.
+
+    The model is the labelling rule f, so loss(y, f(x)) = 0 and the per-observation PFI of
+    feature j is 1[f(x with x_j := x'_j) != f(x)] with x' independent: PFI_j = P(f changes).
+    f depends on age only through its group g in {<40, 40-59, >=60} with salary band
+    B_g = [50k, 100k], [75k, 125k], [25k, 75k]; salary is uniform on [20k, 150k].
+    * salary: given g, P(s in B_g) = 50/130 = 5/13, s' independent: 2 * 5/13 * 8/13 = 80/169.
+    * age: f changes iff 1[s in B_g] != 1[s in B_g'], with g, g' independent age groups
+      (20, 20, 21 of the 61 ages): sum over g, g' of p_g p_g' |B_g symmetric-difference B_g'|/130.
+    * any other feature: f does not depend on it: 0.
+    Exact enumeration below (intervals' lengths in thousands).
+    """
+    bands = {0: (50, 100), 1: (75, 125), 2: (25, 75)}
+    p = {g: Fraction(sum(_age_group(a) == g for a in AGES), len(AGES)) for g in bands}
+
+    def overlap(a, b):
+        return max(0, min(a[1], b[1]) - max(a[0], b[0]))
+
+    age = sum(
+        p[g] * p[h] * Fraction(100 - 2 * overlap(bands[g], bands[h]), 130)
+        for g in bands
+        for h in bands
+    )
+    salary = sum(p[g] * 2 * Fraction(50, 130) * Fraction(80, 130) for g in bands)
+    return {"salary": salary, "age": age}
+
+
+def _pfi_function_2():
+    """Exact PFI of Agrawal function 3 (river index 2): age groups with accepted education
+    levels {0, 1}, {1, 2, 3}, {2, 3, 4} of 5 equally likely levels.
+    * elevel: 2 q_g (1 - q_g) with q_g = 2/5 or 3/5: 12/25 in every group.
+    * age: P(1[e in E_g] != 1[e in E_g']) = |E_g symmetric-difference E_g'| / 5, averaged over
+      independent groups g, g'.
+    """
+    sets = {0: {0, 1}, 1: {1, 2, 3}, 2: {2, 3, 4}}
+    p = {g: Fraction(sum(_age_group(a) == g for a in AGES), len(AGES)) for g in sets}
+    age = sum(p[g] * p[h] * Fraction(len(sets[g] ^ sets[h]), 5) for g in sets for h in sets)
+    elevel = sum(p[g] * 2 * Fraction(len(sets[g]), 5) * (1 - Fraction(len(sets[g]), 5))
+                 for g in sets)
+    return {"elevel": elevel, "age": age}
+
+
+def test_ground_truth_fractions():
+    t1, t2 = _pfi_function_1(), _pfi_function_2()
+    assert t1 == {"salary": Fraction(80, 169), "age": Fraction(16600, 48373)}
+    assert t2 == {"elevel": Fraction(12, 25), "age": Fraction(1656, 3721)}
+
+
+def _rule_model(function):
+    rule = getattr(Agrawal, f"_classification_function_{function}")
+
+    def model(records):
+        return np.array([rule(**r) for r in records])
+
+    return model
+
+
+@pytest.mark.parametrize("function", [1, 2])
+def test_agrawal_converges_to_ground_truth(function):
+    """iPFI with the true rule and 0-1 loss converges to the exact PFI.
+
+    With aggregation='mean' over n explained rows, each lambda_j is Bernoulli(q_j) (one draw per
+    feature), so the estimate has standard deviation sqrt(q (1 - q) / n) (draws from a 1000-row
+    uniform reservoir are iid samples of the stream). With 'ema' at rate alpha after t rows the
+    bias is (1 - alpha)**(t-1) q and the standard deviation sqrt(q (1 - q) alpha / (2 - alpha))
+    (Fumagalli et al., 2023, Theorem 2). Tolerance: 5 standard deviations (+ the bias).
+    Features the rule ignores have lambda = 0 exactly, so their estimate is exactly 0.
+    """
+    n = 4000
+    truth = {k: float(v) for k, v in (_pfi_function_1() if function == 1 else
+                                      _pfi_function_2()).items()}
+    data = list(Agrawal(classification_function=function, seed=7).take(n))
+    X, y = [x for x, _ in data], np.array([t for _, t in data])
+    mean = IncrementalPFI(_rule_model(function), "zero_one", aggregation="mean", random_state=0)
+    alpha = 0.02
+    ema = IncrementalPFI(_rule_model(function), "zero_one", alpha=alpha, random_state=1)
+    for s in range(0, n, 250):
+        mean.explain_many(X[s : s + 250], y[s : s + 250])
+        ema.explain_many(X[s : s + 250], y[s : s + 250])
+    names = mean.feature_names_
+    for est, kind in ((mean, "mean"), (ema, "ema")):
+        for j, name in enumerate(names):
+            q = truth.get(name, 0.0)
+            if q == 0.0:
+                assert est.importances_[j] == 0.0, name
+                continue
+            if kind == "mean":
+                tol = 5 * np.sqrt(q * (1 - q) / (n - 1))
+            else:
+                tol = 5 * np.sqrt(q * (1 - q) * alpha / (2 - alpha)) + (1 - alpha) ** (n - 1) * q
+            assert abs(est.importances_[j] - q) < tol, (kind, name, est.importances_[j], q)
+
+
+# ---------------------------------------------------------------------------- simulations
+def _linear_stream(rng, n):
+    X = rng.normal(size=(n, 2))
+    return X, X[:, 0].copy()
+
+
+def _first_feature(A):
+    return A[:, 0]
+
+
+def test_expectation_of_phi_t_follows_the_bias_factor():
+    """E[phi_t] = (1 - (1 - alpha)**(t-1)) * PFI.
+
+    Model f(x) = x_0 = y, squared error, x ~ N(0, I): lambda_0 = (x'_0 - x_0)^2 with mean
+    PFI_0 = 2 and variance 8. Row 1 is only stored, so after t rows phi_t has had t-1 updates
+    from 0: E[phi_t] = (1 - (1-alpha)^(t-1)) * 2. Over R independent runs the mean of phi_t has
+    standard error below sqrt(8 * alpha / (2 - alpha) / R) * 1.5 (the factor covers draws that
+    reuse the few stored rows early in a run); tolerance 5 of these.
+    """
+    alpha, t, R = 0.1, 15, 500
+    rng = np.random.default_rng(0)
+    finals = []
+    for r in range(R):
+        X, y = _linear_stream(rng, t)
+        e = IncrementalPFI(_first_feature, "squared_error", alpha=alpha, random_state=r)
+        finals.append(e.explain_many(X, y)[0])
+    expected = (1 - (1 - alpha) ** (t - 1)) * 2.0
+    se = 1.5 * np.sqrt(8 * alpha / (2 - alpha) / R)
+    assert abs(np.mean(finals) - expected) < 5 * se
+
+
+def test_variance_of_phi_t_and_window_equivalence():
+    """Var(phi_t) -> sigma^2 alpha / (2 - alpha); with alpha = 2/(N+1) that is sigma^2 / N, the
+    variance of an N-row moving average.
+
+    Derivation: phi_t = sum_k alpha (1-alpha)^k lambda_{t-k} with iid lambda of variance
+    sigma^2, so Var = sigma^2 alpha^2 / (1 - (1-alpha)^2) = sigma^2 alpha / (2 - alpha); for
+    alpha = 2/(N+1), alpha / (2 - alpha) = 1/N. Simulation: one long stream explained with a
+    DatasetStorage of 50,000 iid rows (so draws are independent), phi read every 60 rows
+    (correlation (1-alpha)^60 < 1e-3 for N = 19); sigma^2 estimated by the Welford variance of
+    lambda from a second explainer with aggregation='mean' and alpha=1 snapshots. Tolerance:
+    the sample variance of K nearly-normal values has relative sd sqrt(2/K); 5 of those.
+    """
+    rng = np.random.default_rng(1)
+    N = 19
+    alpha = 2 / (N + 1)
+    pool, _ = _linear_stream(rng, 50_000)
+    K, gap = 600, 60
+    X, y = _linear_stream(rng, K * gap)
+    ema = IncrementalPFI(_first_feature, "squared_error", alpha=alpha, random_state=2,
+                         storage=DatasetStorage(pool))
+    mean = IncrementalPFI(_first_feature, "squared_error", aggregation="mean", random_state=3,
+                          storage=DatasetStorage(pool))
+    snaps = []
+    for k in range(K):
+        snaps.append(ema.explain_many(X[k * gap : (k + 1) * gap], y[k * gap : (k + 1) * gap])[0])
+        mean.explain_many(X[k * gap : (k + 1) * gap], y[k * gap : (k + 1) * gap])
+    sigma2 = mean.variances_[0]  # theory: Var((x' - x)^2) = 8
+    assert abs(sigma2 - 8) < 5 * np.sqrt(96 / len(X))  # Var of (2 chi2_1)^2 terms ~ 96
+    var_phi = np.var(snaps[5:], ddof=1)
+    assert abs(var_phi / (sigma2 * alpha / (2 - alpha)) - 1) < 5 * np.sqrt(2 / (K - 5))
+    assert np.isclose(alpha / (2 - alpha), 1 / N)
+
+
+def test_mean_with_full_storage_agrees_with_static():
+    """aggregation='mean' + DatasetStorage(X), streaming X once, estimates static PFI on X.
+
+    Both average lambda(x_i, x') over the rows of X; iPFI draws x' uniformly from X (so x' = x_i
+    with probability 1/n, giving lambda = 0) while a permutation draws from the other rows:
+    E[iPFI] = (n - 1)/n * E[static]. Tolerance: 5 standard errors of the difference (the iPFI
+    running variance / n, the static importances_std**2 / n_repeats).
+    """
+    rng = np.random.default_rng(4)
+    n = 3000
+    X = rng.normal(size=(n, 3)) * [1.0, 0.5, 2.0]
+    y = X @ [1.0, 2.0, 0.0] + 0.1 * rng.normal(size=n)
+
+    def f(A):
+        return A @ np.array([1.0, 2.0, 0.0])
+
+    static = permutation_importance(f, X, y, loss="squared_error", n_repeats=20, random_state=0)
+    inc = IncrementalPFI(f, "squared_error", aggregation="mean", storage=DatasetStorage(X),
+                         random_state=0)
+    for s in range(0, n, 500):
+        inc.explain_many(X[s : s + 500], y[s : s + 500])
+    assert inc.n_explained_ == n  # the storage is full from the start
+    se = np.sqrt(inc.variances_ / n + static.importances_std**2 / 20)
+    diff = inc.importances_ - (n - 1) / n * static.importances_mean
+    assert np.all(np.abs(diff) <= 5 * se + 1e-12)
+    assert inc.importances_[2] == 0.0
+
+
+# ---------------------------------------------------------------------------- mechanics
+class CountingModel:
+    """A scikit-learn-like regressor that records the size of every call."""
+
+    def __init__(self):
+        self.sizes = []
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        self.sizes.append(len(X))
+        return X[:, 0] * 2.0
+
+
+def test_one_model_call_per_explain_one_and_per_batch():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 4))
+    m = CountingModel()
+    e = IncrementalPFI(m, "squared_error", n_samples=3, random_state=0)
+    e.explain_one(X[0], 0.0)  # first row: stored, nothing to explain yet
+    assert m.sizes == []
+    for x in X[1:5]:
+        e.explain_one(x, 1.0)
+    assert m.sizes == [1 + 4 * 3] * 4
+    m.sizes.clear()
+    e.explain_many(X[5:45], np.ones(40))
+    assert m.sizes == [40 * (1 + 4 * 3)]
+
+
+def test_online_model_is_explained_as_it_is_now():
+    """The model is called at explain time: changing it changes the next explanation."""
+    coef = {"w": np.array([1.0, 0.0])}
+
+    def model(A):
+        return A @ coef["w"]
+
+    rng = np.random.default_rng(6)
+    e = IncrementalPFI(model, "squared_error", alpha=1.0, random_state=0)
+    X = rng.normal(size=(20, 2))
+    for x in X[:10]:
+        e.explain_one(x, x[0])
+    assert e.importances_[1] == 0.0 and e.importances_[0] > 0
+    coef["w"] = np.array([0.0, 1.0])
+    e.explain_one(X[10], X[10][0])
+    assert e.importances_[0] == 0.0 and e.importances_[1] != 0.0
+
+
+def test_two_explainers_in_one_loop_do_not_interact():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0]
+
+    def f(A):
+        return A[:, 0] + A[:, 1]
+
+    solo = IncrementalPFI(f, "squared_error", alpha=0.05, random_state=5)
+    a = IncrementalPFI(f, "squared_error", alpha=0.05, random_state=5)
+    b = IncrementalPFI(f, "absolute_error", alpha=0.2, random_state=5, n_samples=2)
+    for x, t in zip(X, y):
+        solo.explain_one(x, t)
+        a.explain_one(x, t)
+        b.explain_one(x, t)
+    np.testing.assert_array_equal(solo.importances_, a.importances_)
+
+
+def test_bias_corrected_confidence_bound_history():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(300, 2))
+    y = X[:, 0]
+    e = IncrementalPFI(_first_feature, "squared_error", alpha=0.05, bias_corrected=True,
+                       history_every=50, random_state=0)
+    e.explain_many(X, y)
+    raw = e._aggregator.get()
+    np.testing.assert_allclose(e.importances_, raw / (1 - 0.95 ** (300 - 1)))
+    cb = e.confidence_bound(0.1)
+    expected = 0.95**299 + np.sqrt(e.variances_) * np.sqrt(0.05 / 1.95) / np.sqrt(0.1)
+    np.testing.assert_allclose(cb, expected)
+    ts = e.importance_history()
+    assert ts.to_frame().index.tolist() == [50, 100, 150, 200, 250, 300]
+    assert ts.importances.shape == (6, 2)
+    with pytest.raises(ValueError, match="'delta' parameter"):
+        e.confidence_bound(0.0)
+
+
+def test_validation_messages():
+    with pytest.raises(ValueError, match="'n_samples' parameter of IncrementalPFI"):
+        IncrementalPFI(_first_feature, "squared_error", n_samples=0)
+    with pytest.raises(ValueError, match="'loss' parameter of IncrementalPFI"):
+        IncrementalPFI(_first_feature, "nope")
+    e = IncrementalPFI(_first_feature, "squared_error")
+    with pytest.raises(ValueError, match="needs the label y"):
+        e.explain_one(np.zeros(2))

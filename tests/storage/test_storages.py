@@ -1,0 +1,117 @@
+"""Storages: copying, bounded memory, mixed columns, and their sampling laws (by simulation)."""
+
+import numpy as np
+import pytest
+
+from ixplain.storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
+
+
+def test_rows_are_copied_not_referenced():
+    r = SlidingWindow(3)
+    rec = {"a": 1.0, "c": "x"}
+    r.update(rec)
+    rec["a"] = 99.0
+    rec["c"] = "changed"
+    assert r.table.columns["a"].tolist() == [1.0]
+    assert r.table.columns["c"].tolist() == ["x"]
+
+
+def test_mixed_columns_dtypes_and_bounded_memory():
+    r = GeometricReservoir(5, random_state=0)
+    for i in range(1000):
+        r.update({"num": float(i), "cat": f"c{i % 3}"})
+    assert len(r) == 5 and r.n_seen == 1000
+    assert r._cols["num"].dtype == np.float64 and r._cols["num"].shape == (5,)
+    assert r._cols["cat"].dtype == object and r._cols["cat"].shape == (5,)
+
+
+def test_missing_key_names_the_key():
+    r = UniformReservoir(4, random_state=0)
+    r.update({"a": 1.0, "b": 2.0})
+    with pytest.raises(ValueError, match="'b'"):
+        r.update({"a": 1.0})
+
+
+def test_sliding_window_keeps_last_rows_in_batches():
+    w = SlidingWindow(4)
+    w.update_many(np.arange(10.0).reshape(-1, 1))
+    w.update_many(np.arange(10.0, 13.0).reshape(-1, 1))
+    assert sorted(w.table.columns["x0"].tolist()) == [9.0, 10.0, 11.0, 12.0]
+
+
+def test_sample_draws_from_held_rows_with_callers_rng():
+    d = DatasetStorage(np.array([[1.0], [2.0], [3.0]]))
+    s = d.sample(1000, np.random.default_rng(0)).columns["x0"]
+    assert set(s.tolist()) == {1.0, 2.0, 3.0}
+    a = d.sample(5, np.random.default_rng(1)).columns["x0"]
+    b = d.sample(5, np.random.default_rng(1)).columns["x0"]
+    np.testing.assert_array_equal(a, b)
+
+
+def test_empty_storage_sample_raises():
+    with pytest.raises(ValueError, match="empty"):
+        UniformReservoir(3).sample(1, np.random.default_rng(0))
+
+
+def test_bad_size():
+    with pytest.raises(ValueError, match="'size' parameter of UniformReservoir"):
+        UniformReservoir(0)
+    with pytest.raises(ValueError, match="'p' parameter of GeometricReservoir"):
+        GeometricReservoir(3, p=0.0)
+
+
+@pytest.mark.parametrize("batch", [1, 7])
+def test_uniform_reservoir_inclusion_probability(batch):
+    """Algorithm L keeps each of the n rows with probability size/n.
+
+    Derivation: reservoir sampling's invariant (Vitter 1985; Li 1994) -- after n rows the
+    reservoir is a uniform random subset of size k, so P(row i held) = k/n for every i. Over R
+    independent runs the count of runs holding row i is Binomial(R, k/n): its standard deviation
+    sqrt(R p (1-p)) gives the tolerance (5 sigma per row; the mean over rows 1/sqrt(n) tighter).
+    """
+    k, n, R = 5, 30, 600
+    counts = np.zeros(n)
+    for seed in range(R):
+        r = UniformReservoir(k, random_state=seed)
+        X = np.arange(n, dtype=float).reshape(-1, 1)
+        for s in range(0, n, batch):
+            r.update_many(X[s : s + batch])
+        held = r.table.columns["x0"].astype(int)
+        assert len(set(held.tolist())) == k  # no duplicates
+        counts[held] += 1
+    p = k / n
+    sd = np.sqrt(R * p * (1 - p))
+    assert np.all(np.abs(counts - R * p) < 5 * sd)
+    # early and late rows alike (no recency bias): the halves agree within 5 sigma of their sums
+    first, second = counts[: n // 2].sum(), counts[n // 2 :].sum()
+    assert abs(first - second) < 5 * np.sqrt(2 * (n // 2)) * sd
+
+
+def test_geometric_reservoir_mean_age():
+    """A held row's age is geometric with mean size/p.
+
+    Derivation: once full, each incoming row overwrites a given slot with probability p/size,
+    so a slot's content survives each step with probability 1 - p/size and its age A (steps since
+    written, counting the write as age 1) satisfies P(A = a) = (p/size)(1 - p/size)^(a-1):
+    E[A] = size/p, Var[A] = (1 - p/size)/(p/size)^2. The tolerance is 5 standard errors of the
+    mean over the sampled ages.
+    """
+    size, p, n = 20, 0.5, 4000
+    g = GeometricReservoir(size, p=p, random_state=3)
+    ages = []
+    for t in range(n):
+        g.update({"t": float(t)})
+        if t > 2000 and t % 10 == 0:  # after burn-in, read the ages of all held rows
+            ages.extend((t + 1 - g.table.columns["t"]).tolist())
+    ages = np.asarray(ages)
+    q = p / size
+    se = np.sqrt((1 - q) / q**2) / np.sqrt(len(ages) / size)  # rows of one snapshot correlate
+    assert abs(ages.mean() - size / p) < 5 * se
+
+
+def test_dataset_storage_is_static():
+    d = DatasetStorage([{"a": 1.0, "b": "u"}, {"a": 2.0, "b": "v"}])
+    d.update({"a": 5.0, "b": "w"})
+    assert d.table.columns["a"].tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="empty"):
+        DatasetStorage(np.empty((0, 2)))
