@@ -87,3 +87,85 @@ def test_bad_input(data):
         dask_partial_dependence(model, ddf, "a", method="fast")
     with pytest.raises(ValueError, match="0 rows"):
         dask_partial_dependence(model, dd.from_pandas(df.iloc[:0], npartitions=1), "a")
+
+
+# ------------------------------------------------------------------ permutation importance
+from ixplain import permutation_importance  # noqa: E402
+from ixplain.dask import permutation_importance as dask_permutation_importance  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def linear_frame():
+    rng = np.random.default_rng(1)
+    n = 4000
+    X = pd.DataFrame({"a": rng.normal(0, 1, n), "b": rng.normal(0, 2, n), "c": rng.normal(0, 1, n)})
+    return X.assign(y=3 * X["a"] - X["b"] + rng.normal(0, 0.1, n))
+
+
+def linear(X):
+    return 3 * X["a"].to_numpy() - X["b"].to_numpy()
+
+
+def test_pfi_linear_closed_form(linear_frame):
+    """For f(x) = sum beta_j x_j, squared error, replacing x_j by an independent copy x'_j adds
+    E[(beta_j (x_j - x'_j))^2] = 2 beta_j^2 Var(x_j) to the loss: 2*9*1 = 18, 2*1*4 = 8, 0.
+    Per draw, beta^2 (x - x')^2 = beta^2 * 2 Var * chi2_1 has standard deviation
+    sqrt(2) * 2 beta^2 Var = sqrt(2) * expected; the standard error used below,
+    sqrt(8) * expected / sqrt(n * n_repeats), is twice that (draws of one row share x), and the
+    test allows 5 of them (plus 2% for the noise term)."""
+    ddf = dd.from_pandas(linear_frame, npartitions=4)
+    r = dask_permutation_importance(linear, ddf, "y", loss="squared_error", n_repeats=4,
+                                    background_size=2000, random_state=0)
+    expected = np.array([18.0, 8.0, 0.0])
+    se = np.array([18.0, 8.0, 0.0]) * np.sqrt(8) / np.sqrt(len(linear_frame) * 4)
+    assert r.feature_names == ["a", "b", "c"]
+    assert np.all(np.abs(r.importances_mean - expected) <= 5 * se + 0.02 * expected)
+    assert np.all(r.importances[2] == 0.0)  # an ignored feature is exactly 0
+    assert r.importances.shape == (3, 4)
+
+
+def test_pfi_deterministic_and_scheduler_free(linear_frame):
+    import dask
+
+    ddf = dd.from_pandas(linear_frame, npartitions=3)
+    kw = dict(loss="squared_error", n_repeats=2, background_size=300, random_state=7)
+    with dask.config.set(scheduler="sync"):
+        a = dask_permutation_importance(linear, ddf, "y", **kw)
+    with dask.config.set(scheduler="threads"):
+        b = dask_permutation_importance(linear, ddf, "y", **kw)
+    np.testing.assert_array_equal(a.importances, b.importances)
+    c = dask_permutation_importance(linear, ddf, "y", **{**kw, "random_state": 8})
+    assert not np.array_equal(a.importances, c.importances)
+
+
+def test_pfi_agrees_with_static_permutation_importance():
+    """Same quantity in expectation: the loss increase under marginal replacement. A
+    classifier with log loss; tolerance from the repeat-to-repeat spread."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.normal(size=n)})
+    y = (X["a"] * X["b"] + 0.5 * X["a"] + rng.normal(0, 0.3, n) > 0).astype(int)
+    clf = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(X, y)
+    static = permutation_importance(clf, X, y, loss="log_loss", n_repeats=10, random_state=0)
+    ddf = dd.from_pandas(X.assign(target=y), npartitions=4)
+    dist = dask_permutation_importance(clf, ddf, "target", loss="log_loss", n_repeats=10,
+                                       background_size=n, random_state=0)
+    tol = 4 * np.sqrt(static.importances_std**2 + dist.importances_std**2) / np.sqrt(10) + 0.01
+    assert np.all(np.abs(static.importances_mean - dist.importances_mean) <= tol)
+    assert dist.importances_mean[0] > dist.importances_mean[2]
+
+
+def test_pfi_bad_input(linear_frame):
+    ddf = dd.from_pandas(linear_frame, npartitions=2)
+    with pytest.raises(TypeError, match="'ddf' parameter"):
+        dask_permutation_importance(linear, linear_frame, "y", loss="squared_error")
+    with pytest.raises(ValueError, match="target column 'label'"):
+        dask_permutation_importance(linear, ddf, "label", loss="squared_error")
+    with pytest.raises(ValueError, match=r"unknown feature\(s\) \['z'\].*Available features"):
+        dask_permutation_importance(linear, ddf, "y", loss="squared_error", features=["z"])
+    with pytest.raises(ValueError, match="'n_repeats' parameter"):
+        dask_permutation_importance(linear, ddf, "y", loss="squared_error", n_repeats=0)
+    with pytest.raises(ValueError, match="'loss' parameter"):
+        dask_permutation_importance(linear, ddf, "y", loss="hinge")
