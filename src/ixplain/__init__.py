@@ -17,9 +17,6 @@ from .models import as_model
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
-from .results import PartialDependence
-from .results.importance import FeatureImportance
-from .plot.partial_dependence import PartialDependenceDisplay
 from .results import FeatureImportance, PartialDependence
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
