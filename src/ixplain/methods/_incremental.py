@@ -37,6 +37,8 @@ not aggregated: that row is counted in ``n_skipped_`` and the estimate stays fin
 
 from __future__ import annotations
 
+import itertools
+import operator
 import warnings
 from collections import deque
 from collections.abc import Mapping
@@ -203,6 +205,7 @@ class IncrementalExplainer:
         self.storage = storage if storage is not None else self._default_storage()
         self._aggregator: Mean | EWMean = Mean() if aggregation == "mean" else EWMean(self.alpha)
         self._schema: Schema | None = None
+        self._get: _Getter | None = None
         self.feature_names_: list[str] | None = None
         self.n_seen_ = 0
         self.n_explained_ = 0
@@ -471,7 +474,7 @@ class IncrementalExplainer:
         schema = self._schema
         assert schema is not None
         try:
-            values = [x[label] for label in schema.labels]
+            values = self._getter()(x)
         except KeyError:
             missing = next(label for label in schema.labels if label not in x)
             raise ValueError(
@@ -497,6 +500,13 @@ class IncrementalExplainer:
             for name, kind in zip(schema.names, kinds)
         )
         return cols, has_nan
+
+    def _getter(self) -> _Getter:
+        """Returns a record's feature values as a tuple, in feature order (one C call)."""
+        assert self._schema is not None
+        if self._get is None:
+            self._get = _Getter(self._schema.labels)
+        return self._get
 
     def _as_column(self, name: str, kind: str, values: Any) -> np.ndarray:
         if kind != "numeric":
@@ -524,8 +534,19 @@ class IncrementalExplainer:
             assert self._schema is not None
             schema = self._schema
             labels = list(schema.labels)
+            getter = self._getter()
             try:
-                rows = [[rec[label] for label in labels] for rec in X]
+                if all(k == "numeric" for k in schema.kinds):
+                    try:  # every value converted in C: itemgetter per record, one fromiter
+                        flat = np.fromiter(
+                            itertools.chain.from_iterable(map(getter, X)),
+                            dtype=np.float64,
+                            count=len(X) * len(labels),
+                        )
+                        return Batch.from_matrix(flat.reshape(len(X), len(labels)), schema.names)
+                    except (TypeError, ValueError):
+                        pass  # a non-number somewhere: the slow path below names it
+                rows = [getter(rec) for rec in X]
             except KeyError:
                 i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
                 missing = next(n for n in labels if n not in rec)
@@ -586,10 +607,10 @@ class IncrementalExplainer:
                 raise ValueError(f"{self._owner} needs the label y of each observation.")
             return None
         if single:
-            arr = np.empty(1, dtype=object)
-            arr[0] = y.item() if isinstance(y, np.generic) else y
-            if isinstance(arr[0], (bool, int, float, np.number)):
-                return np.asarray([arr[0]])
+            if isinstance(y, (bool, int, float, np.number)):
+                return np.array([y])
+            arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
+            arr[0] = y
             return arr
         arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
         if arr.shape[0] != B:
@@ -607,6 +628,18 @@ class IncrementalExplainer:
                 if isinstance(dtype, pd.CategoricalDtype):
                     out[name] = pd.Categorical(cols[name], dtype=dtype)
         return Table(out, schema)
+
+
+class _Getter:
+    """``operator.itemgetter`` over the feature labels that always returns a tuple."""
+
+    def __init__(self, labels: Any) -> None:
+        self.single = len(labels) == 1
+        self.get = operator.itemgetter(*labels)
+
+    def __call__(self, record: Any) -> tuple:
+        values = self.get(record)
+        return (values,) if self.single else values
 
 
 def _is_number(v: Any) -> bool:

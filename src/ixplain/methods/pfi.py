@@ -74,7 +74,28 @@ def _group_columns_cached(
 
 
 def _group_columns(names: Sequence[str], groups: Sequence[Sequence[str]]) -> tuple:
+    if isinstance(groups, tuple) and isinstance(names, tuple):  # hashable already
+        return _group_columns_cached(names, groups)
     return _group_columns_cached(tuple(names), tuple(tuple(g) for g in groups))
+
+
+class _StackedTable(Table):
+    """A Table whose float64 columns are the columns of ``matrix`` (in order): a 2-D array or
+    records are built from the matrix in one step instead of column by column."""
+
+    def __init__(self, columns: dict, schema: Any, upcast: Any, matrix: np.ndarray) -> None:
+        super().__init__(columns, schema, upcast)
+        self.matrix = matrix
+
+    def to_native(self, kind: str | None = None) -> Any:
+        kind = kind or self.schema.source
+        dtype = self.schema.array_dtype
+        if kind == "numpy" and not self.upcast and dtype in (None, np.float64):
+            return self.matrix
+        if kind == "records":
+            names = self.names
+            return [dict(zip(names, row)) for row in self.matrix.tolist()]
+        return super().to_native(kind)
 
 
 def _take(values: Any, idx: np.ndarray) -> Any:
@@ -137,13 +158,14 @@ def pfi_losses(
         if len(pos):
             perturbed[pos, col_of] = matrix[drawn, col_of]
         cols = {name: perturbed[:, c] for c, name in enumerate(names)}
+        table: Table = _StackedTable(cols, source.schema, source.upcast, perturbed)
     else:
         # idx[r, c]: the source row whose value of column c goes to perturbed row r
         idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
         if len(pos):
             idx[pos, col_of] = drawn
         cols = {name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))}
-    table = Table(cols, source.schema, source.upcast)
+        table = Table(cols, source.schema, source.upcast)
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
     losses = loss(y_rep, preds, model.classes_).reshape(B, width)
@@ -564,6 +586,7 @@ class IncrementalPFI(IncrementalExplainer):
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
         self._groups: tuple[tuple[str, ...], ...] | None = None
+        self._all_numeric: bool | None = None
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -589,7 +612,9 @@ class IncrementalPFI(IncrementalExplainer):
         assert y is not None and self._schema is not None
         repl = B + np.arange(B * d * S).reshape(B, d, S)
         matrix = None
-        if all(k == "numeric" for k in self._schema.kinds):
+        if self._all_numeric is None:
+            self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
+        if self._all_numeric:
             num, _ = sampler.draw_blocks(d * S)
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
             if xm is None:

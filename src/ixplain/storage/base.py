@@ -71,7 +71,7 @@ class Batch(dict):
 
     @classmethod
     def from_matrix(cls, matrix: np.ndarray, names: Any) -> Batch:
-        out = cls((name, matrix[:, j]) for j, name in enumerate(names))
+        out = cls(zip(names, matrix.T))  # rows of the transpose: the columns, as views
         out.matrix = matrix
         return out
 
