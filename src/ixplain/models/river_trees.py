@@ -1,0 +1,297 @@
+"""Batch evaluation of River's Hoeffding trees, equal float for float to their ``*_one`` methods.
+
+River's :class:`~river.tree.HoeffdingTreeClassifier` and :class:`~river.tree.HoeffdingTreeRegressor`
+have no ``predict_proba_many``/``predict_many``; :class:`~ixplain.models.RiverModel` would call
+``predict_proba_one``/``predict_one`` once per row. :func:`predict_river_tree` instead groups the
+rows of a batch by the leaf they reach (a flat loop over River's branch tests instead of River's
+recursive generators), evaluates a leaf whose prediction does not depend on ``x`` (majority
+class, mean, adaptive leaves currently using those) once per batch, and evaluates naive Bayes
+leaves with each feature's class-conditional log-probability computed by River's own splitter
+once per distinct value in the batch, added in River's order, followed by River's log-sum-exp
+with :mod:`math` (so the floats are identical). Linear-model leaves of the regressor call the
+leaf's own ``prediction`` per row (the traversal is still shared). The explainers' batches
+(an observation and copies of it with one feature replaced) repeat values heavily, which is what
+the per-value evaluation exploits. The loops are plain Python on purpose: the batches of the
+incremental explainers are small (tens of rows), where numpy's per-call overhead dominates.
+
+Nothing is cached across calls: the tree is read afresh on every call, so learning between calls
+is always reflected. Anything not recognised (other tree classes, subclasses, unknown node or leaf
+types, non-numeric values at a numeric split, ...) makes :func:`predict_river_tree` return
+``None`` and the caller falls back to the per-row path, which then raises River's own error if
+there is one.
+
+References
+----------
+.. [1] Domingos, P. and Hulten, G. (2000). Mining high-speed data streams. In *Proceedings of the
+   6th ACM SIGKDD International Conference on Knowledge Discovery and Data Mining*, 71-80.
+.. [2] Montiel, J. et al. (2021). River: machine learning for streaming data in Python. *Journal of
+   Machine Learning Research*, 22(110), 1-8.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["predict_river_tree"]
+
+_MISSING = object()
+
+
+class _Unsupported(Exception):
+    """A node or leaf type this module does not know: use the per-row path."""
+
+
+def _tree_kind(model: Any) -> str | None:
+    """'classifier' / 'regressor' for exactly-supported River tree classes, else None."""
+    try:
+        from river import tree
+    except ImportError:  # pragma: no cover - river not installed
+        return None
+    if type(model) is tree.HoeffdingTreeClassifier:
+        return "classifier"
+    if type(model) is tree.HoeffdingTreeRegressor:
+        return "regressor"
+    return None
+
+
+def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]]:
+    """Row indices grouped by the leaf River's ``Branch.traverse(x, until_leaf=True)`` reaches.
+
+    River's ``walk`` answers a ``KeyError`` at a branch (feature absent from ``x``, or a multiway
+    value/slot without a child) by following ``most_common_path()``; that path is read once per
+    call (it changes as the tree learns, so it is never kept across calls).
+    """
+    from river.tree.nodes.branch import (
+        DTBranch,
+        NominalBinaryBranch,
+        NominalMultiwayBranch,
+        NumericBinaryBranch,
+        NumericMultiwayBranch,
+    )
+
+    if not isinstance(root, DTBranch):
+        return [(root, list(range(len(records))))]
+    floor = math.floor
+    common: dict[int, int] = {}
+
+    def most_common(node: Any) -> int:
+        pos = common.get(id(node))
+        if pos is None:
+            pos = common[id(node)] = node.most_common_path()[0]
+        return pos
+
+    groups: dict[int, tuple[Any, list[int]]] = {}
+    for i, x in enumerate(records):
+        node: Any = root
+        while isinstance(node, DTBranch):
+            kind = type(node)
+            v = x.get(node.feature, _MISSING)
+            if v is _MISSING:
+                child = most_common(node)
+            elif kind is NumericBinaryBranch:
+                child = 0 if v <= node.threshold else 1
+            elif kind is NominalBinaryBranch:
+                child = 0 if v == node.value else 1
+            elif kind is NumericMultiwayBranch:
+                child = node._mapping.get(floor(v / node.radius), -1)
+                if child < 0:
+                    child = most_common(node)
+            elif kind is NominalMultiwayBranch:
+                child = node._mapping.get(v, -1)
+                if child < 0:
+                    child = most_common(node)
+            else:
+                raise _Unsupported(kind.__name__)
+            node = node.children[child]
+        hit = groups.get(id(node))
+        if hit is None:
+            groups[id(node)] = (node, [i])
+        else:
+            hit[1].append(i)
+    return list(groups.values())
+
+
+def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[list, list[list]]:
+    """River's ``do_naive_bayes_prediction`` over many records: (class keys, rows of probas).
+
+    The same operations in the same order per class (prior log, then each observed feature's
+    ``cond_log_proba`` added in ``splitters`` order, then the log-sum-exp with :mod:`math`), so
+    the floats are identical; each feature's log-probabilities are computed once per distinct
+    value (the perturbed batches of the explainers repeat values heavily).
+    """
+    total_weight = sum(stats.values())
+    if not stats or total_weight == 0:
+        return [], [[] for _ in xs]
+    keys = list(stats)
+    prior = [math.log(w / total_weight) if w > 0 else 0.0 for w in stats.values()]
+    active = [j for j, w in enumerate(stats.values()) if w > 0]
+    active_keys = [keys[j] for j in active]
+    observers: list[tuple[Any, Any, Any, dict]] = [
+        (att, obs, getattr(obs, "cond_log_proba", None), {}) for att, obs in (splitters or {}).items()
+    ]
+    exp, log, inf = math.exp, math.log, math.inf
+    out = []
+    for x in xs:
+        votes = prior.copy()
+        for att, obs, log_proba, memo in observers:
+            v = x.get(att, _MISSING)
+            if v is _MISSING:
+                continue
+            contrib = memo.get(v)
+            if contrib is None:
+                if log_proba is not None:
+                    lps = [log_proba(v, c) for c in active_keys]
+                    contrib = [lp if lp > -inf else 0.0 for lp in lps]
+                else:
+                    ps = [obs.cond_proba(v, c) for c in active_keys]
+                    contrib = [log(p) if p > 0 else 0.0 for p in ps]
+                memo[v] = contrib
+            for j, c in zip(active, contrib):
+                votes[j] += c
+        max_ll = max(votes)
+        lse = max_ll + log(sum(exp(v - max_ll) for v in votes))
+        out.append([exp(v - lse) for v in votes])
+    return keys, out
+
+
+def _classifier(model: Any, records: list[dict]) -> tuple[list, np.ndarray]:
+    from river.tree.nodes.htc_nodes import (
+        LeafMajorityClass,
+        LeafNaiveBayes,
+        LeafNaiveBayesAdaptive,
+    )
+
+    n = len(records)
+    keys: list = sorted(model.classes)
+    if model._root is None:
+        return keys, np.zeros((n, len(keys)))
+    parts = []
+    for leaf, rows in _group_by_leaf(model._root, records):
+        kind = type(leaf)
+        if kind is LeafNaiveBayes:
+            uses_nb = leaf.is_active() and leaf.total_weight >= model.nb_threshold
+        elif kind is LeafNaiveBayesAdaptive:
+            uses_nb = leaf.is_active() and leaf._nb_correct_weight >= leaf._mc_correct_weight
+        elif kind is LeafMajorityClass:
+            uses_nb = False
+        else:
+            raise _Unsupported(kind.__name__)
+        if uses_nb:
+            ks, values = _naive_bayes(leaf.stats, leaf.splitters, [records[i] for i in rows])
+        else:  # majority class: does not depend on x
+            d = leaf.prediction(records[rows[0]], tree=model)
+            ks = list(d)
+            values = [[d[k] for k in ks]] * len(rows)
+        parts.append((rows, ks, values))
+        keys.extend(k for k in ks if k not in keys)
+    position = {k: j for j, k in enumerate(keys)}
+    zero = [0.0] * len(keys)
+    table: list[list[float]] = [zero] * n
+    for rows, ks, values in parts:
+        if ks == keys:
+            for i, v in zip(rows, values):
+                table[i] = v
+            continue
+        cols = [position[k] for k in ks]
+        for i, v in zip(rows, values):
+            full = zero.copy()
+            for j, p in zip(cols, v):
+                full[j] = p
+            table[i] = full
+    return keys, np.array(table, dtype=np.float64).reshape(n, len(keys))
+
+
+def _labels(model: Any, records: list[dict]) -> np.ndarray:
+    """River's ``Classifier.predict_one``: the first key of the largest probability, or None."""
+    from river.base import Classifier
+
+    if type(model).predict_one is not Classifier.predict_one:
+        raise _Unsupported("predict_one is overridden")
+    keys, proba = _classifier(model, records)
+    out = np.empty(len(records), dtype=object)
+    if not keys:
+        out[:] = None
+        return out
+    if keys != sorted(model.classes) or np.isnan(proba).any():
+        # a leaf answered with a key River has not listed (dict order would differ), or NaN
+        raise _Unsupported("class order")
+    out[:] = [keys[j] for j in np.argmax(proba, axis=1).tolist()]
+    return out
+
+
+def _regressor(model: Any, records: list[dict]) -> np.ndarray:
+    from river.tree.nodes.htr_nodes import LeafAdaptive, LeafMean, LeafModel
+
+    n = len(records)
+    out = np.zeros(n)
+    if model._root is None:
+        return out
+    for leaf, rows in _group_by_leaf(model._root, records):
+        kind = type(leaf)
+        if kind is LeafMean or (kind is LeafAdaptive and leaf._fmse_mean < leaf._fmse_model):
+            out[rows] = leaf.prediction(records[rows[0]], tree=model)  # the leaf's mean
+        elif kind is LeafModel or kind is LeafAdaptive:  # a model of x: the leaf's own, per row
+            out[rows] = [leaf.prediction(records[i], tree=model) for i in rows]
+        else:
+            raise _Unsupported(kind.__name__)
+    return out
+
+
+def predict_river_tree(model: Any, records: list[dict], method: str) -> Any:
+    """Evaluate a River Hoeffding tree on many records at once, exactly as its ``*_one`` method.
+
+    Parameters
+    ----------
+    model : river.tree.HoeffdingTreeClassifier or river.tree.HoeffdingTreeRegressor
+        Any other object (including subclasses such as the adaptive trees) is not handled.
+    records : list of dict
+        Feature records, as ``predict_proba_one``/``predict_one`` take them; keys may be missing
+        (River then follows the most common path at that branch).
+    method : {"predict_proba_one", "predict_one"}
+        The River method to reproduce (``predict_one`` of the classifier gives labels).
+
+    Returns
+    -------
+    result : tuple (classes, ndarray of shape (n, k)), ndarray of shape (n,) or None
+        For the classifier, the class keys (River's sorted ``classes``, then any other key a leaf
+        answers with) and the probabilities in that column order; absent keys are 0.0, as in
+        ``predict_proba_one``. For ``predict_one``, the labels (object array) of the classifier or
+        the predictions (float array) of the regressor. ``None`` when the model, a node, a leaf or
+        a value is not recognised: evaluate per row instead.
+
+    References
+    ----------
+    .. [1] Domingos, P. and Hulten, G. (2000). Mining high-speed data streams. *KDD 2000*, 71-80.
+    .. [2] Montiel, J. et al. (2021). River: machine learning for streaming data in Python. *JMLR*,
+       22(110), 1-8.
+
+    Examples
+    --------
+    >>> from river import tree
+    >>> from ixplain.models.river_trees import predict_river_tree
+    >>> m = tree.HoeffdingTreeClassifier(grace_period=5)
+    >>> for i in range(40):
+    ...     m.learn_one({"a": float(i)}, i >= 20)
+    >>> X = [{"a": 3.0}, {"a": 33.0}, {}]
+    >>> classes, proba = predict_river_tree(m, X, "predict_proba_one")
+    >>> bool((proba == [[m.predict_proba_one(x)[c] for c in classes] for x in X]).all())
+    True
+    >>> predict_river_tree(object(), X, "predict_one") is None
+    True
+    """
+    kind = _tree_kind(model)
+    if not records:
+        return None
+    try:
+        if kind == "classifier" and method == "predict_proba_one":
+            return _classifier(model, records)
+        if kind == "classifier" and method == "predict_one":
+            return _labels(model, records)
+        if kind == "regressor" and method == "predict_one":
+            return _regressor(model, records)
+    except Exception:  # anything unexpected: the per-row path decides (and raises River's error)
+        return None
+    return None
