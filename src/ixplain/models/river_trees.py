@@ -71,6 +71,7 @@ def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]
         NumericBinaryBranch,
         NumericMultiwayBranch,
     )
+    from river.tree.nodes.leaf import HTLeaf
 
     if not isinstance(root, DTBranch):
         return [(root, list(range(len(records))))]
@@ -86,7 +87,7 @@ def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]
     groups: dict[int, tuple[Any, list[int]]] = {}
     for i, x in enumerate(records):
         node: Any = root
-        while isinstance(node, DTBranch):
+        while not isinstance(node, HTLeaf):
             kind = type(node)
             v = x.get(node.feature, _MISSING)
             if v is _MISSING:
