@@ -31,6 +31,8 @@ References
 from __future__ import annotations
 
 import math
+from operator import add as _add
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -38,6 +40,44 @@ import numpy as np
 __all__ = ["predict_river_tree"]
 
 _MISSING = object()
+_RIVER: SimpleNamespace | None = None
+
+
+def _river() -> SimpleNamespace:
+    """River's classes used here, imported once (River is an optional dependency)."""
+    global _RIVER
+    if _RIVER is None:
+        from river import stats, tree
+        from river.base import Classifier
+        from river.proba import Gaussian
+        from river.proba.gaussian import _HALF_LOG_TAU
+        from river.tree.nodes import branch, htc_nodes, htr_nodes
+        from river.tree.nodes.leaf import HTLeaf
+        from river.tree.splitter import GaussianSplitter
+
+        _RIVER = SimpleNamespace(
+            HoeffdingTreeClassifier=tree.HoeffdingTreeClassifier,
+            HoeffdingTreeRegressor=tree.HoeffdingTreeRegressor,
+            Classifier=Classifier,
+            Gaussian=Gaussian,
+            GaussianSplitter=GaussianSplitter,
+            Var=stats.Var,
+            Mean=stats.Mean,
+            half_log_tau=_HALF_LOG_TAU,
+            DTBranch=branch.DTBranch,
+            NumericBinaryBranch=branch.NumericBinaryBranch,
+            NominalBinaryBranch=branch.NominalBinaryBranch,
+            NumericMultiwayBranch=branch.NumericMultiwayBranch,
+            NominalMultiwayBranch=branch.NominalMultiwayBranch,
+            HTLeaf=HTLeaf,
+            LeafMajorityClass=htc_nodes.LeafMajorityClass,
+            LeafNaiveBayes=htc_nodes.LeafNaiveBayes,
+            LeafNaiveBayesAdaptive=htc_nodes.LeafNaiveBayesAdaptive,
+            LeafMean=htr_nodes.LeafMean,
+            LeafModel=htr_nodes.LeafModel,
+            LeafAdaptive=htr_nodes.LeafAdaptive,
+        )
+    return _RIVER
 
 
 class _Unsupported(Exception):
@@ -46,13 +86,12 @@ class _Unsupported(Exception):
 
 def _tree_kind(model: Any) -> str | None:
     """'classifier' / 'regressor' for exactly-supported River tree classes, else None."""
-    try:
-        from river import tree
-    except ImportError:  # pragma: no cover - river not installed
+    if not type(model).__module__.startswith("river."):
         return None
-    if type(model) is tree.HoeffdingTreeClassifier:
+    r = _river()
+    if type(model) is r.HoeffdingTreeClassifier:
         return "classifier"
-    if type(model) is tree.HoeffdingTreeRegressor:
+    if type(model) is r.HoeffdingTreeRegressor:
         return "regressor"
     return None
 
@@ -64,14 +103,10 @@ def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]
     value/slot without a child) by following ``most_common_path()``; that path is read once per
     call (it changes as the tree learns, so it is never kept across calls).
     """
-    from river.tree.nodes.branch import (
-        DTBranch,
-        NominalBinaryBranch,
-        NominalMultiwayBranch,
-        NumericBinaryBranch,
-        NumericMultiwayBranch,
-    )
-    from river.tree.nodes.leaf import HTLeaf
+    r = _river()
+    DTBranch, HTLeaf = r.DTBranch, r.HTLeaf
+    NumericBinaryBranch, NominalBinaryBranch = r.NumericBinaryBranch, r.NominalBinaryBranch
+    NumericMultiwayBranch, NominalMultiwayBranch = r.NumericMultiwayBranch, r.NominalMultiwayBranch
 
     if not isinstance(root, DTBranch):
         return [(root, list(range(len(records))))]
@@ -115,6 +150,36 @@ def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]
     return list(groups.values())
 
 
+def _gaussian_params(obs: Any, classes: list) -> list | None:
+    """Per class, ``(mu, -2 * variance, 0.5 * log(variance))`` of a ``GaussianSplitter``'s
+    estimate (``None`` where ``cond_log_proba`` is ``-inf`` whatever the value); ``None`` if
+    ``obs`` or its estimators are not exactly River's ``GaussianSplitter``/``Gaussian``/``Var``.
+
+    Read at call time, never kept: the estimates move with every ``learn_one``.
+    """
+    r = _river()
+    if type(obs) is not r.GaussianSplitter:
+        return None
+    params: list = []
+    for c in classes:
+        dist = obs._att_dist_per_class.get(c)
+        if dist is None:
+            params.append(None)
+            continue
+        var = dist._var
+        if type(dist) is not r.Gaussian or type(var) is not r.Var:
+            return None
+        if type(var.mean) is not r.Mean:
+            return None
+        n = var.mean.n
+        variance = var._S / (n - var.ddof) if n > var.ddof else 0.0
+        if not variance > 0.0:
+            params.append(None)
+            continue
+        params.append((var.mean._mean, -2.0 * variance, 0.5 * math.log(variance)))
+    return params
+
+
 def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[list, list[list]]:
     """River's ``do_naive_bayes_prediction`` over many records: (class keys, rows of probas).
 
@@ -127,48 +192,86 @@ def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[l
     if not stats or total_weight == 0:
         return [], [[] for _ in xs]
     keys = list(stats)
+    # classes without weight keep River's vote 0.0: they get 0.0 added (exact, as x + 0.0 == x)
     prior = [math.log(w / total_weight) if w > 0 else 0.0 for w in stats.values()]
-    active = [j for j, w in enumerate(stats.values()) if w > 0]
-    active_keys = [keys[j] for j in active]
-    observers: list[tuple[Any, Any, Any, dict]] = [
-        (att, obs, getattr(obs, "cond_log_proba", None), {}) for att, obs in (splitters or {}).items()
-    ]
+    is_active = [w > 0 for w in stats.values()]
+    half_log_tau = _river().half_log_tau
     exp, log, inf = math.exp, math.log, math.inf
+
+    def contributions(obs: Any) -> Any:
+        """value -> per-class summand (0.0 where River adds nothing), as River computes it."""
+        gauss = _gaussian_params(obs, keys)
+        if gauss is not None:  # GaussianSplitter: Gaussian.log_pdf's formula, inlined
+            def f_gauss(v: Any) -> list:
+                out = []
+                for g, act in zip(gauss, is_active):
+                    if g is None or not act:
+                        out.append(0.0)
+                        continue
+                    mu, minus_two_var, half_log_var = g
+                    lp = (v - mu) ** 2 / minus_two_var - half_log_tau - half_log_var
+                    out.append(lp if lp > -inf else 0.0)
+                return out
+
+            return f_gauss
+        log_proba = getattr(obs, "cond_log_proba", None)
+        if log_proba is not None:
+            def f_log(v: Any) -> list:
+                out = []
+                for c, act in zip(keys, is_active):
+                    lp = log_proba(v, c) if act else 0.0
+                    out.append(lp if lp > -inf else 0.0)
+                return out
+
+            return f_log
+
+        def f_proba(v: Any) -> list:
+            out = []
+            for c, act in zip(keys, is_active):
+                p = obs.cond_proba(v, c) if act else 0.0
+                out.append(log(p) if p > 0 else 0.0)
+            return out
+
+        return f_proba
+
+    observers: list[tuple[Any, dict, Any]] = [
+        (att, {}, contributions(obs)) for att, obs in (splitters or {}).items()
+    ]
     out = []
     for x in xs:
-        votes = prior.copy()
-        for att, obs, log_proba, memo in observers:
+        votes = prior
+        for att, memo, compute in observers:
             v = x.get(att, _MISSING)
             if v is _MISSING:
                 continue
             contrib = memo.get(v)
             if contrib is None:
-                if log_proba is not None:
-                    lps = [log_proba(v, c) for c in active_keys]
-                    contrib = [lp if lp > -inf else 0.0 for lp in lps]
-                else:
-                    ps = [obs.cond_proba(v, c) for c in active_keys]
-                    contrib = [log(p) if p > 0 else 0.0 for p in ps]
-                memo[v] = contrib
-            for j, c in zip(active, contrib):
-                votes[j] += c
+                contrib = memo[v] = compute(v)
+            votes = list(map(_add, votes, contrib))
         max_ll = max(votes)
         lse = max_ll + log(sum(exp(v - max_ll) for v in votes))
         out.append([exp(v - lse) for v in votes])
     return keys, out
 
 
-def _classifier(model: Any, records: list[dict]) -> tuple[list, np.ndarray]:
-    from river.tree.nodes.htc_nodes import (
-        LeafMajorityClass,
-        LeafNaiveBayes,
-        LeafNaiveBayesAdaptive,
-    )
+def _majority_class(stats: dict) -> dict:
+    """``LeafMajorityClass.prediction``: River's ``normalize_values_in_dict(stats, inplace=False)``."""
+    factor = sum(stats.values())
+    if factor == 0 or math.isnan(factor):
+        return dict(stats)
+    multiplier = 1 / factor
+    return {k: v * multiplier for k, v in stats.items()}
 
-    n = len(records)
-    keys: list = sorted(model.classes)
-    if model._root is None:
-        return keys, np.zeros((n, len(keys)))
+
+def _leaf_parts(model: Any, records: list[dict]) -> list[tuple[list[int], list, list[list]]]:
+    """Per reached leaf: (row indices, class keys, one list of probabilities per row).
+
+    Rows of a leaf whose prediction does not depend on ``x`` share one list object.
+    """
+    r = _river()
+    LeafMajorityClass, LeafNaiveBayes = r.LeafMajorityClass, r.LeafNaiveBayes
+    LeafNaiveBayesAdaptive = r.LeafNaiveBayesAdaptive
+
     parts = []
     for leaf, rows in _group_by_leaf(model._root, records):
         kind = type(leaf)
@@ -183,10 +286,20 @@ def _classifier(model: Any, records: list[dict]) -> tuple[list, np.ndarray]:
         if uses_nb:
             ks, values = _naive_bayes(leaf.stats, leaf.splitters, [records[i] for i in rows])
         else:  # majority class: does not depend on x
-            d = leaf.prediction(records[rows[0]], tree=model)
+            d = _majority_class(leaf.stats)
             ks = list(d)
             values = [[d[k] for k in ks]] * len(rows)
         parts.append((rows, ks, values))
+    return parts
+
+
+def _classifier(model: Any, records: list[dict]) -> tuple[list, np.ndarray]:
+    n = len(records)
+    keys: list = sorted(model.classes)
+    if model._root is None:
+        return keys, np.zeros((n, len(keys)))
+    parts = _leaf_parts(model, records)
+    for _, ks, _ in parts:
         keys.extend(k for k in ks if k not in keys)
     position = {k: j for j, k in enumerate(keys)}
     zero = [0.0] * len(keys)
@@ -197,34 +310,51 @@ def _classifier(model: Any, records: list[dict]) -> tuple[list, np.ndarray]:
                 table[i] = v
             continue
         cols = [position[k] for k in ks]
+        shared = None
         for i, v in zip(rows, values):
+            if shared is not None and v is shared[0]:
+                table[i] = shared[1]
+                continue
             full = zero.copy()
             for j, p in zip(cols, v):
                 full[j] = p
             table[i] = full
+            shared = (v, full)
     return keys, np.array(table, dtype=np.float64).reshape(n, len(keys))
 
 
-def _labels(model: Any, records: list[dict]) -> np.ndarray:
-    """River's ``Classifier.predict_one``: the first key of the largest probability, or None."""
-    from river.base import Classifier
+def _first_argmax(proba: dict) -> Any:
+    return max(proba, key=proba.__getitem__) if proba else None
 
-    if type(model).predict_one is not Classifier.predict_one:
+
+def _labels(model: Any, records: list[dict]) -> np.ndarray:
+    """River's ``Classifier.predict_one``: ``max(proba, key=proba.get)``, None if empty."""
+    if type(model).predict_one is not _river().Classifier.predict_one:
         raise _Unsupported("predict_one is overridden")
-    keys, proba = _classifier(model, records)
     out = np.empty(len(records), dtype=object)
-    if not keys:
-        out[:] = None
+    template = dict.fromkeys(sorted(model.classes), 0.0)
+    if model._root is None:
+        out[:] = _first_argmax(template)
         return out
-    if keys != sorted(model.classes) or np.isnan(proba).any():
-        # a leaf answered with a key River has not listed (dict order would differ), or NaN
-        raise _Unsupported("class order")
-    out[:] = [keys[j] for j in np.argmax(proba, axis=1).tolist()]
+    labels: list[Any] = [None] * len(records)
+    for rows, ks, values in _leaf_parts(model, records):
+        last: Any = None
+        label: Any = None
+        for i, v in zip(rows, values):
+            if v is not last:  # rows of a majority-class leaf share one list: one max per leaf
+                proba = template.copy()
+                proba.update(zip(ks, v))
+                label = _first_argmax(proba)
+                last = v
+            labels[i] = label
+    for i, label in enumerate(labels):  # element-wise: a label may be a tuple
+        out[i] = label
     return out
 
 
 def _regressor(model: Any, records: list[dict]) -> np.ndarray:
-    from river.tree.nodes.htr_nodes import LeafAdaptive, LeafMean, LeafModel
+    r = _river()
+    LeafAdaptive, LeafMean, LeafModel = r.LeafAdaptive, r.LeafMean, r.LeafModel
 
     n = len(records)
     out = np.zeros(n)
