@@ -148,7 +148,10 @@ class RiverModel(Model):
 
     Mini-batch models (``predict_proba_many``/``predict_many``) get one pandas DataFrame per
     chunk; other River models are evaluated with one ``*_one`` call per row (River offers no batch
-    path for them), on plain ``dict`` records.
+    path for them), on plain ``dict`` records. Exception: River's ``HoeffdingTreeClassifier`` and
+    ``HoeffdingTreeRegressor`` are evaluated a whole batch at a time by
+    :func:`ixplain.models.river_trees.predict_river_tree`, with the same floats as their ``*_one``
+    methods (other trees, e.g. the adaptive ones, keep the per-row path).
 
     Classifiers answer with probabilities (``response_method="auto"``). River learns its classes
     online, so the class order is ``classes`` when given, else the sorted labels seen so far (in
