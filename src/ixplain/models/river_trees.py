@@ -104,13 +104,16 @@ def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]
     call (it changes as the tree learns, so it is never kept across calls).
     """
     r = _river()
-    DTBranch, HTLeaf = r.DTBranch, r.HTLeaf
+    DTBranch = r.DTBranch
     NumericBinaryBranch, NominalBinaryBranch = r.NumericBinaryBranch, r.NominalBinaryBranch
     NumericMultiwayBranch, NominalMultiwayBranch = r.NumericMultiwayBranch, r.NominalMultiwayBranch
 
     if not isinstance(root, DTBranch):
         return [(root, list(range(len(records))))]
     floor = math.floor
+    branch_types = {
+        NumericBinaryBranch, NominalBinaryBranch, NumericMultiwayBranch, NominalMultiwayBranch
+    }
     common: dict[int, int] = {}
 
     def most_common(node: Any) -> int:
@@ -122,8 +125,9 @@ def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]
     groups: dict[int, tuple[Any, list[int]]] = {}
     for i, x in enumerate(records):
         node: Any = root
-        while not isinstance(node, HTLeaf):
-            kind = type(node)
+        # exact types only: anything else (a leaf, or an unknown branch) ends the walk and is
+        # checked by the caller against the leaf types it knows
+        while (kind := type(node)) in branch_types:
             v = x.get(node.feature, _MISSING)
             if v is _MISSING:
                 child = most_common(node)
@@ -135,12 +139,10 @@ def _group_by_leaf(root: Any, records: list[dict]) -> list[tuple[Any, list[int]]
                 child = node._mapping.get(floor(v / node.radius), -1)
                 if child < 0:
                     child = most_common(node)
-            elif kind is NominalMultiwayBranch:
+            else:  # NominalMultiwayBranch
                 child = node._mapping.get(v, -1)
                 if child < 0:
                     child = most_common(node)
-            else:
-                raise _Unsupported(kind.__name__)
             node = node.children[child]
         hit = groups.get(id(node))
         if hit is None:
