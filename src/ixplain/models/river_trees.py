@@ -14,7 +14,8 @@ leaf's own ``prediction`` per row (the traversal is still shared). The explainer
 the per-value evaluation exploits. The loops are plain Python on purpose: the batches of the
 incremental explainers are small (tens of rows), where numpy's per-call overhead dominates.
 
-Nothing is cached across calls: the tree is read afresh on every call, so learning between calls
+Only River versions listed in ``VERIFIED_RIVER_VERSIONS`` (whose source this module follows) take
+the batch path. Nothing is cached across calls: the tree is read afresh on every call, so learning between calls
 is always reflected. Anything not recognised (other tree classes, subclasses, unknown node or leaf
 types, non-numeric values at a numeric split, ...) makes :func:`predict_river_tree` return
 ``None`` and the caller falls back to the per-row path, which then raises River's own error if
@@ -39,6 +40,11 @@ import numpy as np
 
 __all__ = ["predict_river_tree"]
 
+#: River versions whose tree code this module reproduces (read from River 0.26.1's source:
+#: ``tree/base.py`` walk, ``nodes/branch.py``, ``nodes/htc_nodes.py``, ``nodes/htr_nodes.py``,
+#: ``tree/utils.py`` naive Bayes, ``proba/gaussian.py`` log-pdf). Other versions: per-row path.
+VERIFIED_RIVER_VERSIONS = ("0.26.1",)
+
 _MISSING = object()
 _RIVER: SimpleNamespace | None = None
 
@@ -47,6 +53,7 @@ def _river() -> SimpleNamespace:
     """River's classes used here, imported once (River is an optional dependency)."""
     global _RIVER
     if _RIVER is None:
+        import river
         from river import stats, tree
         from river.base import Classifier
         from river.proba import Gaussian
@@ -56,6 +63,7 @@ def _river() -> SimpleNamespace:
         from river.tree.splitter import GaussianSplitter
 
         _RIVER = SimpleNamespace(
+            version=river.__version__,
             HoeffdingTreeClassifier=tree.HoeffdingTreeClassifier,
             HoeffdingTreeRegressor=tree.HoeffdingTreeRegressor,
             Classifier=Classifier,
@@ -88,7 +96,12 @@ def _tree_kind(model: Any) -> str | None:
     """'classifier' / 'regressor' for exactly-supported River tree classes, else None."""
     if not type(model).__module__.startswith("river."):
         return None
-    r = _river()
+    try:
+        r = _river()
+    except ImportError:  # pragma: no cover - a River without the internals used here
+        return None
+    if r.version not in VERIFIED_RIVER_VERSIONS:
+        return None
     if type(model) is r.HoeffdingTreeClassifier:
         return "classifier"
     if type(model) is r.HoeffdingTreeRegressor:
@@ -404,13 +417,14 @@ def predict_river_tree(model: Any, records: list[dict], method: str) -> Any:
     Examples
     --------
     >>> from river import tree
-    >>> from ixplain.models.river_trees import predict_river_tree
+    >>> from ixplain.models import as_model
+    >>> from ixplain.tabular import as_table
     >>> m = tree.HoeffdingTreeClassifier(grace_period=5)
     >>> for i in range(40):
     ...     m.learn_one({"a": float(i)}, i >= 20)
-    >>> X = [{"a": 3.0}, {"a": 33.0}, {}]
-    >>> classes, proba = predict_river_tree(m, X, "predict_proba_one")
-    >>> bool((proba == [[m.predict_proba_one(x)[c] for c in classes] for x in X]).all())
+    >>> X = [{"a": 3.0}, {"a": 33.0}, {"a": 20.5}]
+    >>> p = as_model(m).predict(as_table(X))  # RiverModel uses predict_river_tree
+    >>> bool((p == [m.predict_proba_one(x)[True] for x in X]).all())
     True
     >>> predict_river_tree(object(), X, "predict_one") is None
     True
