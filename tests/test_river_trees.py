@@ -150,6 +150,32 @@ def test_river_model_adapter_uses_batch_path_and_matches():
     adapter = as_model(model)
     got = adapter.predict(as_table(X))
     np.testing.assert_array_equal(got, [model.predict_proba_one(x)[1] for x in X])
+    labels = as_model(model, response_method="predict").predict(as_table(X))
+    assert labels.tolist() == [model.predict_one(x) for x in X]
+    expected = [model.predict_proba_one(x)[1] for x in X]
+
+    def per_row_forbidden(x):
+        raise AssertionError("the per-row path was taken")
+
+    model.predict_proba_one = per_row_forbidden  # instance attribute shadows River's method
+    try:
+        np.testing.assert_array_equal(as_model(model).predict(as_table(X)), expected)
+    finally:
+        del model.predict_proba_one
+    fixed = as_model(model, classes=[0, 1, 7]).predict(as_table(X))  # 7: never seen -> 0.0
+    np.testing.assert_array_equal(
+        fixed, [[model.predict_proba_one(x).get(c, 0.0) for c in (0, 1, 7)] for x in X]
+    )
+    reg = tree.HoeffdingTreeRegressor(
+        leaf_prediction="mean", grace_period=50, nominal_attributes=["grp"]
+    )
+    rows_r = _friedman(600, drop_every=0)
+    for x, y in rows_r:
+        reg.learn_one(x, y)
+    Xr = [x for x, _ in rows_r[:100]]
+    np.testing.assert_array_equal(
+        as_model(reg).predict(as_table(Xr)), [reg.predict_one(x) for x in Xr]
+    )
 
 
 @pytest.mark.parametrize(
