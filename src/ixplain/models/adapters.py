@@ -9,6 +9,7 @@ import pandas as pd
 
 from .._validation import check_options, param_error
 from .base import Model, _class_index
+from .river_trees import predict_river_tree
 
 __all__ = ["BoosterModel", "CallableModel", "RiverModel", "SklearnModel", "as_model"]
 
@@ -147,7 +148,10 @@ class RiverModel(Model):
 
     Mini-batch models (``predict_proba_many``/``predict_many``) get one pandas DataFrame per
     chunk; other River models are evaluated with one ``*_one`` call per row (River offers no batch
-    path for them), on plain ``dict`` records.
+    path for them), on plain ``dict`` records. Exception: River's ``HoeffdingTreeClassifier`` and
+    ``HoeffdingTreeRegressor`` are evaluated a whole batch at a time by
+    :func:`ixplain.models.river_trees.predict_river_tree`, with the same floats as their ``*_one``
+    methods (other trees, e.g. the adaptive ones, keep the per-row path).
 
     Classifiers answer with probabilities (``response_method="auto"``). River learns its classes
     online, so the class order is ``classes`` when given, else the sorted labels seen so far (in
@@ -208,6 +212,19 @@ class RiverModel(Model):
 
     def _predict_native(self, records: list[dict]) -> Any:
         m = self.model
+        fast = predict_river_tree(m, records, self.response_method)
+        if fast is not None and self.response_method == "predict_proba_one":
+            keys, proba = fast
+            if not self._fixed_classes:
+                self._add_classes(keys)
+            col = {k: j for j, k in enumerate(keys)}
+            out = np.zeros((len(records), len(self._classes)))
+            for j, c in enumerate(self._classes):
+                if c in col:
+                    out[:, j] = proba[:, col[c]]
+            return out
+        if fast is not None:
+            return fast
         if self.response_method == "predict_proba_one":
             if hasattr(self._final, "predict_proba_many"):
                 frame = m.predict_proba_many(pd.DataFrame.from_records(records))
