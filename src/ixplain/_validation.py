@@ -22,6 +22,7 @@ __all__ = [
     "check_int",
     "check_options",
     "check_random_state",
+    "check_target",
     "param_error",
 ]
 
@@ -185,6 +186,27 @@ def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.G
     raise param_error(
         owner, "random_state", "None, an int >= 0 or a Generator", random_state, exc=TypeError
     )
+
+
+def check_target(y: Any, n: int, owner: str) -> np.ndarray:
+    """``y`` as an array of ``n`` targets; numeric targets must be finite.
+
+    NaN or infinite targets would turn every loss, and so every importance, into NaN.
+    """
+    if y is None:
+        raise param_error(owner, "y", "an array of n_rows targets", y, exc=TypeError)
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.ndim == 0 or arr.shape[0] != n:
+        raise ValueError(f"{owner}: X has {n} rows but y has shape {arr.shape}.")
+    if arr.dtype.kind in "fc":
+        bad = ~np.isfinite(arr.reshape(n, -1)).all(axis=1)
+        if bad.any():
+            row = int(bad.argmax())
+            what = "NaN" if np.isnan(arr.reshape(n, -1)[row]).any() else "an infinite value"
+            raise ValueError(
+                f"{owner}: y contains {what} (first at row {row}); drop or fill those rows."
+            )
+    return arr
 
 
 def _range_rule(base: str, lo: int | None, hi: int | None, allow_none: bool) -> str:

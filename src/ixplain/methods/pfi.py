@@ -22,9 +22,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from .._validation import check_int, check_random_state, param_error
+from .._validation import check_int, check_random_state, check_target, param_error
 from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
@@ -348,9 +347,7 @@ def permutation_importance(
     n = table.n_rows
     if n == 0:
         raise ValueError(f"{owner} got X with 0 rows.")
-    y_arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
-    if y_arr.shape[0] != n:
-        raise ValueError(f"{owner}: X has {n} rows but y has {y_arr.shape[0]}.")
+    y_arr = check_target(y, n, owner)
     w = None
     if sample_weight is not None:
         w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)

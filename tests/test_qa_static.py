@@ -1,0 +1,74 @@
+"""QA of the static public API on messy inputs: clear errors, never silently wrong numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression, LogisticRegression
+
+from ixplain import permutation_importance, sage
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    y = (2 * X["a"] + X["b"]).to_numpy()
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def lin(data):
+    X, y = data
+    return LinearRegression().fit(X, y)
+
+
+def _pfi(model, X, y, **kw):
+    return permutation_importance(model, X, y, loss=kw.pop("loss", "squared_error"),
+                                  n_repeats=2, random_state=0, **kw)
+
+
+def _sage(model, X, y, **kw):
+    return sage(model, X, y, loss=kw.pop("loss", "squared_error"), n_permutations=16,
+                random_state=0, **kw)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_y_is_rejected(data, lin, explain, bad):
+    X, y = data
+    y = y.copy()
+    y[7] = bad
+    with pytest.raises(ValueError, match=r"y .*(NaN|infinite).*row 7"):
+        explain(lin, X, y)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_y_none_is_a_clear_error(data, lin, explain):
+    X, _ = data
+    with pytest.raises(TypeError, match="'y'"):
+        explain(lin, X, None)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_y_with_wrong_shape_for_model_output(data, lin, explain):
+    X, y = data
+    with pytest.raises(ValueError, match=r"predictions of shape .*targets of shape"):
+        explain(lin, X, np.c_[y, y])  # 2-D targets, 1-D predictions
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_string_labels_with_regression_loss(data, explain):
+    X, _ = data
+    labels = np.where(X["a"] > 0, "yes", "no")
+    clf = LogisticRegression().fit(X, labels)
+    with pytest.raises(ValueError, match=r"squared_error.*non-numeric"):
+        explain(clf, X, labels)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_model_returning_strings_with_regression_loss(data, explain):
+    X, y = data
+    with pytest.raises(ValueError, match=r"non-numeric"):
+        explain(lambda d: np.array(["x"] * len(d)), X, y)
