@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.tree import DecisionTreeRegressor
 
-from ixplain import permutation_importance, sage
+from ixplain import partial_dependence, permutation_importance, sage, tree_partial_dependence
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +73,16 @@ def test_model_returning_strings_with_regression_loss(data, explain):
     X, y = data
     with pytest.raises(ValueError, match=r"non-numeric"):
         explain(lambda d: np.array(["x"] * len(d)), X, y)
+
+
+def test_tree_pd_with_reordered_columns_is_not_silently_wrong(data):
+    X, _ = data
+    tree = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, X["a"])
+    reordered = X[["c", "b", "a"]]
+    # method="auto" falls back to brute force, where scikit-learn itself refuses
+    with pytest.raises((ValueError, RuntimeError), match=r"feature names"):
+        partial_dependence(tree, reordered, "a", grid_resolution=3)
+    with pytest.raises(ValueError, match=r"feature names"):
+        tree_partial_dependence(tree, reordered, ["a"], "thresholds")
+    # numpy input (no names) still works
+    tree_partial_dependence(tree, X.to_numpy(), [0], "thresholds")
