@@ -86,3 +86,20 @@ def test_tree_pd_with_reordered_columns_is_not_silently_wrong(data):
         tree_partial_dependence(tree, reordered, ["a"], "thresholds")
     # numpy input (no names) still works
     tree_partial_dependence(tree, X.to_numpy(), [0], "thresholds")
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        -np.ones(120),
+        np.r_[np.nan, np.ones(119)],
+        np.zeros(120),
+        np.ones((120, 2)),
+        ["a"] * 120,
+    ],
+    ids=["negative", "nan", "all-zero", "2-D", "strings"],
+)
+def test_pfi_bad_sample_weight_is_rejected(data, lin, weights):
+    X, y = data
+    with pytest.raises((ValueError, TypeError), match="'sample_weight' parameter"):
+        _pfi(lin, X, y, sample_weight=weights)

@@ -22,6 +22,7 @@ __all__ = [
     "check_int",
     "check_options",
     "check_random_state",
+    "check_sample_weight",
     "check_target",
     "param_error",
 ]
@@ -186,6 +187,25 @@ def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.G
     raise param_error(
         owner, "random_state", "None, an int >= 0 or a Generator", random_state, exc=TypeError
     )
+
+
+def check_sample_weight(sample_weight: Any, n_rows: int, owner: str) -> np.ndarray | None:
+    """``None`` or ``n_rows`` finite, non-negative weights with a positive sum, as float64."""
+    if sample_weight is None:
+        return None
+    rule = f"None or a 1-D array of {n_rows} finite, non-negative weights with a positive sum"
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(owner, "sample_weight", rule, sample_weight, exc=TypeError) from None
+    if w.ndim != 1 or w.shape[0] != n_rows:
+        raise ValueError(
+            f"The 'sample_weight' parameter of {owner} must be {rule}. Got an array of shape "
+            f"{w.shape} instead."
+        )
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise param_error(owner, "sample_weight", rule, sample_weight)
+    return w
 
 
 def check_target(y: Any, n: int, owner: str) -> np.ndarray:
