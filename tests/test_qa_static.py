@@ -103,3 +103,12 @@ def test_pfi_bad_sample_weight_is_rejected(data, lin, weights):
     X, y = data
     with pytest.raises((ValueError, TypeError), match="'sample_weight' parameter"):
         _pfi(lin, X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_single_column_y_frame_equals_1d_y(data, lin, explain):
+    # a (n, 1) target against (n,) predictions used to broadcast to (n, n) losses silently
+    X, y = data
+    expected = explain(lin, X, y).importances_mean
+    column = pd.DataFrame({"y": y})
+    np.testing.assert_allclose(explain(lin, X, column).importances_mean, expected)

@@ -218,6 +218,8 @@ def check_target(y: Any, n: int, owner: str) -> np.ndarray:
     arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if arr.ndim == 0 or arr.shape[0] != n:
         raise ValueError(f"{owner}: X has {n} rows but y has shape {arr.shape}.")
+    if arr.ndim == 2 and arr.shape[1] == 1:  # one target column, as scikit-learn ravels it
+        arr = arr[:, 0]
     if arr.dtype.kind in "fc":
         bad = ~np.isfinite(arr.reshape(n, -1)).all(axis=1)
         if bad.any():
