@@ -112,3 +112,14 @@ def test_single_column_y_frame_equals_1d_y(data, lin, explain):
     expected = explain(lin, X, y).importances_mean
     column = pd.DataFrame({"y": y})
     np.testing.assert_allclose(explain(lin, X, column).importances_mean, expected)
+
+
+def test_tree_pd_lightgbm_with_sanitised_names_still_uses_the_tree_method():
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["my a", "b"])
+    model = lgb.LGBMRegressor(n_estimators=5, verbose=-1).fit(X, 2 * X["my a"])
+    result = partial_dependence(model, X, "my a", grid_resolution=4)
+    assert result.method == "tree"
+    brute = partial_dependence(model, X, "my a", grid_resolution=4, method="brute")
+    np.testing.assert_allclose(result.average, brute.average, rtol=1e-6)

@@ -329,9 +329,12 @@ def _read(ens: TreeEnsemble, adapter: Model, table: Table) -> np.ndarray:
     if ens.preprocess is not None:
         raw = ens.preprocess(table.to_native(adapter.native_kind(table)))
     else:
+        # scikit-learn and XGBoost refuse renamed or reordered columns at predict time; LightGBM
+        # reads columns by position (and sanitises the names it stores), as its trees do here
         fitted = getattr(adapter.model, "feature_names_in_", None)
         if (
             fitted is not None
+            and ens.library != "lightgbm"
             and table.schema.source != "numpy"
             and [str(c) for c in fitted] != list(table.names)
         ):
