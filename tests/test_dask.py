@@ -169,3 +169,41 @@ def test_pfi_bad_input(linear_frame):
         dask_permutation_importance(linear, ddf, "y", loss="squared_error", n_repeats=0)
     with pytest.raises(ValueError, match="'loss' parameter"):
         dask_permutation_importance(linear, ddf, "y", loss="hinge")
+
+
+# --- QA: messy inputs get clear errors, never silent NaN -----------------------------------
+def _qa_frame():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(80, 2)), columns=["a", "b"])
+    df["y"] = 2 * df["a"]
+    return df
+
+
+def _qa_model(X):
+    return 2 * np.asarray(X["a"], dtype=float)
+
+
+def test_qa_pfi_target_with_nan_or_inf_is_rejected():
+    from ixplain.dask import permutation_importance as dask_pfi
+
+    for bad in (np.nan, np.inf):
+        df = _qa_frame()
+        df.loc[50, "y"] = bad
+        with pytest.raises(ValueError, match="target column 'y'.*(NaN|infinite)"):
+            dask_pfi(_qa_model, dd.from_pandas(df, npartitions=4), "y", loss="squared_error")
+
+
+def test_qa_pfi_target_given_as_series_is_a_type_error():
+    from ixplain.dask import permutation_importance as dask_pfi
+
+    ddf = dd.from_pandas(_qa_frame(), npartitions=2)
+    with pytest.raises(TypeError, match="'y' parameter"):
+        dask_pfi(_qa_model, ddf.drop(columns="y"), ddf["y"], loss="squared_error")
+
+
+def test_qa_pd_grid_resolution_is_validated_like_the_single_machine_function():
+    ddf = dd.from_pandas(_qa_frame(), npartitions=2)
+    with pytest.raises(ValueError, match="'grid_resolution' parameter"):
+        dask_partial_dependence(_qa_model, ddf.drop(columns="y"), "a", grid_resolution=1)
+    with pytest.raises(ValueError, match="'percentiles' parameter"):
+        dask_partial_dependence(_qa_model, ddf.drop(columns="y"), "a", percentiles=(0.9, 0.1))

@@ -22,6 +22,8 @@ __all__ = [
     "check_int",
     "check_options",
     "check_random_state",
+    "check_sample_weight",
+    "check_target",
     "param_error",
 ]
 
@@ -185,6 +187,48 @@ def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.G
     raise param_error(
         owner, "random_state", "None, an int >= 0 or a Generator", random_state, exc=TypeError
     )
+
+
+def check_sample_weight(sample_weight: Any, n_rows: int, owner: str) -> np.ndarray | None:
+    """``None`` or ``n_rows`` finite, non-negative weights with a positive sum, as float64."""
+    if sample_weight is None:
+        return None
+    rule = f"None or a 1-D array of {n_rows} finite, non-negative weights with a positive sum"
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise param_error(owner, "sample_weight", rule, sample_weight, exc=TypeError) from None
+    if w.ndim != 1 or w.shape[0] != n_rows:
+        raise ValueError(
+            f"The 'sample_weight' parameter of {owner} must be {rule}. Got an array of shape "
+            f"{w.shape} instead."
+        )
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise param_error(owner, "sample_weight", rule, sample_weight)
+    return w
+
+
+def check_target(y: Any, n: int, owner: str) -> np.ndarray:
+    """``y`` as an array of ``n`` targets; numeric targets must be finite.
+
+    NaN or infinite targets would turn every loss, and so every importance, into NaN.
+    """
+    if y is None:
+        raise param_error(owner, "y", "an array of n_rows targets", y, exc=TypeError)
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.ndim == 0 or arr.shape[0] != n:
+        raise ValueError(f"{owner}: X has {n} rows but y has shape {arr.shape}.")
+    if arr.ndim == 2 and arr.shape[1] == 1:  # one target column, as scikit-learn ravels it
+        arr = arr[:, 0]
+    if arr.dtype.kind in "fc":
+        bad = ~np.isfinite(arr.reshape(n, -1)).all(axis=1)
+        if bad.any():
+            row = int(bad.argmax())
+            what = "NaN" if np.isnan(arr.reshape(n, -1)[row]).any() else "an infinite value"
+            raise ValueError(
+                f"{owner}: y contains {what} (first at row {row}); drop or fill those rows."
+            )
+    return arr
 
 
 def _range_rule(base: str, lo: int | None, hi: int | None, allow_none: bool) -> str:

@@ -151,6 +151,16 @@ def partial_dependence(
     array([[0.   , 0.875]])
     """
     dd = _require_dask_frame(ddf, _PD_OWNER)
+    check_int(grid_resolution, "grid_resolution", _PD_OWNER, min_value=2)
+    try:
+        lo, hi = (float(p) for p in percentiles)
+        ok = 0 <= lo < hi <= 1 and not isinstance(percentiles, (str, bytes))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise param_error(_PD_OWNER, "percentiles",
+                          "a tuple of two floats (low, high) with 0 <= low < high <= 1",
+                          percentiles)
     check_options(method, "method", _PD_OWNER, ("auto", "brute", "recursion", "tree"))
     include_missing = check_bool(include_missing, "include_missing", _PD_OWNER)
     centered = check_bool(centered, "centered", _PD_OWNER)
@@ -342,6 +352,9 @@ def permutation_importance(
     memory_budget = int(check_int(memory_budget, "memory_budget", _PFI_OWNER, min_value=1))  # type: ignore[arg-type]
     rng = check_random_state(random_state, _PFI_OWNER)
     loss_ = get_loss(loss, _PFI_OWNER)
+    if not isinstance(y, (str, int, np.integer)) or isinstance(y, bool):
+        raise param_error(_PFI_OWNER, "y", "the name of the target column of ddf",
+                          type(y).__name__, exc=TypeError)
     columns = list(ddf.columns)
     if y not in columns:
         raise ValueError(
@@ -370,6 +383,12 @@ def permutation_importance(
             return agg
         part_rng = np.random.default_rng(seed)
         targets = part[y].to_numpy()
+        if targets.dtype.kind in "fc" and not np.isfinite(targets).all():
+            bad = part.index[int((~np.isfinite(targets)).argmax())]
+            raise ValueError(
+                f"{_PFI_OWNER}: the target column {y!r} contains NaN or infinite values (first "
+                f"at index {bad!r}); drop or fill those rows."
+            )
         table = as_table(part[columns].reset_index(drop=True), owner=_PFI_OWNER)
         model.observe_labels(targets)
         source = Table.concat([table, bg_table])

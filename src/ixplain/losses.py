@@ -81,13 +81,31 @@ def _as_index(y_true: Any, classes: Any) -> np.ndarray:
         ) from None
 
 
-def _regression_residual(y_true: Any, y_pred: Any) -> np.ndarray:
-    y = np.asarray(y_true, dtype=np.float64)
-    p = np.asarray(y_pred, dtype=np.float64)
+def _as_float(values: Any, what: str, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError):
+        example = arr.reshape(-1)[:3].tolist()
+        raise ValueError(
+            f"The regression loss {name!r} got non-numeric {what} (e.g. {example}); for class "
+            "labels use 'zero_one', or 'log_loss'/'brier' on class probabilities."
+        ) from None
+
+
+def _regression_residual(y_true: Any, y_pred: Any, name: str) -> np.ndarray:
+    y = _as_float(y_true, "targets", name)
+    p = _as_float(y_pred, "predictions", name)
     if p.ndim == 2 and y.ndim == 1:
         raise ValueError(
             f"A regression loss got predictions of shape {p.shape} for 1-D targets; use "
             "'log_loss' or 'brier' for class probabilities."
+        )
+    if p.shape != y.shape:
+        raise ValueError(
+            f"The regression loss {name!r} got predictions of shape {p.shape} and targets of "
+            f"shape {y.shape}; a model with {p.shape[1] if p.ndim == 2 else 1} output(s) needs "
+            "targets of the same shape."
         )
     return p - y
 
@@ -102,7 +120,7 @@ def squared_error(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
     >>> squared_error([1.0, 2.0], [0.0, 4.0]).tolist()
     [1.0, 4.0]
     """
-    return _reduce_outputs(_regression_residual(y_true, y_pred) ** 2)
+    return _reduce_outputs(_regression_residual(y_true, y_pred, "squared_error") ** 2)
 
 
 def absolute_error(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
@@ -111,7 +129,7 @@ def absolute_error(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
     >>> absolute_error([1.0, 2.0], [0.0, 4.0]).tolist()
     [1.0, 2.0]
     """
-    return _reduce_outputs(np.abs(_regression_residual(y_true, y_pred)))
+    return _reduce_outputs(np.abs(_regression_residual(y_true, y_pred, "absolute_error")))
 
 
 def log_loss(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:

@@ -43,6 +43,7 @@ from .._validation import (
     check_int,
     check_options,
     check_random_state,
+    check_sample_weight,
     param_error,
 )
 from ..grids import FeatureGrid, feature_grid
@@ -544,21 +545,7 @@ def _resolve_names(spec: Any, table: Table, param: str, allow_mask: bool = True)
 
 
 def _check_sample_weight(sample_weight: Any, n_rows: int) -> np.ndarray | None:
-    if sample_weight is None:
-        return None
-    rule = f"None or a 1-D array of {n_rows} finite, non-negative weights with a positive sum"
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise param_error(_OWNER, "sample_weight", rule, sample_weight, exc=TypeError) from None
-    if w.ndim != 1 or w.shape[0] != n_rows:
-        raise ValueError(
-            f"The 'sample_weight' parameter of {_OWNER} must be {rule}. Got an array of shape "
-            f"{w.shape} instead."
-        )
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise param_error(_OWNER, "sample_weight", rule, sample_weight)
-    return w
+    return check_sample_weight(sample_weight, n_rows, _OWNER)
 
 
 def _check_subsample(subsample: Any) -> int | float | None:

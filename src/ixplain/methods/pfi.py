@@ -22,9 +22,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from .._validation import check_int, check_random_state, param_error
+from .._validation import (
+    check_int,
+    check_random_state,
+    check_sample_weight,
+    check_target,
+    param_error,
+)
 from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
@@ -348,14 +353,8 @@ def permutation_importance(
     n = table.n_rows
     if n == 0:
         raise ValueError(f"{owner} got X with 0 rows.")
-    y_arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
-    if y_arr.shape[0] != n:
-        raise ValueError(f"{owner}: X has {n} rows but y has {y_arr.shape[0]}.")
-    w = None
-    if sample_weight is not None:
-        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-        if w.shape[0] != n:
-            raise ValueError(f"{owner}: X has {n} rows but sample_weight has {w.shape[0]}.")
+    y_arr = check_target(y, n, owner)
+    w = check_sample_weight(sample_weight, n, owner)
     m = _n_subsample(max_samples, n, owner)
     labels, groups = _resolve_groups(features, table.names, owner)
     G = len(groups)

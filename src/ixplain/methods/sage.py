@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float, check_int, check_random_state, param_error
+from .._validation import (
+    check_float,
+    check_int,
+    check_random_state,
+    check_target,
+    param_error,
+)
 from ..losses import get_loss
 from ..models import Model, as_model
 from ..results.importance import FeatureImportance
@@ -107,17 +113,6 @@ class _Accumulator:
         return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
 
 
-def _check_target(y: Any, n: int, owner: str) -> np.ndarray:
-    if y is None:
-        raise param_error(owner, "y", "an array of n_rows targets", y, exc=TypeError)
-    arr = np.asarray(y)
-    if arr.ndim == 0 or arr.shape[0] != n:
-        raise ValueError(f"{owner}: X has {n} rows but y has shape {arr.shape}.")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"{owner}: y contains NaN (first at row {int(np.isnan(arr).argmax())}).")
-    return arr
-
-
 def check_no_nan(table: Table, what: str, owner: str) -> None:
     """Raise ValueError naming the first numeric column of ``table`` that holds NaN."""
     for name, kind in zip(table.names, table.schema.kinds):
@@ -193,6 +188,13 @@ def estimate_sage(
     classes = model.classes_
     full = positive_column(model.predict(table), loss, model)
     bg_pred = positive_column(model.predict(background), loss, model)
+    if bg_pred.dtype.kind not in "biuf":
+        raise ValueError(
+            f"sage: {model.describe()} returned non-numeric predictions (e.g. "
+            f"{bg_pred.reshape(-1)[:3].tolist()}); SAGE averages predictions over background "
+            "rows, so explain a classifier through its probabilities (loss='log_loss' or "
+            "'brier')."
+        )
     empty_pred = bg_pred.mean(axis=0)
     y_arr = np.asarray(y)
     empty_loss = loss(y_arr, np.ascontiguousarray(np.broadcast_to(empty_pred, full.shape)), classes)
@@ -414,7 +416,7 @@ def _run(
     if table.n_rows == 0:
         raise ValueError(f"{owner}: X has no rows.")
     check_no_nan(table, "X", owner)
-    y_arr = _check_target(y, table.n_rows, owner)
+    y_arr = check_target(y, table.n_rows, owner)
     mdl = as_model(model, owner=owner)
     bg = _background_table(background, table, rng, owner)
     players, col_player = resolve_players(table.names, groups, owner)

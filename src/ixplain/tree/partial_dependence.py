@@ -329,6 +329,20 @@ def _read(ens: TreeEnsemble, adapter: Model, table: Table) -> np.ndarray:
     if ens.preprocess is not None:
         raw = ens.preprocess(table.to_native(adapter.native_kind(table)))
     else:
+        # scikit-learn and XGBoost refuse renamed or reordered columns at predict time; LightGBM
+        # reads columns by position (and sanitises the names it stores), as its trees do here
+        fitted = getattr(adapter.model, "feature_names_in_", None)
+        if (
+            fitted is not None
+            and ens.library != "lightgbm"
+            and table.schema.source != "numpy"
+            and [str(c) for c in fitted] != list(table.names)
+        ):
+            raise ValueError(
+                f"{_OWNER}: the feature names of X {list(table.names)} do not match those the "
+                f"model was fitted on {[str(c) for c in fitted]} (same columns in the same "
+                "column order needed)."
+            )
         if len(table.names) != ens.n_features:
             raise ValueError(
                 f"{_OWNER}: the model has {ens.n_features} features; the data has "

@@ -1,0 +1,125 @@
+"""QA of the static public API on messy inputs: clear errors, never silently wrong numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.tree import DecisionTreeRegressor
+
+from ixplain import partial_dependence, permutation_importance, sage, tree_partial_dependence
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    y = (2 * X["a"] + X["b"]).to_numpy()
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def lin(data):
+    X, y = data
+    return LinearRegression().fit(X, y)
+
+
+def _pfi(model, X, y, **kw):
+    return permutation_importance(model, X, y, loss=kw.pop("loss", "squared_error"),
+                                  n_repeats=2, random_state=0, **kw)
+
+
+def _sage(model, X, y, **kw):
+    return sage(model, X, y, loss=kw.pop("loss", "squared_error"), n_permutations=16,
+                random_state=0, **kw)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_y_is_rejected(data, lin, explain, bad):
+    X, y = data
+    y = y.copy()
+    y[7] = bad
+    with pytest.raises(ValueError, match=r"y .*(NaN|infinite).*row 7"):
+        explain(lin, X, y)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_y_none_is_a_clear_error(data, lin, explain):
+    X, _ = data
+    with pytest.raises(TypeError, match="'y'"):
+        explain(lin, X, None)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_y_with_wrong_shape_for_model_output(data, lin, explain):
+    X, y = data
+    with pytest.raises(ValueError, match=r"predictions of shape .*targets of shape"):
+        explain(lin, X, np.c_[y, y])  # 2-D targets, 1-D predictions
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_string_labels_with_regression_loss(data, explain):
+    X, _ = data
+    labels = np.where(X["a"] > 0, "yes", "no")
+    clf = LogisticRegression().fit(X, labels)
+    with pytest.raises(ValueError, match=r"squared_error.*non-numeric"):
+        explain(clf, X, labels)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_model_returning_strings_with_regression_loss(data, explain):
+    X, y = data
+    with pytest.raises(ValueError, match=r"non-numeric"):
+        explain(lambda d: np.array(["x"] * len(d)), X, y)
+
+
+def test_tree_pd_with_reordered_columns_is_not_silently_wrong(data):
+    X, _ = data
+    tree = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, X["a"])
+    reordered = X[["c", "b", "a"]]
+    # method="auto" falls back to brute force, where scikit-learn itself refuses
+    with pytest.raises((ValueError, RuntimeError), match=r"feature names"):
+        partial_dependence(tree, reordered, "a", grid_resolution=3)
+    with pytest.raises(ValueError, match=r"feature names"):
+        tree_partial_dependence(tree, reordered, ["a"], "thresholds")
+    # numpy input (no names) still works
+    tree_partial_dependence(tree, X.to_numpy(), [0], "thresholds")
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        -np.ones(120),
+        np.r_[np.nan, np.ones(119)],
+        np.zeros(120),
+        np.ones((120, 2)),
+        ["a"] * 120,
+    ],
+    ids=["negative", "nan", "all-zero", "2-D", "strings"],
+)
+def test_pfi_bad_sample_weight_is_rejected(data, lin, weights):
+    X, y = data
+    with pytest.raises((ValueError, TypeError), match="'sample_weight' parameter"):
+        _pfi(lin, X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("explain", [_pfi, _sage])
+def test_single_column_y_frame_equals_1d_y(data, lin, explain):
+    # a (n, 1) target against (n,) predictions used to broadcast to (n, n) losses silently
+    X, y = data
+    expected = explain(lin, X, y).importances_mean
+    column = pd.DataFrame({"y": y})
+    np.testing.assert_allclose(explain(lin, X, column).importances_mean, expected)
+
+
+def test_tree_pd_lightgbm_with_sanitised_names_still_uses_the_tree_method():
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["my a", "b"])
+    model = lgb.LGBMRegressor(n_estimators=5, verbose=-1).fit(X, 2 * X["my a"])
+    result = partial_dependence(model, X, "my a", grid_resolution=4)
+    assert result.method == "tree"
+    brute = partial_dependence(model, X, "my a", grid_resolution=4, method="brute")
+    np.testing.assert_allclose(result.average, brute.average, rtol=1e-6)
