@@ -1,0 +1,48 @@
+"""QA of ``ixplain stream`` on messy real-world input (missing values, bad output folders)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ixplain.cli import main
+from ixplain.cli._models import OnlinePreprocessor
+
+
+def _run(capsys, *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    return int(info.value.code or 0), capsys.readouterr().err
+
+
+@pytest.fixture
+def csv_with_a_missing_value(tmp_path):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    df["y"] = 2 * df["a"] + df["b"]
+    df.loc[5, "a"] = np.nan  # one empty cell, as real CSV exports have
+    path = tmp_path / "gap.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_one_missing_feature_value_does_not_poison_the_model(capsys, tmp_path, csv_with_a_missing_value):
+    code, err = _run(capsys, "stream", "--data", str(csv_with_a_missing_value), "--target", "y",
+                     "--model", "linear", "--explain", "pfi", "--out", str(tmp_path / "o"),
+                     "--no-progress")
+    assert code == 0, err
+    metric = pd.read_csv(tmp_path / "o" / "metric.csv")
+    assert np.isfinite(metric.iloc[:, 1:].to_numpy(dtype=float)[10:]).all()
+
+
+def test_preprocessor_statistics_skip_missing_values():
+    p = OnlinePreprocessor(["a"], [])
+    for v in (1.0, float("nan"), 3.0):
+        p.learn_one({"a": v})
+    # mean 2 and population variance 1 over the two observed values: 3 -> +1
+    assert p.transform_one({"a": 3.0}) == {"a": pytest.approx(1.0)}
+    z = p.transform_one({"a": float("nan")})["a"]
+    assert not math.isnan(z)
