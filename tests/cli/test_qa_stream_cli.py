@@ -46,3 +46,19 @@ def test_preprocessor_statistics_skip_missing_values():
     assert p.transform_one({"a": 3.0}) == {"a": pytest.approx(1.0)}
     z = p.transform_one({"a": float("nan")})["a"]
     assert not math.isnan(z)
+
+
+@pytest.mark.parametrize("make_out", [
+    lambda d: d / "afile" / "sub",     # parent is a regular file
+    lambda d: d / "afile",             # --out is an existing file
+])
+def test_unusable_out_fails_before_the_run_with_one_clear_line(capsys, tmp_path, make_out):
+    (tmp_path / "afile").write_text("x")
+    out = make_out(tmp_path)
+    code, err = _run(capsys, "stream", "--dataset", "bike", "--n-rows", "50", "--out", str(out),
+                     "--no-progress")
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"ixplain: error: cannot write to --out {out}")
+    assert "Traceback" not in err

@@ -145,6 +145,7 @@ def stream(
         _check_stream_options(dataset, data, task, alpha, every, n_rows, loss)
         if batch_size < 1:
             raise CLIError(f"--batch-size must be >= 1, got {batch_size}.")
+        _prepare_out(out)
         cfg = StreamConfig(
             dataset=dataset if data is None else None,
             data=str(data) if data is not None else None,
@@ -174,6 +175,18 @@ def stream(
         typer.echo(f"Report: {report}")
 
     _guard(debug, body)
+
+
+def _prepare_out(out: Path) -> None:
+    """Create the output folder now, so a bad ``--out`` fails before the run, not after it."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".ixplain-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise CLIError(f"cannot write to --out {out}: {reason}.") from None
 
 
 def _check_stream_options(dataset, data, task, alpha, every, n_rows, loss) -> None:
@@ -256,6 +269,7 @@ def explain_cmd(
             raise CLIError(f"--n-repeats must be >= 1, got {n_repeats}.")
         if grid_resolution < 2:
             raise CLIError(f"--grid-resolution must be >= 2, got {grid_resolution}.")
+        _prepare_out(out)
         cfg = ExplainConfig(
             data=str(data),
             target=target,
