@@ -62,3 +62,50 @@ def test_unusable_out_fails_before_the_run_with_one_clear_line(capsys, tmp_path,
     assert len(lines) == 1, err
     assert lines[0].startswith(f"ixplain: error: cannot write to --out {out}")
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["stream", "explain"])
+def test_a_typo_in_a_numeric_column_is_named_not_one_hot_encoded(capsys, tmp_path, command):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(18, 80, 100), "income": rng.normal(50, 10, 100)})
+    df["y"] = df["age"] * 0.5 + df["income"]
+    df["income"] = df["income"].astype(object)
+    df.loc[40, "income"] = "12,5"  # a decimal comma: the whole column would read as strings
+    path = tmp_path / "typo.csv"
+    df.to_csv(path, index=False)
+    extra = []
+    if command == "explain":
+        import joblib
+        from sklearn.linear_model import LinearRegression
+
+        joblib.dump(LinearRegression().fit(np.ones((3, 2)), [0.0, 1.0, 2.0]), tmp_path / "m.joblib")
+        extra = ["--model", str(tmp_path / "m.joblib")]
+    code, err = _run(capsys, command, "--data", str(path), "--target", "y", *extra,
+                     "--out", str(tmp_path / "o"))
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "column 'income'" in lines[0] and "'12,5'" in lines[0]
+
+
+def test_a_typo_in_a_regression_target_is_the_example_shown(capsys, tmp_path):
+    df = pd.DataFrame({"a": np.arange(50.0), "y": [str(v) for v in np.arange(50.0)]})
+    df.loc[30, "y"] = "3O.0"
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    code, err = _run(capsys, "stream", "--data", str(path), "--target", "y", "--task",
+                     "regression", "--out", str(tmp_path / "o"))
+    assert code == 2
+    assert "'3O.0'" in err
+
+
+def test_a_code_column_with_a_few_words_stays_categorical(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    codes = rng.choice(["1", "2", "3"], 100).astype(object)
+    codes[::25] = "other"
+    df = pd.DataFrame({"code": codes, "a": rng.normal(size=100)})
+    df["y"] = df["a"]
+    df.to_csv(tmp_path / "c.csv", index=False)
+    code, err = _run(capsys, "stream", "--data", str(tmp_path / "c.csv"), "--target", "y",
+                     "--explain", "pfi", "--out", str(tmp_path / "o"), "--no-progress")
+    assert code == 0, err
