@@ -82,7 +82,10 @@ def _as_index(y_true: Any, classes: Any) -> np.ndarray:
 
 
 def _regression_residual(y_true: Any, y_pred: Any) -> np.ndarray:
-    y = np.asarray(y_true, dtype=np.float64)
+    try:
+        y = np.asarray(y_true, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"A regression loss needs numeric labels y; {exc}.") from None
     p = np.asarray(y_pred, dtype=np.float64)
     if p.ndim == 2 and y.ndim == 1:
         raise ValueError(
