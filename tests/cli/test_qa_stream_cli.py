@@ -109,3 +109,15 @@ def test_a_code_column_with_a_few_words_stays_categorical(capsys, tmp_path):
     code, err = _run(capsys, "stream", "--data", str(tmp_path / "c.csv"), "--target", "y",
                      "--explain", "pfi", "--out", str(tmp_path / "o"), "--no-progress")
     assert code == 0, err
+
+
+def test_warnings_during_a_run_are_one_line_each(tmp_path, csv_with_a_missing_value):
+    from _cli_helpers import run_cli
+
+    proc = run_cli("stream", "--data", str(csv_with_a_missing_value), "--target", "y",
+                   "--out", str(tmp_path / "o"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines, "the skipped row should be reported"
+    assert all(line.startswith("ixplain: warning: ") for line in lines), proc.stderr
+    assert "n_skipped_" in proc.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,9 +38,15 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 
 def _guard(debug: bool, body: Callable[[], Any]) -> Any:
-    """Run ``body``; turn any error into one line on stderr and a non-zero exit (unless debug)."""
+    """Run ``body``; turn any error into one line on stderr and a non-zero exit (unless debug).
+
+    Warnings (rows skipped for missing values, ...) are printed as one line each too.
+    """
     try:
-        return body()
+        with warnings.catch_warnings():
+            if not debug:
+                warnings.showwarning = _one_line_warning
+            return body()
     except RunInterrupted as exc:
         typer.echo(f"ixplain: {exc}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -53,6 +60,11 @@ def _guard(debug: bool, body: Callable[[], Any]) -> Any:
             raise
         typer.echo(f"ixplain: error: {_one_line(exc)}", err=True)
         raise typer.Exit(EXIT_USER_ERROR if isinstance(exc, CLIError) else 1) from None
+
+
+def _one_line_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                      line: Any = None) -> None:
+    typer.echo(f"ixplain: warning: {' '.join(str(message).split())}", err=True)
 
 
 def _one_line(exc: BaseException) -> str:
