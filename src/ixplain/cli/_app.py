@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,9 +38,15 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 
 def _guard(debug: bool, body: Callable[[], Any]) -> Any:
-    """Run ``body``; turn any error into one line on stderr and a non-zero exit (unless debug)."""
+    """Run ``body``; turn any error into one line on stderr and a non-zero exit (unless debug).
+
+    Warnings (rows skipped for missing values, ...) are printed as one line each too.
+    """
     try:
-        return body()
+        with warnings.catch_warnings():
+            if not debug:
+                warnings.showwarning = _one_line_warning
+            return body()
     except RunInterrupted as exc:
         typer.echo(f"ixplain: {exc}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -53,6 +60,11 @@ def _guard(debug: bool, body: Callable[[], Any]) -> Any:
             raise
         typer.echo(f"ixplain: error: {_one_line(exc)}", err=True)
         raise typer.Exit(EXIT_USER_ERROR if isinstance(exc, CLIError) else 1) from None
+
+
+def _one_line_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                      line: Any = None) -> None:
+    typer.echo(f"ixplain: warning: {' '.join(str(message).split())}", err=True)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -145,6 +157,7 @@ def stream(
         _check_stream_options(dataset, data, task, alpha, every, n_rows, loss)
         if batch_size < 1:
             raise CLIError(f"--batch-size must be >= 1, got {batch_size}.")
+        _prepare_out(out)
         cfg = StreamConfig(
             dataset=dataset if data is None else None,
             data=str(data) if data is not None else None,
@@ -174,6 +187,18 @@ def stream(
         typer.echo(f"Report: {report}")
 
     _guard(debug, body)
+
+
+def _prepare_out(out: Path) -> None:
+    """Create the output folder now, so a bad ``--out`` fails before the run, not after it."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".ixplain-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise CLIError(f"cannot write to --out {out}: {reason}.") from None
 
 
 def _check_stream_options(dataset, data, task, alpha, every, n_rows, loss) -> None:
@@ -256,6 +281,7 @@ def explain_cmd(
             raise CLIError(f"--n-repeats must be >= 1, got {n_repeats}.")
         if grid_resolution < 2:
             raise CLIError(f"--grid-resolution must be >= 2, got {grid_resolution}.")
+        _prepare_out(out)
         cfg = ExplainConfig(
             data=str(data),
             target=target,

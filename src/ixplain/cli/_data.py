@@ -75,7 +75,30 @@ def select_columns(
     if frame[target].isna().any():
         n = int(frame[target].isna().sum())
         raise CLIError(f"target column {target!r} in {source} has {n} missing value(s).")
+    for name in names:
+        bad = _non_numbers(frame[name])
+        # a column of many distinct numbers with a few typos ('12,5', 'n.a'): reading it as
+        # categorical would one-hot encode every number and silently change the explanation
+        # (a code column such as 1, 2, 3, 'other' has few distinct numbers and stays categorical)
+        if (
+            bad is not None
+            and 0 < len(bad) <= 0.1 * frame[name].notna().sum()
+            and pd.to_numeric(frame[name], errors="coerce").nunique() > 20
+        ):
+            raise CLIError(
+                f"feature column {name!r} in {source} holds numbers except {len(bad)} value(s) "
+                f"such as {bad.iloc[0]!r}; fix them or leave the cells empty (missing)."
+            )
     return frame[[*names, target]], target
+
+
+def _non_numbers(column: pd.Series) -> pd.Series | None:
+    """The values of a text column that do not parse as numbers (None for other columns)."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    values = column.dropna()
+    parsed = pd.to_numeric(values, errors="coerce")
+    return values[parsed.isna()]
 
 
 def infer_task(frame: pd.DataFrame, target: str, task: str | None, source: str) -> str:
@@ -91,7 +114,8 @@ def infer_task(frame: pd.DataFrame, target: str, task: str | None, source: str) 
     n_unique = int(y.nunique())
     if task == "regression":
         if not numeric:
-            example = repr(y.iloc[0])
+            bad = _non_numbers(y)
+            example = repr(bad.iloc[0] if bad is not None and len(bad) else y.iloc[0])
             raise CLIError(
                 f"target column {target!r} in {source} is not numeric (e.g. {example}); a "
                 "regression target must be numbers."

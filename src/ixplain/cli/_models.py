@@ -82,8 +82,9 @@ class OnlinePreprocessor:
     The same transformation as River's ``(Select(num) | StandardScaler()) + (Select(cat) |
     OneHotEncoder())`` in one ``transform_one`` call (River's pipeline machinery costs several
     times the prediction of a Hoeffding tree, and explainers call the model many times per row).
-    Means and variances are Welford's running estimates over the rows learnt so far; a feature
-    with zero variance maps to 0; a category becomes the key ``"name=level"`` with value 1 and
+    Means and variances are Welford's running estimates over the values learnt so far (missing
+    values, NaN or None, are not counted, and are mapped to 0, the running mean, so one empty
+    cell does not turn the model's state into NaN); a feature with zero variance maps to 0; a category becomes the key ``"name=level"`` with value 1 and
     the other levels seen so far get 0 (River's ``OneHotEncoder`` default).
 
     Examples
@@ -99,6 +100,7 @@ class OnlinePreprocessor:
         self.numeric = list(numeric)
         self.categorical = list(categorical)
         self.n = 0
+        self.count = dict.fromkeys(self.numeric, 0)
         self.mean = dict.fromkeys(self.numeric, 0.0)
         self.m2 = dict.fromkeys(self.numeric, 0.0)
         self.levels: dict[str, dict[str, None]] = {k: {} for k in self.categorical}
@@ -109,13 +111,13 @@ class OnlinePreprocessor:
 
     def learn_one(self, x: dict[str, Any]) -> None:
         self.n += 1
-        n = self.n
         for k in self.numeric:
-            v = float(x[k])
-            if v != v:  # NaN: skip the update
+            v = _as_float(x[k])
+            if v != v:  # missing: skip the update
                 continue
+            self.count[k] += 1
             delta = v - self.mean[k]
-            self.mean[k] += delta / n
+            self.mean[k] += delta / self.count[k]
             self.m2[k] += delta * (v - self.mean[k])
         for k in self.categorical:
             self.levels[k].setdefault(f"{k}={x[k]}", None)
@@ -124,9 +126,9 @@ class OnlinePreprocessor:
     def _refresh(self) -> None:
         # the explainers call transform_one many times between two learn_one calls: cache the
         # scaling and the zero entries of the one-hot encoding
-        n = self.n
         self._affine, self._constant = [], {}
         for k in self.numeric:
+            n = self.count[k]
             var = self.m2[k] / n if n > 0 else 0.0
             if var > 0:
                 self._affine.append((k, self.mean[k], 1.0 / var**0.5))
@@ -138,13 +140,20 @@ class OnlinePreprocessor:
     def transform_one(self, x: dict[str, Any]) -> dict[str, Any]:
         if self._stale:
             self._refresh()
-        out: dict[str, Any] = {k: (float(x[k]) - m) * inv for k, m, inv in self._affine}
+        out: dict[str, Any] = {k: (_as_float(x[k]) - m) * inv for k, m, inv in self._affine}
         out.update(self._constant)
+        for k, v in out.items():
+            if v != v:  # a missing value: the running mean
+                out[k] = 0.0
         if self.categorical:
             out.update(self._zeros)
             for k in self.categorical:
                 out[f"{k}={x[k]}"] = 1
         return out
+
+
+def _as_float(v: Any) -> float:
+    return float("nan") if v is None else float(v)
 
 
 class PreprocessedRegressor:

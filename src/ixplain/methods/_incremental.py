@@ -387,7 +387,12 @@ class IncrementalExplainer:
                 bad = int((keep & ~finite).sum())
                 if bad:
                     self.n_skipped_ += bad
-                    self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)")
+                    if _nan_labels(y, keep & ~finite):
+                        self._warn(f"{bad} observation(s) have a NaN or infinite label y")
+                    else:
+                        self._warn(
+                            f"{bad} explanation(s) were not finite (does the model return NaN?)"
+                        )
             n_ok = int(ok.sum())
             if n_ok == B_kept:
                 self._aggregator.update_many(values)
@@ -640,6 +645,16 @@ class _Getter:
     def __call__(self, record: Any) -> tuple:
         values = self.get(record)
         return (values,) if self.single else values
+
+
+def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:
+    """Whether one of ``rows`` has a NaN or infinite numeric label."""
+    if y is None:
+        return False
+    try:
+        return not np.isfinite(np.asarray(y[rows], dtype=np.float64)).all()
+    except (TypeError, ValueError):  # class labels
+        return False
 
 
 def _is_number(v: Any) -> bool:

@@ -1,0 +1,123 @@
+"""QA of ``ixplain stream`` on messy real-world input (missing values, bad output folders)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ixplain.cli import main
+from ixplain.cli._models import OnlinePreprocessor
+
+
+def _run(capsys, *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    return int(info.value.code or 0), capsys.readouterr().err
+
+
+@pytest.fixture
+def csv_with_a_missing_value(tmp_path):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    df["y"] = 2 * df["a"] + df["b"]
+    df.loc[5, "a"] = np.nan  # one empty cell, as real CSV exports have
+    path = tmp_path / "gap.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_one_missing_feature_value_does_not_poison_the_model(capsys, tmp_path, csv_with_a_missing_value):
+    code, err = _run(capsys, "stream", "--data", str(csv_with_a_missing_value), "--target", "y",
+                     "--model", "linear", "--explain", "pfi", "--out", str(tmp_path / "o"),
+                     "--no-progress")
+    assert code == 0, err
+    metric = pd.read_csv(tmp_path / "o" / "metric.csv")
+    assert np.isfinite(metric.iloc[:, 1:].to_numpy(dtype=float)[10:]).all()
+
+
+def test_preprocessor_statistics_skip_missing_values():
+    p = OnlinePreprocessor(["a"], [])
+    for v in (1.0, float("nan"), 3.0):
+        p.learn_one({"a": v})
+    # mean 2 and population variance 1 over the two observed values: 3 -> +1
+    assert p.transform_one({"a": 3.0}) == {"a": pytest.approx(1.0)}
+    z = p.transform_one({"a": float("nan")})["a"]
+    assert not math.isnan(z)
+
+
+@pytest.mark.parametrize("make_out", [
+    lambda d: d / "afile" / "sub",     # parent is a regular file
+    lambda d: d / "afile",             # --out is an existing file
+])
+def test_unusable_out_fails_before_the_run_with_one_clear_line(capsys, tmp_path, make_out):
+    (tmp_path / "afile").write_text("x")
+    out = make_out(tmp_path)
+    code, err = _run(capsys, "stream", "--dataset", "bike", "--n-rows", "50", "--out", str(out),
+                     "--no-progress")
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"ixplain: error: cannot write to --out {out}")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["stream", "explain"])
+def test_a_typo_in_a_numeric_column_is_named_not_one_hot_encoded(capsys, tmp_path, command):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(18, 80, 100), "income": rng.normal(50, 10, 100)})
+    df["y"] = df["age"] * 0.5 + df["income"]
+    df["income"] = df["income"].astype(object)
+    df.loc[40, "income"] = "12,5"  # a decimal comma: the whole column would read as strings
+    path = tmp_path / "typo.csv"
+    df.to_csv(path, index=False)
+    extra = []
+    if command == "explain":
+        import joblib
+        from sklearn.linear_model import LinearRegression
+
+        joblib.dump(LinearRegression().fit(np.ones((3, 2)), [0.0, 1.0, 2.0]), tmp_path / "m.joblib")
+        extra = ["--model", str(tmp_path / "m.joblib")]
+    code, err = _run(capsys, command, "--data", str(path), "--target", "y", *extra,
+                     "--out", str(tmp_path / "o"))
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "column 'income'" in lines[0] and "'12,5'" in lines[0]
+
+
+def test_a_typo_in_a_regression_target_is_the_example_shown(capsys, tmp_path):
+    df = pd.DataFrame({"a": np.arange(50.0), "y": [str(v) for v in np.arange(50.0)]})
+    df.loc[30, "y"] = "3O.0"
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    code, err = _run(capsys, "stream", "--data", str(path), "--target", "y", "--task",
+                     "regression", "--out", str(tmp_path / "o"))
+    assert code == 2
+    assert "'3O.0'" in err
+
+
+def test_a_code_column_with_a_few_words_stays_categorical(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    codes = rng.choice(["1", "2", "3"], 100).astype(object)
+    codes[::25] = "other"
+    df = pd.DataFrame({"code": codes, "a": rng.normal(size=100)})
+    df["y"] = df["a"]
+    df.to_csv(tmp_path / "c.csv", index=False)
+    code, err = _run(capsys, "stream", "--data", str(tmp_path / "c.csv"), "--target", "y",
+                     "--explain", "pfi", "--out", str(tmp_path / "o"), "--no-progress")
+    assert code == 0, err
+
+
+def test_warnings_during_a_run_are_one_line_each(tmp_path, csv_with_a_missing_value):
+    from _cli_helpers import run_cli
+
+    proc = run_cli("stream", "--data", str(csv_with_a_missing_value), "--target", "y",
+                   "--out", str(tmp_path / "o"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines, "the skipped row should be reported"
+    assert all(line.startswith("ixplain: warning: ") for line in lines), proc.stderr
+    assert "n_skipped_" in proc.stderr
