@@ -94,7 +94,7 @@ def _as_float(values: Any, what: str, name: str) -> np.ndarray:
 
 
 def _regression_residual(y_true: Any, y_pred: Any, name: str) -> np.ndarray:
-    y = _as_float(y_true, "targets", name)
+    y = _as_float(y_true, "targets (labels y)", name)
     p = _as_float(y_pred, "predictions", name)
     if p.ndim == 2 and y.ndim == 1:
         raise ValueError(
