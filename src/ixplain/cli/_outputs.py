@@ -140,7 +140,7 @@ def write_stream_outputs(run: StreamRun, out: Path) -> dict[str, Any]:
     files += write_frame(out, "metric", metric)
 
     images: list[tuple[str, Path]] = []
-    loss_labels = {m: f"{loss} increase" for m, loss in run.losses.items()}
+    loss_labels = {m: _plots.importance_label(m, loss) for m, loss in run.losses.items()}
     if run.explainers.traces:
         images.append(
             (

@@ -20,6 +20,15 @@ _MAX_LINES = 8
 _TITLES = {"pfi": "iPFI", "sage": "iSAGE", "pdp": "iPDP"}
 
 
+def importance_label(method: str, loss: str | None) -> str:
+    """Axis label of an importance: PFI is a loss increase, SAGE a share of the loss reduction."""
+    if not loss:
+        return "importance"
+    if method == "sage":
+        return f"SAGE value ({loss} reduction)"
+    return f"{loss} increase"
+
+
 def _figure(n_panels: int, width: float = 7.5, height: float = 3.2) -> tuple[Any, list[Any]]:
     try:
         from matplotlib.figure import Figure
@@ -60,7 +69,7 @@ def plot_importance_traces(
     The band is the importance plus/minus its confidence bound (``confidence_bound(0.05)``);
     dashed red lines mark known drift points, dotted grey lines detected changes.
     """
-    fig, axes = _figure(len(traces))
+    fig, axes = _figure(len(traces), width=9.0)
     for ax, (method, trace) in zip(axes, traces.items()):
         rows = np.asarray(trace.rows)
         if len(rows) == 0:
@@ -85,9 +94,9 @@ def plot_importance_traces(
             ax.set_ylim(lo - pad, hi + pad)
         ax.set_title(f"{_TITLES.get(method, method)} over the stream (band: 95% bound)")
         ax.set_xlabel("rows seen")
-        loss = (losses or {}).get(method)
-        ax.set_ylabel(f"{loss} increase" if loss else "importance")
-        ax.legend(loc="upper left", fontsize=7, ncol=2, framealpha=0.8)
+        ax.set_ylabel(importance_label(method, (losses or {}).get(method)))
+        # outside the axes, so it never hides the curves
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, framealpha=0.8)
         ax.grid(alpha=0.3)
     fig.savefig(path, dpi=90)
     return path
