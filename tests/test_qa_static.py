@@ -123,3 +123,27 @@ def test_tree_pd_lightgbm_with_sanitised_names_still_uses_the_tree_method():
     assert result.method == "tree"
     brute = partial_dependence(model, X, "my a", grid_resolution=4, method="brute")
     np.testing.assert_allclose(result.average, brute.average, rtol=1e-6)
+
+
+def test_n_jobs_has_one_meaning_everywhere():
+    """joblib's convention in every static function: -1 is all cores, 0 is refused."""
+    import ixplain
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] + X[:, 1]
+
+    def f(A):
+        return A[:, 0] + A[:, 1]
+
+    one = ixplain.sage(f, X, y, loss="squared_error", n_permutations=64, random_state=0, n_jobs=1)
+    all_ = ixplain.sage(f, X, y, loss="squared_error", n_permutations=64, random_state=0, n_jobs=-1)
+    np.testing.assert_array_equal(one.importances_mean, all_.importances_mean)
+    for func, args in [
+        (ixplain.sage, (f, X, y)),
+        (ixplain.permutation_importance, (f, X, y)),
+        (ixplain.partial_dependence, (f, X, [0])),
+    ]:
+        kwargs = {"loss": "squared_error"} if func is not ixplain.partial_dependence else {}
+        with pytest.raises(ValueError, match=r"'n_jobs' parameter .* non-zero int.*Got 0"):
+            func(*args, n_jobs=0, **kwargs)

@@ -10,6 +10,7 @@ Validation happens once, at the public boundary; internal code trusts its inputs
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "check_bool",
     "check_float",
     "check_int",
+    "check_n_jobs",
     "check_options",
     "check_random_state",
     "check_sample_weight",
@@ -132,6 +134,35 @@ def check_float(
     if high is not None and (v > high or (v == high and not high_inclusive)):
         raise param_error(owner, name, rule, value)
     return v
+
+
+def check_n_jobs(n_jobs: Any, owner: str) -> int:
+    """Number of threads for ``n_jobs`` with joblib's meaning.
+
+    ``None`` is 1, a positive int is itself, ``-1`` is every core, ``-2`` all but one, and so on.
+
+    Raises
+    ------
+    TypeError
+        For a non-integer (bools included).
+    ValueError
+        For 0.
+
+    Examples
+    --------
+    >>> check_n_jobs(None, "sage"), check_n_jobs(3, "sage")
+    (1, 3)
+    """
+    if n_jobs is None:
+        return 1
+    rule = "None or a non-zero int (-1 = all cores)"
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise param_error(owner, "n_jobs", rule, n_jobs, exc=TypeError)
+    jobs = int(n_jobs)
+    if jobs == 0:
+        raise param_error(owner, "n_jobs", rule, n_jobs)
+    cpus = os.cpu_count() or 1
+    return jobs if jobs > 0 else max(1, cpus + 1 + jobs)
 
 
 def check_bool(value: Any, name: str, owner: str) -> bool:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -41,6 +40,7 @@ import numpy as np
 from .._validation import (
     check_bool,
     check_int,
+    check_n_jobs,
     check_options,
     check_random_state,
     check_sample_weight,
@@ -563,18 +563,6 @@ def _check_subsample(subsample: Any) -> int | float | None:
     raise param_error(_OWNER, "subsample", rule, subsample, exc=TypeError)
 
 
-def _check_n_jobs(n_jobs: Any) -> int:
-    if n_jobs is None:
-        return 1
-    rule = "None or a non-zero int (-1 = all cores)"
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
-        raise param_error(_OWNER, "n_jobs", rule, n_jobs, exc=TypeError)
-    jobs = int(n_jobs)
-    if jobs == 0:
-        raise param_error(_OWNER, "n_jobs", rule, n_jobs)
-    cpus = os.cpu_count() or 1
-    return jobs if jobs > 0 else max(1, cpus + 1 + jobs)
-
 
 def _check_custom_values(custom_values: Any, table: Table, features: list[str]) -> dict[str, Any]:
     if custom_values is None:
@@ -769,7 +757,7 @@ def partial_dependence(
     subsample = _check_subsample(subsample)
     rng = check_random_state(random_state, _OWNER)
     memory_budget = check_int(memory_budget, "memory_budget", _OWNER, min_value=1) or 1
-    n_jobs_ = _check_n_jobs(n_jobs)
+    n_jobs_ = check_n_jobs(n_jobs, _OWNER)
     if include_missing != "auto":
         include_missing = check_bool(include_missing, "include_missing", _OWNER)
     if feature_names is not None and (

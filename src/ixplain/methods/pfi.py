@@ -25,6 +25,7 @@ import numpy as np
 
 from .._validation import (
     check_int,
+    check_n_jobs,
     check_random_state,
     check_sample_weight,
     check_target,
@@ -345,7 +346,7 @@ def permutation_importance(
     """
     owner = "permutation_importance"
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
-    check_int(n_jobs, "n_jobs", owner, allow_none=True)
+    check_n_jobs(n_jobs, owner)
     rng = check_random_state(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)

@@ -17,6 +17,7 @@ import numpy as np
 from .._validation import (
     check_float,
     check_int,
+    check_n_jobs,
     check_random_state,
     check_target,
     param_error,
@@ -408,7 +409,7 @@ def _run(
             owner, "n_permutations", "an int >= 1 when convergence_threshold is None", None
         )
     bs = check_int(batch_size, "batch_size", owner, min_value=1)
-    jobs = check_int(n_jobs, "n_jobs", owner, min_value=1, allow_none=True) or 1
+    jobs = check_n_jobs(n_jobs, owner)
     if not isinstance(control_variate, (bool, np.bool_)):
         raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
     rng = check_random_state(random_state, owner)
