@@ -147,3 +147,10 @@ def test_n_jobs_has_one_meaning_everywhere():
         kwargs = {"loss": "squared_error"} if func is not ixplain.partial_dependence else {}
         with pytest.raises(ValueError, match=r"'n_jobs' parameter .* non-zero int.*Got 0"):
             func(*args, n_jobs=0, **kwargs)
+
+
+def test_a_feature_listed_twice_is_refused():
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    with pytest.raises(ValueError, match=r"\['x0'\] appear more than once"):
+        permutation_importance(lambda A: A[:, 0], X, X[:, 0], loss="squared_error",
+                               features=["x0", 0])

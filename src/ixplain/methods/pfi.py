@@ -229,6 +229,12 @@ def _resolve_groups(
     if not features:
         raise param_error(owner, "features", "a non-empty list or dict", features)
     resolved = [one(f) for f in features]
+    repeated = sorted({n for n in resolved if resolved.count(n) > 1})
+    if repeated:
+        raise ValueError(
+            f"{owner}: feature(s) {repeated} appear more than once in 'features' (by name or "
+            "index); list each once, or use a dict to permute columns jointly."
+        )
     return resolved, [[n] for n in resolved]
 
 
