@@ -351,3 +351,47 @@ def test_stream_start_in_a_batch_never_feeds_placeholders_to_the_model():
     e = IncrementalPFI(model, "squared_error", alpha=0.1, random_state=0)
     e.explain_many(X, y)
     assert e.n_explained_ == 49 and np.isfinite(e.importances_).all()
+
+
+@pytest.mark.parametrize("kind", ["records", "numpy", "pandas_int", "sklearn"])
+@pytest.mark.parametrize("n_samples", [1, 3])
+def test_single_row_path_equals_general_path(kind, n_samples):
+    """explain_one's single-row fast path gives bit for bit what the general path of
+    pfi_losses gives on the same draws, for every model input kind (records, numpy, a pandas
+    frame with int columns, scikit-learn)."""
+    import pandas as pd
+    from sklearn.linear_model import LinearRegression
+
+    from ixplain import GeometricReservoir
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(-3, 4, size=(120, 3)).astype(np.float64)
+    y = 2 * X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=120)
+    if kind == "records":
+        rows = [dict(zip("abc", r)) for r in X.tolist()]
+        model = lambda R: np.array([2 * r["a"] - r["b"] + 0.5 * r["c"] ** 2 for r in R])  # noqa: E731
+    elif kind == "numpy":
+        rows = list(X)
+        model = lambda A: 2 * A[:, 0] - A[:, 1] + 0.5 * A[:, 2] ** 2  # noqa: E731
+    elif kind == "pandas_int":
+        frame = pd.DataFrame(X.astype(np.int64), columns=list("abc"))
+        rows = [frame.iloc[i] for i in range(len(frame))]
+        model = lambda D: (2 * D["a"] - D["b"] + 0.5 * D["c"] ** 2).to_numpy()  # noqa: E731
+    else:
+        rows = [dict(zip("abc", r)) for r in X.tolist()]
+        model = LinearRegression().fit(X, y)
+
+    def make():
+        return IncrementalPFI(model, "squared_error", alpha=0.05, n_samples=n_samples,
+                              storage=GeometricReservoir(30, p=1.0, random_state=1),
+                              random_state=2)
+
+    fast, general = make(), make()
+    general._all_numeric = False  # forces the column-wise path of pfi_losses
+    for r, t in zip(rows, y):
+        fast.explain_one(r, t)
+        general.explain_one(r, t)
+    assert fast._native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
+                                 "sklearn": "numpy"}[kind]
+    assert np.any(fast.importances_ != 0)
+    np.testing.assert_array_equal(fast.importances_, general.importances_)

@@ -587,6 +587,10 @@ class IncrementalPFI(IncrementalExplainer):
         self._loss = get_loss(loss, self._owner)
         self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
+        # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
+        self._row_layout: tuple | None = None
+        self._native_kind: str | None = None
+        self._names_list: list[str] = []
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -614,6 +618,8 @@ class IncrementalPFI(IncrementalExplainer):
         matrix = None
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
+        if B == 1 and self._all_numeric:
+            return self._explain_row(X, y, sampler)
         if self._all_numeric:
             num, _ = sampler.draw_blocks(d * S)
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
@@ -628,6 +634,45 @@ class IncrementalPFI(IncrementalExplainer):
             )
         diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
                               self._groups, y, matrix)
+        return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
+
+    def _explain_row(self, X: Table, y: np.ndarray, sampler: Sampler) -> np.ndarray:
+        """:meth:`_explain_batch` for one all-numeric row: the same values as
+        :func:`pfi_losses` (same draws, same arithmetic) without its general bookkeeping."""
+        names = X.names
+        d, S = len(names), self.n_samples
+        num, _ = sampler.draw_blocks(d * S)  # (d * S, d): draw s of feature j at row j * S + s
+        xm = getattr(X.columns, "matrix", None)
+        if xm is None:
+            xm = np.column_stack([X.columns[n] for n in names])
+        fast = self._row_layout
+        if fast is None or fast[0] != d:
+            rr = np.arange(d * S)
+            fast = self._row_layout = (d, rr + 1, rr, np.repeat(np.arange(d), S))
+        _, dest, src, cols = fast
+        # row 0: the observation; row 1 + j * S + s: feature j replaced by draw s
+        perturbed = np.repeat(xm, 1 + d * S, axis=0)
+        perturbed[dest, cols] = num[src, cols]
+        model = self._model
+        kind = self._native_kind
+        if kind is not None:  # the native input _StackedTable.to_native would build
+            native = ([dict(zip(names, r)) for r in perturbed.tolist()] if kind == "records"
+                      else perturbed)
+            preds = model._call_native(native, 1 + d * S, kind, self._names_list)
+        else:
+            schema = self._schema
+            assert schema is not None
+            table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(names)},
+                                  schema, frozenset(), perturbed)
+            if 1 + d * S <= rows_for_budget(d):  # predict makes one native call
+                kind = model.native_kind(table)
+                if kind == "records" or (kind == "numpy"
+                                         and schema.array_dtype in (None, np.float64)):
+                    self._native_kind = kind
+                    self._names_list = list(names)
+            preds = model.predict(table)
+        losses = self._loss(np.repeat(y, 1 + d * S, axis=0), preds, model.classes_)
+        diffs = losses[1:].reshape(1, d, S) - losses[0]
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
