@@ -395,3 +395,23 @@ def test_single_row_path_equals_general_path(kind, n_samples):
                                  "sklearn": "numpy"}[kind]
     assert np.any(fast.importances_ != 0)
     np.testing.assert_array_equal(fast.importances_, general.importances_)
+
+
+def test_non_finite_explanation_of_one_row_is_skipped_with_a_warning_at_the_caller():
+    """A model returning NaN for one row: explain_one skips the row, counts it, warns once,
+    and the warning points at the caller's line; the estimate stays that of the other rows."""
+    def model(R):
+        return np.array([np.nan if r["a"] == 5.0 else r["a"] for r in R])
+
+    e = IncrementalPFI(model, "squared_error", alpha=0.5, random_state=0)
+    ref = IncrementalPFI(lambda R: np.array([r["a"] for r in R]), "squared_error", alpha=0.5,
+                         random_state=0)
+    e.explain_one({"a": 1.0, "b": 0.0}, 1.0)
+    ref.explain_one({"a": 1.0, "b": 0.0}, 1.0)
+    with pytest.warns(RuntimeWarning, match="not finite") as record:
+        e.explain_one({"a": 5.0, "b": 0.0}, 5.0)
+    assert record[0].filename == __file__
+    assert (e.n_seen_, e.n_explained_, e.n_skipped_) == (2, 0, 1)
+    np.testing.assert_array_equal(e.importances_, [0.0, 0.0])
+    ref.explain_one({"a": 5.0, "b": 0.0}, 5.0)
+    assert ref.n_explained_ == 1 and ref.importances_[0] == 0.5 * 16.0
