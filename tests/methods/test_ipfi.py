@@ -381,16 +381,25 @@ def test_single_row_path_equals_general_path(kind, n_samples):
         rows = [dict(zip("abc", r)) for r in X.tolist()]
         model = LinearRegression().fit(X, y)
 
-    def make():
-        return IncrementalPFI(model, "squared_error", alpha=0.05, n_samples=n_samples,
+    seen = {"fast": [], "general": []}
+
+    def make(key):
+        if kind != "records":
+            f = model
+        else:  # log what the model receives: records with the same keys, order and values
+            def f(R):
+                seen[key].append([list(r.items()) for r in R])
+                return model(R)
+        return IncrementalPFI(f, "squared_error", alpha=0.05, n_samples=n_samples,
                               storage=GeometricReservoir(30, p=1.0, random_state=1),
                               random_state=2)
 
-    fast, general = make(), make()
+    fast, general = make("fast"), make("general")
     general._all_numeric = False  # forces the column-wise path of pfi_losses
     for r, t in zip(rows, y):
         fast.explain_one(r, t)
         general.explain_one(r, t)
+    assert seen["fast"] == seen["general"]
     assert fast._native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
                                  "sklearn": "numpy"}[kind]
     assert np.any(fast.importances_ != 0)
