@@ -351,3 +351,76 @@ def test_stream_start_in_a_batch_never_feeds_placeholders_to_the_model():
     e = IncrementalPFI(model, "squared_error", alpha=0.1, random_state=0)
     e.explain_many(X, y)
     assert e.n_explained_ == 49 and np.isfinite(e.importances_).all()
+
+
+@pytest.mark.parametrize("kind", ["records", "numpy", "pandas_int", "sklearn"])
+@pytest.mark.parametrize("n_samples", [1, 3])
+def test_single_row_path_equals_general_path(kind, n_samples):
+    """explain_one's single-row fast path gives bit for bit what the general path of
+    pfi_losses gives on the same draws, for every model input kind (records, numpy, a pandas
+    frame with int columns, scikit-learn)."""
+    import pandas as pd
+    from sklearn.linear_model import LinearRegression
+
+    from ixplain import GeometricReservoir
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(-3, 4, size=(120, 3)).astype(np.float64)
+    y = 2 * X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=120)
+    if kind == "records":
+        rows = [dict(zip("abc", r)) for r in X.tolist()]
+        model = lambda R: np.array([2 * r["a"] - r["b"] + 0.5 * r["c"] ** 2 for r in R])  # noqa: E731
+    elif kind == "numpy":
+        rows = list(X)
+        model = lambda A: 2 * A[:, 0] - A[:, 1] + 0.5 * A[:, 2] ** 2  # noqa: E731
+    elif kind == "pandas_int":
+        frame = pd.DataFrame(X.astype(np.int64), columns=list("abc"))
+        rows = [frame.iloc[i] for i in range(len(frame))]
+        model = lambda D: (2 * D["a"] - D["b"] + 0.5 * D["c"] ** 2).to_numpy()  # noqa: E731
+    else:
+        rows = [dict(zip("abc", r)) for r in X.tolist()]
+        model = LinearRegression().fit(X, y)
+
+    seen = {"fast": [], "general": []}
+
+    def make(key):
+        if kind != "records":
+            f = model
+        else:  # log what the model receives: records with the same keys, order and values
+            def f(R):
+                seen[key].append([list(r.items()) for r in R])
+                return model(R)
+        return IncrementalPFI(f, "squared_error", alpha=0.05, n_samples=n_samples,
+                              storage=GeometricReservoir(30, p=1.0, random_state=1),
+                              random_state=2)
+
+    fast, general = make("fast"), make("general")
+    general._all_numeric = False  # forces the column-wise path of pfi_losses
+    for r, t in zip(rows, y):
+        fast.explain_one(r, t)
+        general.explain_one(r, t)
+    assert seen["fast"] == seen["general"]
+    assert fast._native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
+                                 "sklearn": "numpy"}[kind]
+    assert np.any(fast.importances_ != 0)
+    np.testing.assert_array_equal(fast.importances_, general.importances_)
+
+
+def test_non_finite_explanation_of_one_row_is_skipped_with_a_warning_at_the_caller():
+    """A model returning NaN for one row: explain_one skips the row, counts it, warns once,
+    and the warning points at the caller's line; the estimate stays that of the other rows."""
+    def model(R):
+        return np.array([np.nan if r["a"] == 5.0 else r["a"] for r in R])
+
+    e = IncrementalPFI(model, "squared_error", alpha=0.5, random_state=0)
+    ref = IncrementalPFI(lambda R: np.array([r["a"] for r in R]), "squared_error", alpha=0.5,
+                         random_state=0)
+    e.explain_one({"a": 1.0, "b": 0.0}, 1.0)
+    ref.explain_one({"a": 1.0, "b": 0.0}, 1.0)
+    with pytest.warns(RuntimeWarning, match="not finite") as record:
+        e.explain_one({"a": 5.0, "b": 0.0}, 5.0)
+    assert record[0].filename == __file__
+    assert (e.n_seen_, e.n_explained_, e.n_skipped_) == (2, 0, 1)
+    np.testing.assert_array_equal(e.importances_, [0.0, 0.0])
+    ref.explain_one({"a": 5.0, "b": 0.0}, 5.0)
+    assert ref.n_explained_ == 1 and ref.importances_[0] == 0.5 * 16.0

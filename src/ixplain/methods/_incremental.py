@@ -359,6 +359,9 @@ class IncrementalExplainer:
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None
     ) -> None:
         B = len(next(iter(cols.values())))
+        if B == 1 and (has_nan is False or self.nan_policy == "pass"):
+            self._process_one(cols, y)
+            return
         B_kept = B
         if self.nan_policy != "pass" and has_nan is not False:
             cols, y, B_kept = self._apply_nan_policy(cols, y, B)
@@ -401,6 +404,35 @@ class IncrementalExplainer:
             self.n_explained_ += n_ok
         self._after(B)
 
+    def _process_one(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
+        """:meth:`_process` for one row that needs no NaN check (same steps, same order)."""
+        storage = self.storage
+        if storage._schema is None:
+            assert self._schema is not None
+            storage._ensure_schema(self._schema)
+        slots = storage._plan(1)
+        if y is not None:
+            self._model.observe_labels(y)
+        values = None
+        if not self.requires_storage or len(storage) > 0:
+            sampler = Sampler(storage, cols, slots, self._rng, self._make_table)
+            values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
+                                dtype=np.float64)
+        storage._write(cols, slots, y)
+        if values is not None:
+            if np.isfinite(values).all():
+                agg = self._aggregator
+                if type(agg) is EWMean:  # what update_many does with one row
+                    agg.update(values[0])
+                else:
+                    agg.update_many(values)
+                self.n_explained_ += 1
+            else:
+                self.n_skipped_ += 1
+                self._warn("1 explanation(s) were not finite (does the model return NaN?)",
+                           depth=1)
+        self._after(1)
+
     def _after(self, B: int) -> None:
         before = self.n_seen_
         self.n_seen_ += B
@@ -408,12 +440,13 @@ class IncrementalExplainer:
         if every and self.n_seen_ // every > before // every and self._aggregator.n > 0:
             self.history_.append((self.n_seen_, self.importances_, self.variances_))
 
-    def _warn(self, message: str) -> None:
+    def _warn(self, message: str, depth: int = 0) -> None:
+        """Warn once; ``depth``: extra frames between :meth:`_process` and this call."""
         if not self._warned:
             warnings.warn(
                 f"{self._owner}: {message}; such rows are skipped (n_skipped_ counts them).",
                 RuntimeWarning,
-                stacklevel=4,
+                stacklevel=4 + depth,
             )
             self._warned = True
 

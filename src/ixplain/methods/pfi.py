@@ -593,6 +593,11 @@ class IncrementalPFI(IncrementalExplainer):
         self._loss = get_loss(loss, self._owner)
         self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
+        # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
+        self._row_layout: tuple | None = None
+        self._native_kind: str | None = None
+        self._names_list: list[str] = []
+        self._row_names: list[str] = []
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -620,6 +625,8 @@ class IncrementalPFI(IncrementalExplainer):
         matrix = None
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
+        if B == 1 and self._all_numeric:
+            return self._explain_row(X, y, sampler)
         if self._all_numeric:
             num, _ = sampler.draw_blocks(d * S)
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
@@ -634,6 +641,57 @@ class IncrementalPFI(IncrementalExplainer):
             )
         diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
                               self._groups, y, matrix)
+        return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
+
+    def _explain_row(self, X: Table, y: np.ndarray, sampler: Sampler) -> np.ndarray:
+        """:meth:`_explain_batch` for one all-numeric row: the same values as
+        :func:`pfi_losses` (same draws, same arithmetic) without its general bookkeeping."""
+        names = X.names
+        d, S = len(names), self.n_samples
+        num, _ = sampler.draw_blocks(d * S)  # (d * S, d): draw s of feature j at row j * S + s
+        xm = getattr(X.columns, "matrix", None)
+        if xm is None:
+            xm = np.column_stack([X.columns[n] for n in names])
+        fast = self._row_layout
+        if fast is None or fast[0] != d:
+            rr = np.arange(d * S)
+            fast = self._row_layout = (d, rr + 1, rr, np.repeat(np.arange(d), S))
+            self._row_names = [names[j] for j in fast[3]]  # the replaced feature of each row
+        _, dest, src, cols = fast
+        # row 0: the observation; row 1 + j * S + s: feature j replaced by draw s
+        model = self._model
+        kind = self._native_kind
+        n_rows = 1 + d * S
+        if kind == "records":
+            # what _StackedTable.to_native builds, [dict(zip(names, r)) for r in
+            # perturbed.tolist()]: row 0's dict, then copies of it with one value replaced
+            # (same keys in the same order, same floats)
+            base = dict(zip(names, xm[0].tolist()))
+            records = [base]
+            for name, v in zip(self._row_names, num[src, cols].tolist()):
+                rec = base.copy()
+                rec[name] = v
+                records.append(rec)
+            preds = model._call_native(records, n_rows, kind, self._names_list)
+        else:
+            perturbed = np.repeat(xm, n_rows, axis=0)
+            perturbed[dest, cols] = num[src, cols]
+            if kind == "numpy":  # what _StackedTable.to_native gives: the matrix itself
+                preds = model._call_native(perturbed, n_rows, kind, self._names_list)
+            else:
+                schema = self._schema
+                assert schema is not None
+                table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(names)},
+                                      schema, frozenset(), perturbed)
+                if n_rows <= rows_for_budget(d):  # predict makes one native call
+                    kind = model.native_kind(table)
+                    if kind == "records" or (kind == "numpy"
+                                             and schema.array_dtype in (None, np.float64)):
+                        self._native_kind = kind
+                        self._names_list = list(names)
+                preds = model.predict(table)
+        losses = self._loss(np.repeat(y, n_rows, axis=0), preds, model.classes_)
+        diffs = losses[1:].reshape(1, d, S) - losses[0]
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
