@@ -429,8 +429,11 @@ class IncrementalExplainer:
                 self.n_explained_ += 1
             else:
                 self.n_skipped_ += 1
-                self._warn("1 explanation(s) were not finite (does the model return NaN?)",
-                           depth=1)
+                if _nan_labels(y, np.ones(1, dtype=bool)):
+                    message = "1 observation(s) have a NaN or infinite label y"
+                else:
+                    message = "1 explanation(s) were not finite (does the model return NaN?)"
+                self._warn(message, depth=1)
         self._after(1)
 
     def _after(self, B: int) -> None:
