@@ -165,3 +165,16 @@ def test_conversion_between_kinds():
     assert arr.dtype == object and arr.shape == (2, 2)
     with pytest.raises(ValueError, match="Unknown native input kind"):
         t.to_native("arrow")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_])
+def test_to_frame_single_dtype_block_equals_the_per_column_frame(dtype):
+    """The one-block fast path gives the same frame (labels, dtypes, values, index) as building
+    it column by column, including integer column labels."""
+    rng = np.random.default_rng(0)
+    values = (rng.normal(size=(7, 3)) * 10).astype(dtype)
+    df = pd.DataFrame(values, columns=[3, "b", 0])
+    table = as_table(df)
+    expected = pd.DataFrame({c: pd.Series(values[:, i], name=c) for i, c in enumerate(df.columns)})
+    pd.testing.assert_frame_equal(table.to_frame(), expected)
+    pd.testing.assert_frame_equal(table.tile(2).to_frame().iloc[7:].reset_index(drop=True), expected)

@@ -428,6 +428,13 @@ class Table:
 
     def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame with the original labels and dtypes (RangeIndex)."""
+        cols = list(self.columns.values())
+        if cols and all(isinstance(c, np.ndarray) for c in cols):
+            dtypes = {c.dtype for c in cols}
+            if len(dtypes) == 1 and next(iter(dtypes)).kind in "iufb":
+                # one numeric dtype: one 2-D block (about 5x faster than a Series per column;
+                # a stream explainer builds one frame per observation)
+                return pd.DataFrame(np.column_stack(cols), columns=pd.Index(list(self.schema.labels)))
         data = {}
         for label, c in zip(self.schema.labels, self.columns.values()):
             data[label] = pd.Series(c, name=label, copy=False)
