@@ -544,10 +544,6 @@ def _resolve_names(spec: Any, table: Table, param: str, allow_mask: bool = True)
     return out
 
 
-def _check_sample_weight(sample_weight: Any, n_rows: int) -> np.ndarray | None:
-    return check_sample_weight(sample_weight, n_rows, _OWNER)
-
-
 def _check_subsample(subsample: Any) -> int | float | None:
     rule = "None, an int >= 1 or a float in (0, 1]"
     if subsample is None:
@@ -797,7 +793,7 @@ def partial_dependence(
             table, _resolve_names(categorical_features, table, "categorical_features")
         )
     custom = _check_custom_values(custom_values, table, feats)
-    weights = _check_sample_weight(sample_weight, table.n_rows)
+    weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
 
     model = _make_model(estimator, response_method, target, input_kind, method)
     if include_missing == "auto":

@@ -36,7 +36,7 @@ from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage
-from ..tabular import Table, as_table
+from ..tabular import Table, _take, as_table
 from ._incremental import IncrementalExplainer, Sampler
 
 __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
@@ -102,10 +102,6 @@ class _StackedTable(Table):
             names = self.names
             return [dict(zip(names, row)) for row in self.matrix.tolist()]
         return super().to_native(kind)
-
-
-def _take(values: Any, idx: np.ndarray) -> Any:
-    return values[idx] if isinstance(values, np.ndarray) else values.take(idx)
 
 
 def pfi_losses(
