@@ -76,8 +76,14 @@ class EWMean(Aggregator):
             self._mean = np.zeros_like(x)
             self._sq = np.zeros_like(x)
         a = self.alpha if weight == 1.0 else 1.0 - (1.0 - self.alpha) ** weight
-        self._mean = (1.0 - a) * self._mean + a * x
-        self._sq = (1.0 - a) * self._sq + a * x * x
+        # in place, the same operations as m = (1 - a) * m + a * x and s = (1 - a) * s + a * x * x
+        # (same roundings, so the same values; get() hands out copies)
+        ax = a * x
+        self._mean *= 1.0 - a
+        self._mean += ax
+        ax *= x
+        self._sq *= 1.0 - a
+        self._sq += ax
         self.n += 1
 
     def update_many(self, values: Any) -> None:

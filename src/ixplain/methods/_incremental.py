@@ -19,7 +19,10 @@ storage of past rows (:mod:`ixplain.storage`). This module does everything excep
 * ``history_`` snapshots, the confidence bound, the random generator, pickling.
 
 A subclass writes only :meth:`IncrementalExplainer._explain_batch` -- the batched ``lambda`` --
-and, if needed, :meth:`IncrementalExplainer._value_shape` and :meth:`_default_storage`.
+and, if needed, :meth:`IncrementalExplainer._value_shape` and :meth:`_default_storage`. It may
+add :meth:`IncrementalExplainer._explain_numeric_row`, the same ``lambda`` for one all-numeric
+row given as an array (the per-observation hot path of ``explain_one``; it must give the values
+``_explain_batch`` gives for that row, from the same draws).
 
 Missing values (``nan_policy``)
 -------------------------------
@@ -223,6 +226,13 @@ class IncrementalExplainer:
         """
         raise NotImplementedError
 
+    def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
+        """Optional fast form of :meth:`_explain_batch` for one row whose features are all
+        numeric: ``xm`` of shape (1, n_features) float64 (do not modify it), drawing from
+        ``self.storage`` (which holds a row) with ``self._rng`` exactly as the batch form would.
+        Returns ``(1, *value_shape)`` values, or None to use :meth:`_explain_batch`."""
+        return None
+
     def _value_shape(self) -> tuple[int, ...]:
         """Shape of one explanation (default: one value per feature)."""
         assert self.feature_names_ is not None
@@ -415,12 +425,17 @@ class IncrementalExplainer:
             self._model.observe_labels(y)
         values = None
         if not self.requires_storage or len(storage) > 0:
-            sampler = Sampler(storage, cols, slots, self._rng, self._make_table)
-            values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
-                                dtype=np.float64)
+            matrix = getattr(cols, "matrix", None)
+            if matrix is not None and len(storage) > 0:
+                values = self._explain_numeric_row(matrix, y)
+            if values is None:
+                sampler = Sampler(storage, cols, slots, self._rng, self._make_table)
+                values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
+                                    dtype=np.float64)
         storage._write(cols, slots, y)
         if values is not None:
-            if np.isfinite(values).all():
+            total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
+            if np.isfinite(total) or np.isfinite(values).all():
                 agg = self._aggregator
                 if type(agg) is EWMean:  # what update_many does with one row
                     agg.update(values[0])
@@ -529,9 +544,10 @@ class IncrementalExplainer:
             except (TypeError, ValueError):
                 num = None
             if num is not None:
-                return Batch.from_matrix(num.reshape(1, -1), schema.names), bool(
-                    np.isnan(num).any()
-                )
+                # a dot product is NaN exactly when a value is NaN (inf * inf is inf), and
+                # cheaper than np.isnan(num).any() on one row
+                dot = num @ num
+                return Batch.from_matrix(num.reshape(1, -1), schema.names), bool(dot != dot)
         cols = {
             name: self._as_column(name, kind, [v])
             for name, kind, v in zip(schema.names, kinds, values)

@@ -617,12 +617,16 @@ class IncrementalPFI(IncrementalExplainer):
         if self._groups is None:
             self._groups = tuple((n,) for n in names)
         assert y is not None and self._schema is not None
-        repl = B + np.arange(B * d * S).reshape(B, d, S)
-        matrix = None
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
         if B == 1 and self._all_numeric:
-            return self._explain_row(X, y, sampler)
+            num, _ = sampler.draw_blocks(d * S)
+            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
+            if xm is None:
+                xm = np.column_stack([X.columns[n] for n in names])
+            return self._explain_row(xm, y, num)
+        repl = B + np.arange(B * d * S).reshape(B, d, S)
+        matrix = None
         if self._all_numeric:
             num, _ = sampler.draw_blocks(d * S)
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
@@ -639,15 +643,20 @@ class IncrementalPFI(IncrementalExplainer):
                               self._groups, y, matrix)
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
-    def _explain_row(self, X: Table, y: np.ndarray, sampler: Sampler) -> np.ndarray:
-        """:meth:`_explain_batch` for one all-numeric row: the same values as
-        :func:`pfi_losses` (same draws, same arithmetic) without its general bookkeeping."""
-        names = X.names
+    def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
+        if self._all_numeric is False or y is None:
+            return None
+        d = xm.shape[1]
+        return self._explain_row(xm, y, self.storage._draw_numeric(d * self.n_samples, self._rng))
+
+    def _explain_row(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
+        """:meth:`_explain_batch` for one all-numeric row ``xm`` (shape (1, d)) with the
+        ``d * n_samples`` drawn rows ``num`` (draw ``s`` of feature ``j`` at row ``j * S + s``):
+        the same values as :func:`pfi_losses` (same draws, same arithmetic) without its general
+        bookkeeping."""
+        assert self._schema is not None
+        names = self._schema.names
         d, S = len(names), self.n_samples
-        num, _ = sampler.draw_blocks(d * S)  # (d * S, d): draw s of feature j at row j * S + s
-        xm = getattr(X.columns, "matrix", None)
-        if xm is None:
-            xm = np.column_stack([X.columns[n] for n in names])
         fast = self._row_layout
         if fast is None or fast[0] != d:
             rr = np.arange(d * S)

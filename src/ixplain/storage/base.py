@@ -314,7 +314,10 @@ class SlotStorage:
             if slot < 0:
                 return
             try:
-                if self._num_names:
+                matrix = getattr(cols, "matrix", None)
+                if matrix is not None and not self._cat_names:
+                    self._num[slot] = matrix[0]  # the numeric columns in order, already float64
+                elif self._num_names:
                     self._num[slot] = [cols[c][0] for c in self._num_names]
             except (TypeError, ValueError):
                 bad = next(c for c in self._num_names if not _is_real(cols[c][0]))
@@ -350,6 +353,18 @@ class SlotStorage:
             self._y[dest] = y[rows]
         self._len = max(self._len, int(np.max(dest)) + 1)
 
+    def _draw_index(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` held slots drawn uniformly with replacement (the storage must hold a row).
+
+        One ``Generator.random`` call (much cheaper per call than ``Generator.integers``).
+        """
+        return (rng.random(n) * self._len).astype(np.intp)
+
+    def _draw_numeric(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """For one incoming row: ``n`` held rows' numeric block, shape (n, n_numeric) -- the
+        draws :meth:`_sample_blocks` makes for a batch of one row (the storage must hold a row)."""
+        return self._num[self._draw_index(n, rng)]
+
     def _sample_during(
         self,
         batch: dict[str, np.ndarray],
@@ -379,11 +394,12 @@ class SlotStorage:
         """
         B = len(slots)
         len0 = self._len
-        if B == 1:  # (Generator.random is much cheaper per call than Generator.integers)
-            idx = (rng.random(n) * max(len0, 1)).astype(np.intp)
+        if B == 1:
             if len0 == 0:  # nothing held yet: "draw" the row itself (its values are discarded)
+                rng.random(n)  # the same draws as below, so the stream of randomness is too
                 bnum, bcat = self._blocks(batch)
                 return np.repeat(bnum, n, axis=0), np.repeat(bcat, n, axis=0), np.array([False])
+            idx = self._draw_index(n, rng)
             num = self._num[idx] if self._num.shape[1] else self._num[:n]
             cat = self._cat[idx] if self._cat.shape[1] else self._cat[:n]
             return num, cat, np.array([True])
