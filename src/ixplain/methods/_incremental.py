@@ -272,7 +272,10 @@ class IncrementalExplainer:
             cols, has_nan = self._convert_record(x)
         else:
             cols = self._convert(x, single=True)
-        self._process(cols, self._convert_y(y, 1, single=True), has_nan)
+        if has_nan is False:  # what _process does with one NaN-free row
+            self._process_one(cols, self._convert_y(y, 1, single=True))
+        else:
+            self._process(cols, self._convert_y(y, 1, single=True), has_nan)
         return self.importances_
 
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
@@ -595,8 +598,10 @@ class IncrementalExplainer:
             try:
                 if all(k == "numeric" for k in schema.kinds):
                     try:  # every value converted in C: itemgetter per record, one fromiter
+                        get = getter.get  # the C itemgetter (one value for one feature)
                         flat = np.fromiter(
-                            itertools.chain.from_iterable(map(getter, X)),
+                            map(get, X) if getter.single
+                            else itertools.chain.from_iterable(map(get, X)),
                             dtype=np.float64,
                             count=len(X) * len(labels),
                         )

@@ -660,8 +660,11 @@ class IncrementalPFI(IncrementalExplainer):
         fast = self._row_layout
         if fast is None or fast[0] != d:
             rr = np.arange(d * S)
-            fast = self._row_layout = (d, rr + 1, rr, np.repeat(np.arange(d), S))
-            self._row_names = [names[j] for j in fast[3]]  # the replaced feature of each row
+            cols = np.repeat(np.arange(d), S)
+            # flat positions of the replaced cells: (row 1 + r, column cols[r]) of the perturbed
+            # rows and (row r, column cols[r]) of the draws
+            fast = self._row_layout = (d, (rr + 1) * d + cols, rr * d + cols, cols)
+            self._row_names = [names[j] for j in cols]  # the replaced feature of each row
         _, dest, src, cols = fast
         # row 0: the observation; row 1 + j * S + s: feature j replaced by draw s
         model = self._model
@@ -673,14 +676,14 @@ class IncrementalPFI(IncrementalExplainer):
             # (same keys in the same order, same floats)
             base = dict(zip(names, xm[0].tolist()))
             records = [base]
-            for name, v in zip(self._row_names, num[src, cols].tolist()):
+            for name, v in zip(self._row_names, num.take(src).tolist()):
                 rec = base.copy()
                 rec[name] = v
                 records.append(rec)
             preds = model._call_native(records, n_rows, kind, self._names_list)
         else:
-            perturbed = np.repeat(xm, n_rows, axis=0)
-            perturbed[dest, cols] = num[src, cols]
+            perturbed = xm.repeat(n_rows, axis=0)  # C-contiguous, as num is: flat positions
+            perturbed.put(dest, num.take(src))
             if kind == "numpy":  # what _StackedTable.to_native gives: the matrix itself
                 preds = model._call_native(perturbed, n_rows, kind, self._names_list)
             else:
@@ -695,9 +698,10 @@ class IncrementalPFI(IncrementalExplainer):
                         self._native_kind = kind
                         self._names_list = list(names)
                 preds = model.predict(table)
-        losses = self._loss(np.repeat(y, n_rows, axis=0), preds, model.classes_)
-        diffs = losses[1:].reshape(1, d, S) - losses[0]
-        return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
+        losses = self._loss(y.repeat(n_rows, axis=0), preds, model.classes_)
+        if S == 1:
+            return (losses[1:] - losses[0]).reshape(1, d)
+        return (losses[1:].reshape(1, d, S) - losses[0]).mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""

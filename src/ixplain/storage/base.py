@@ -358,12 +358,12 @@ class SlotStorage:
 
         One ``Generator.random`` call (much cheaper per call than ``Generator.integers``).
         """
-        return (rng.random(n) * self._len).astype(np.intp)
+        return (rng.random(n) * float(self._len)).astype(np.intp)
 
     def _draw_numeric(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """For one incoming row: ``n`` held rows' numeric block, shape (n, n_numeric) -- the
         draws :meth:`_sample_blocks` makes for a batch of one row (the storage must hold a row)."""
-        return self._num[self._draw_index(n, rng)]
+        return self._num.take(self._draw_index(n, rng), axis=0)  # take: faster than [idx]
 
     def _sample_during(
         self,
@@ -409,24 +409,32 @@ class SlotStorage:
         available = held > 0
         u = rng.random((B, n))
         flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
-        num = self._num[flat_s]
-        cat = self._cat[flat_s]
+        num = self._num.take(flat_s, axis=0)
+        cat = (self._cat.take(flat_s, axis=0) if self._cat.shape[1]
+               else np.empty((flat_s.size, 0), dtype=object))
         writers = np.flatnonzero(slots >= 0)
         if len(writers):
-            # the last batch row j < i that wrote the drawn slot s, by binary search on the
-            # sorted keys slot * B + j (query: s * B + i, strictly smaller keys)
-            keys = np.sort(slots[writers] * B + writers)
-            query = flat_s * B + np.repeat(np.arange(B), n)
-            pos = np.searchsorted(keys, query, side="left") - 1
-            found = keys[np.maximum(pos, 0)]
-            hit = (pos >= 0) & (found // B == flat_s)
-            if hit.any():
-                src = found[hit] % B
-                bnum, bcat = self._blocks(batch)
-                if num.shape[1]:
-                    num[hit] = bnum[src]
-                if cat.shape[1]:
-                    cat[hit] = bcat[src]
+            # candidates: the draws of a slot some batch row writes (few of them)
+            written = np.zeros(self._num.shape[0], dtype=bool)
+            written[slots[writers]] = True
+            cand = np.flatnonzero(written.take(flat_s))
+            if len(cand):
+                # the last batch row j < i that wrote the drawn slot s, by binary search on the
+                # sorted keys slot * B + j (query: s * B + i, strictly smaller keys; draw q
+                # belongs to row q // n)
+                drawn = flat_s.take(cand)
+                keys = np.sort(slots[writers] * B + writers)
+                pos = np.searchsorted(keys, drawn * B + cand // n, side="left") - 1
+                found = keys.take(np.maximum(pos, 0))
+                hit = (pos >= 0) & (found // B == drawn)
+                if hit.any():
+                    src = found[hit] % B
+                    dest = cand[hit]
+                    bnum, bcat = self._blocks(batch)
+                    if num.shape[1]:
+                        num[dest] = bnum[src]
+                    if cat.shape[1]:
+                        cat[dest] = bcat[src]
         if not available.all():
             # rows that arrived at an empty storage "draw" themselves: no NaN placeholder ever
             # reaches the model (their values are discarded by the explainer)
