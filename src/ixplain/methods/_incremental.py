@@ -272,8 +272,9 @@ class IncrementalExplainer:
             cols, has_nan = self._convert_record(x)
         else:
             cols = self._convert(x, single=True)
-        if has_nan is False:  # what _process does with one NaN-free row
-            self._process_one(cols, self._convert_y(y, 1, single=True))
+        if has_nan is False and type(self)._process is IncrementalExplainer._process:
+            # what _process does with one NaN-free row
+            self._process_one(cols, self._convert_y(y, 1, single=True), depth=0)
         else:
             self._process(cols, self._convert_y(y, 1, single=True), has_nan)
         return self.importances_
@@ -417,8 +418,11 @@ class IncrementalExplainer:
             self.n_explained_ += n_ok
         self._after(B)
 
-    def _process_one(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
-        """:meth:`_process` for one row that needs no NaN check (same steps, same order)."""
+    def _process_one(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, depth: int = 1
+    ) -> None:
+        """:meth:`_process` for one row that needs no NaN check (same steps, same order);
+        ``depth``: frames between the public method and this one (for the warning's location)."""
         storage = self.storage
         if storage._schema is None:
             assert self._schema is not None
@@ -451,7 +455,7 @@ class IncrementalExplainer:
                     message = "1 observation(s) have a NaN or infinite label y"
                 else:
                     message = "1 explanation(s) were not finite (does the model return NaN?)"
-                self._warn(message, depth=1)
+                self._warn(message, depth=depth)
         self._after(1)
 
     def _after(self, B: int) -> None:
