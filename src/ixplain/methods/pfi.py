@@ -112,7 +112,6 @@ def pfi_losses(
     replacements: np.ndarray,
     groups: Sequence[Sequence[str]],
     y: np.ndarray,
-    matrix: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Loss increase when each feature group takes the values of replacement rows (batched).
 
@@ -132,9 +131,6 @@ def pfi_losses(
     groups : sequence of G lists of feature names
     y : ndarray of shape (B,) or (B, k)
         Labels of the explained observations.
-    matrix : ndarray of shape (n_source, n_features), optional
-        ``source``'s columns stacked, if every column is float64 and the caller has them so
-        (saves stacking them here).
 
     Returns
     -------
@@ -150,11 +146,8 @@ def pfi_losses(
     drawn = replacements.reshape(B, G * S)[:, order].reshape(-1)
     columns = list(source.columns.values())
     cols: dict[str, Any]
-    if matrix is None and all(
-        isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns
-    ):
+    if all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
         matrix = np.column_stack(columns)
-    if matrix is not None:
         # all float64: repeat the observations' rows, then write every replaced cell at once
         perturbed = np.repeat(matrix[rows], width, axis=0)
         if len(pos):
@@ -592,6 +585,7 @@ class IncrementalPFI(IncrementalExplainer):
         # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
         self._row_layout: tuple | None = None
         self._native_kind: str | None = None
+        self._budget_rows = 0  # rows of one native call (with _native_kind known)
         self._names_list: list[str] = []
         self._row_names: list[str] = []
         self.n_samples = int(
@@ -619,89 +613,96 @@ class IncrementalPFI(IncrementalExplainer):
         assert y is not None and self._schema is not None
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
-        if B == 1 and self._all_numeric:
-            num, _ = sampler.draw_blocks(d * S)
-            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
-            if xm is None:
-                xm = np.column_stack([X.columns[n] for n in names])
-            return self._explain_row(xm, y, num)
-        repl = B + np.arange(B * d * S).reshape(B, d, S)
-        matrix = None
         if self._all_numeric:
             num, _ = sampler.draw_blocks(d * S)
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
             if xm is None:
                 xm = np.column_stack([X.columns[n] for n in names])
-            matrix = np.concatenate((xm, num))
-            source = self._make_table({n: matrix[:, j] for j, n in enumerate(names)})
-        else:
-            drawn = sampler.draw_columns(d * S)
-            source = self._make_table(
-                {n: np.concatenate((X.columns[n], drawn[n])) for n in names}
-            )
+            return self._explain_numeric(xm, y, num)
+        drawn = sampler.draw_columns(d * S)
+        source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
+        repl = B + np.arange(B * d * S).reshape(B, d, S)
         diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
-                              self._groups, y, matrix)
+                              self._groups, y)
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
         if self._all_numeric is False or y is None:
             return None
         d = xm.shape[1]
-        return self._explain_row(xm, y, self.storage._draw_numeric(d * self.n_samples, self._rng))
+        return self._explain_numeric(
+            xm, y, self.storage._draw_numeric(d * self.n_samples, self._rng)
+        )
 
-    def _explain_row(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
-        """:meth:`_explain_batch` for one all-numeric row ``xm`` (shape (1, d)) with the
-        ``d * n_samples`` drawn rows ``num`` (draw ``s`` of feature ``j`` at row ``j * S + s``):
-        the same values as :func:`pfi_losses` (same draws, same arithmetic) without its general
-        bookkeeping."""
+    def _numeric_layout(self, B: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+        """Flat positions of the replaced cells for ``B`` rows (cached; a prefix of the
+        layout for the largest batch seen): in the perturbed rows, ``(i * width + 1 + r,
+        cols[r])``; in the draws, ``(i * d * S + r, cols[r])``, for ``r = j * S + s``."""
+        S = self.n_samples
+        k = d * S
+        layout = self._row_layout
+        if layout is None or layout[0] != d or layout[1].size < B * k:
+            rr = np.arange(k)
+            cols = np.repeat(np.arange(d), S)
+            i = np.arange(max(B, 1 if layout is None else layout[1].size // k))[:, None]
+            dest = ((i * (1 + k) + 1 + rr) * d + cols).reshape(-1)
+            src = ((i * k + rr) * d + cols).reshape(-1)
+            layout = self._row_layout = (d, dest, src)
+            names = self._schema.names  # type: ignore[union-attr]
+            self._row_names = [names[j] for j in cols]  # the replaced feature of each row
+        return layout[1][: B * k], layout[2][: B * k]
+
+    def _explain_numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
+        """:meth:`_explain_batch` for ``B`` all-numeric rows ``xm`` (shape (B, d)) with their
+        ``B * d * n_samples`` drawn rows ``num`` (draw ``s`` of feature ``j`` for row ``i`` at
+        ``(i * d + j) * S + s``): the same values as :func:`pfi_losses` (same draws, same cells,
+        same arithmetic) with the perturbed rows written in one step from flat positions."""
         assert self._schema is not None
         names = self._schema.names
-        d, S = len(names), self.n_samples
-        fast = self._row_layout
-        if fast is None or fast[0] != d:
-            rr = np.arange(d * S)
-            cols = np.repeat(np.arange(d), S)
-            # flat positions of the replaced cells: (row 1 + r, column cols[r]) of the perturbed
-            # rows and (row r, column cols[r]) of the draws
-            fast = self._row_layout = (d, (rr + 1) * d + cols, rr * d + cols, cols)
-            self._row_names = [names[j] for j in cols]  # the replaced feature of each row
-        _, dest, src, cols = fast
-        # row 0: the observation; row 1 + j * S + s: feature j replaced by draw s
+        B, d = xm.shape
+        S = self.n_samples
+        width = 1 + d * S
+        n_rows = B * width
+        dest, src = self._numeric_layout(B, d)
+        # row i * width: observation i; row i * width + 1 + j * S + s: feature j := draw s
         model = self._model
-        kind = self._native_kind
-        n_rows = 1 + d * S
+        kind = self._native_kind if n_rows <= self._budget_rows else None
         if kind == "records":
             # what _StackedTable.to_native builds, [dict(zip(names, r)) for r in
-            # perturbed.tolist()]: row 0's dict, then copies of it with one value replaced
-            # (same keys in the same order, same floats)
-            base = dict(zip(names, xm[0].tolist()))
-            records = [base]
-            for name, v in zip(self._row_names, num.take(src).tolist()):
-                rec = base.copy()
-                rec[name] = v
-                records.append(rec)
+            # perturbed.tolist()]: each observation's dict, then copies of it with one value
+            # replaced (same keys in the same order, same floats)
+            values = iter(num.take(src).tolist())
+            records = []
+            for row in xm.tolist():
+                base = dict(zip(names, row))
+                records.append(base)
+                for name in self._row_names:
+                    rec = base.copy()
+                    rec[name] = next(values)
+                    records.append(rec)
             preds = model._call_native(records, n_rows, kind, self._names_list)
         else:
-            perturbed = xm.repeat(n_rows, axis=0)  # C-contiguous, as num is: flat positions
+            perturbed = xm.repeat(width, axis=0)  # C-contiguous: flat positions apply
             perturbed.put(dest, num.take(src))
             if kind == "numpy":  # what _StackedTable.to_native gives: the matrix itself
                 preds = model._call_native(perturbed, n_rows, kind, self._names_list)
             else:
                 schema = self._schema
-                assert schema is not None
                 table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(names)},
                                       schema, frozenset(), perturbed)
-                if n_rows <= rows_for_budget(d):  # predict makes one native call
+                budget = rows_for_budget(d)
+                if n_rows <= budget:  # predict makes one native call
                     kind = model.native_kind(table)
                     if kind == "records" or (kind == "numpy"
                                              and schema.array_dtype in (None, np.float64)):
                         self._native_kind = kind
+                        self._budget_rows = budget
                         self._names_list = list(names)
                 preds = model.predict(table)
-        losses = self._loss(y.repeat(n_rows, axis=0), preds, model.classes_)
+        losses = self._loss(y.repeat(width, axis=0), preds, model.classes_).reshape(B, width)
         if S == 1:
-            return (losses[1:] - losses[0]).reshape(1, d)
-        return (losses[1:].reshape(1, d, S) - losses[0]).mean(axis=2)
+            return losses[:, 1:] - losses[:, :1]
+        return (losses[:, 1:].reshape(B, d, S) - losses[:, :1, None]).mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""
