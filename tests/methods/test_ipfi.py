@@ -355,10 +355,12 @@ def test_stream_start_in_a_batch_never_feeds_placeholders_to_the_model():
 
 @pytest.mark.parametrize("kind", ["records", "numpy", "pandas_int", "sklearn"])
 @pytest.mark.parametrize("n_samples", [1, 3])
-def test_single_row_path_equals_general_path(kind, n_samples):
-    """explain_one's single-row fast path gives bit for bit what the general path of
-    pfi_losses gives on the same draws, for every model input kind (records, numpy, a pandas
-    frame with int columns, scikit-learn)."""
+@pytest.mark.parametrize("mode", ["explain_one", "explain_many"])
+def test_single_row_path_equals_general_path(kind, n_samples, mode):
+    """The all-numeric fast path (explain_one's single rows, and explain_many's batches of
+    changing sizes, which reuse a prefix of the cached flat positions) gives bit for bit what
+    the general path of pfi_losses gives on the same draws, for every model input kind
+    (records, numpy, a pandas frame with int columns, scikit-learn)."""
     import pandas as pd
     from sklearn.linear_model import LinearRegression
 
@@ -396,9 +398,22 @@ def test_single_row_path_equals_general_path(kind, n_samples):
 
     fast, general = make("fast"), make("general")
     general._all_numeric = False  # forces the column-wise path of pfi_losses
-    for r, t in zip(rows, y):
-        fast.explain_one(r, t)
-        general.explain_one(r, t)
+    if mode == "explain_one":
+        for r, t in zip(rows, y):
+            fast.explain_one(r, t)
+            general.explain_one(r, t)
+    else:  # batch sizes that grow and shrink
+        start = 0
+        for size in [7, 1, 30, 4, 50, 2, 26]:
+            part = rows[start : start + size]
+            if kind == "numpy":
+                part = np.array(part)
+            elif kind == "pandas_int":
+                part = frame.iloc[start : start + size]
+            fast.explain_many(part, y[start : start + size])
+            general.explain_many(part, y[start : start + size])
+            start += size
+        assert start == len(rows) and fast.n_explained_ == len(rows) - 1
     assert seen["fast"] == seen["general"]
     assert fast._native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
                                  "sklearn": "numpy"}[kind]
