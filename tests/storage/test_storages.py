@@ -115,3 +115,52 @@ def test_dataset_storage_is_static():
     assert d.table.columns["a"].tolist() == [1.0, 2.0]
     with pytest.raises(ValueError, match="empty"):
         DatasetStorage(np.empty((0, 2)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: GeometricReservoir(6, p=1.0, random_state=0),
+        lambda: GeometricReservoir(6, p=0.5, random_state=0),
+        lambda: UniformReservoir(6, random_state=0),
+        lambda: SlidingWindow(4),
+    ],
+)
+def test_batch_draws_see_the_storage_as_each_row_found_it(make):
+    """_sample_blocks for a mini-batch against the definition, written as a loop: row i draws
+    slot s of the buffer after the writes of rows < i (planned slots, later rows win), so a slot
+    an earlier batch row wrote yields that row's values; rows that found the storage empty get
+    their own values. Mixed numeric/categorical rows, a fill phase inside the batch, repeated
+    slots."""
+    from ixplain.tabular import as_table
+
+    for prefill in (0, 3, 10):
+        store = make()
+        first = {"a": 0.0, "k": "z"}
+        store._ensure_schema(as_table(first).schema)
+        for i in range(prefill):
+            store.update({"a": float(-i - 1), "k": f"p{i}"})
+        B, n = 12, 5
+        batch = {"a": np.arange(B, dtype=float) + 100.0,
+                 "k": np.array([f"b{i}" for i in range(B)], dtype=object)}
+        slots = store._plan(B)
+        num0, cat0, len0 = store._num.copy(), store._cat.copy(), len(store)
+        draw_rng = np.random.default_rng(11)
+        num, cat, available = store._sample_blocks(batch, slots, n, draw_rng)
+        u = np.random.default_rng(11).random((B, n))  # the same uniforms, replayed
+        buf_num, buf_cat, held = num0.copy(), cat0.copy(), len0
+        for i in range(B):
+            for s in range(n):
+                r = i * n + s
+                if held == 0:
+                    assert not available[i]
+                    assert num[r, 0] == batch["a"][i] and cat[r, 0] == batch["k"][i]
+                    continue
+                slot = int(np.floor(u[i, s] * held))
+                assert available[i]
+                assert num[r, 0] == buf_num[slot, 0], (prefill, i, s)
+                assert cat[r, 0] == buf_cat[slot, 0], (prefill, i, s)
+            if slots[i] >= 0:  # row i is written after it was explained
+                buf_num[slots[i], 0] = batch["a"][i]
+                buf_cat[slots[i], 0] = batch["k"][i]
+                held = max(held, int(slots[i]) + 1)
