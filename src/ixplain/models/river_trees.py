@@ -252,17 +252,35 @@ def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[l
     observers: list[tuple[Any, dict, Any]] = [
         (att, {}, contributions(obs)) for att, obs in (splitters or {}).items()
     ]
+    atts = [att for att, _, _ in observers]
+    n_obs = len(observers)
+    # The votes after the first k observers depend only on the first k values: a record that
+    # shares them with the anchor record starts from the anchor's partial sums (the same
+    # additions in the same order, so the same floats). The explainers' batches are an
+    # observation and copies of it with one value replaced, so about half the sums are shared.
+    anchor: list = []
+    partial: list[list] = []
     out = []
     for x in xs:
-        votes = prior
-        for att, memo, compute in observers:
-            v = x.get(att, _MISSING)
-            if v is _MISSING:
-                continue
-            contrib = memo.get(v)
-            if contrib is None:
-                contrib = memo[v] = compute(v)
-            votes = list(map(_add, votes, contrib))
+        values = [x.get(att, _MISSING) for att in atts]
+        k = 0
+        if anchor:
+            while k < n_obs and (values[k] is anchor[k] or (values[k] == anchor[k]) is True):
+                k += 1
+        new_anchor = k == 0
+        if new_anchor:
+            anchor, partial = values, [prior]
+        votes = partial[k]
+        for j in range(k, n_obs):
+            v = values[j]
+            if v is not _MISSING:
+                _, memo, compute = observers[j]
+                contrib = memo.get(v)
+                if contrib is None:
+                    contrib = memo[v] = compute(v)
+                votes = list(map(_add, votes, contrib))
+            if new_anchor:
+                partial.append(votes)
         max_ll = max(votes)
         lse = max_ll + log(sum(exp(v - max_ll) for v in votes))
         out.append([exp(v - lse) for v in votes])
