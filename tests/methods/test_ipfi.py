@@ -439,3 +439,31 @@ def test_non_finite_explanation_of_one_row_is_skipped_with_a_warning_at_the_call
     np.testing.assert_array_equal(e.importances_, [0.0, 0.0])
     ref.explain_one({"a": 5.0, "b": 0.0}, 5.0)
     assert ref.n_explained_ == 1 and ref.importances_[0] == 0.5 * 16.0
+
+
+@pytest.mark.parametrize("as_dict", [True, False])
+def test_nan_label_follows_the_nan_policy_for_every_row_type(as_dict):
+    """A NaN label in explain_one: 'raise' names the label, 'skip' neither explains nor stores
+    the row (for dict records too, whose fast path checks the features only). With zero_one
+    such a row would otherwise add lambda = 1 - 1 = 0 and pull every importance towards 0."""
+    def model(R):
+        a = np.array([r["a"] for r in R]) if as_dict else np.asarray(R)[:, 0]
+        return (a > 0).astype(int)
+
+    def row(a, b):
+        return {"a": a, "b": b} if as_dict else np.array([a, b])
+
+    e = IncrementalPFI(model, "zero_one", nan_policy="raise", random_state=0)
+    e.explain_one(row(1.0, 0.0), 1.0)
+    with pytest.raises(ValueError, match="the label y is NaN"):
+        e.explain_one(row(-1.0, 0.0), float("nan"))
+    assert e.n_seen_ == 1 and len(e.storage) == 1
+    s = IncrementalPFI(model, "zero_one", aggregation="mean", nan_policy="skip", random_state=0)
+    rng = np.random.default_rng(1)
+    with pytest.warns(RuntimeWarning, match="the label y"):
+        for i in range(400):
+            a = float(rng.normal())
+            s.explain_one(row(a, float(rng.normal())), float("nan") if i % 2 else float(a > 0))
+    assert s.n_skipped_ == 200 and s.n_explained_ == 199 and len(s.storage) == 200
+    # importance of 'a' under the true rule: P(sign of a changes) = 1/2 (not halved by NaN rows)
+    assert abs(s.importances_[0] - 0.5) < 4 * np.sqrt(0.25 / 199) and s.importances_[1] == 0

@@ -272,11 +272,14 @@ class IncrementalExplainer:
             cols, has_nan = self._convert_record(x)
         else:
             cols = self._convert(x, single=True)
+        yarr = self._convert_y(y, 1, single=True)
+        if has_nan is False and yarr is not None and yarr.dtype.kind == "f" and yarr[0] != yarr[0]:
+            has_nan = None  # a NaN label: the NaN policy decides
         if has_nan is False and type(self)._process is IncrementalExplainer._process:
             # what _process does with one NaN-free row
-            self._process_one(cols, self._convert_y(y, 1, single=True), depth=0)
+            self._process_one(cols, yarr, depth=0)
         else:
-            self._process(cols, self._convert_y(y, 1, single=True), has_nan)
+            self._process(cols, yarr, has_nan)
         return self.importances_
 
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
@@ -490,9 +493,9 @@ class IncrementalExplainer:
                 nan = np.isnan(cols[name])
                 if nan.any():
                     bad |= nan
-                    first_bad = first_bad or name
+                    first_bad = first_bad or f"feature {name!r}"
         if y is not None and y.dtype.kind == "f":
-            nan = np.isnan(y)
+            nan = np.isnan(y).reshape(B, -1).any(axis=1)  # (B,) or (B, n_outputs) labels
             if nan.any():
                 bad |= nan
                 first_bad = first_bad or "the label y"
@@ -500,11 +503,11 @@ class IncrementalExplainer:
             return cols, y, B
         if self.nan_policy == "raise":
             raise ValueError(
-                f"{self._owner}: feature {first_bad!r} is NaN in an observation "
+                f"{self._owner}: {first_bad} is NaN in an observation "
                 "(nan_policy='raise'; use nan_policy='skip' to skip such rows)."
             )
         self.n_skipped_ += int(bad.sum())
-        self._warn(f"observations with NaN (first in {first_bad!r})")
+        self._warn(f"observations with NaN (first in {first_bad})")
         good = ~bad
         return (
             {k: v[good] for k, v in cols.items()},
