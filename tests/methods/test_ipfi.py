@@ -467,3 +467,42 @@ def test_nan_label_follows_the_nan_policy_for_every_row_type(as_dict):
     assert s.n_skipped_ == 200 and s.n_explained_ == 199 and len(s.storage) == 200
     # importance of 'a' under the true rule: P(sign of a changes) = 1/2 (not halved by NaN rows)
     assert abs(s.importances_[0] - 0.5) < 4 * np.sqrt(0.25 / 199) and s.importances_[1] == 0
+
+
+@pytest.mark.parametrize("storage", ["geometric", "geometric_p", "uniform", "window"])
+@pytest.mark.parametrize("aggregation", ["ema", "mean"])
+def test_explain_many_equals_a_loop_of_explain_one(storage, aggregation):
+    """explain_many from the very first row (an empty storage) in batches of changing sizes
+    keeps the same rows and draws the same replacements as a loop of explain_one with the same
+    seeds: the storages use their generator row by row in both (GeometricReservoir with p < 1:
+    entry then slot), and rows that find the storage empty draw nothing. Only the aggregators'
+    closed-form batch updates round differently."""
+    from ixplain import GeometricReservoir, SlidingWindow, UniformReservoir
+
+    make = {
+        "geometric": lambda: GeometricReservoir(20, p=1.0, random_state=3),
+        "geometric_p": lambda: GeometricReservoir(20, p=0.5, random_state=3),
+        "uniform": lambda: UniformReservoir(25, random_state=3),
+        "window": lambda: SlidingWindow(15),
+    }[storage]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = X @ [1.0, -2.0, 0.5, 0.0] + 0.1 * rng.normal(size=300)
+
+    def model(A):
+        return A @ np.array([1.0, -2.0, 0.5, 0.0])
+
+    a = IncrementalPFI(model, "squared_error", storage=make(), aggregation=aggregation,
+                       alpha=0.05, random_state=1)
+    b = IncrementalPFI(model, "squared_error", storage=make(), aggregation=aggregation,
+                       alpha=0.05, random_state=1)
+    for r, t in zip(X, y):
+        a.explain_one(r, t)
+    start = 0
+    for size in [37, 1, 64, 5, 100, 93]:
+        b.explain_many(X[start : start + size], y[start : start + size])
+        start += size
+    np.testing.assert_array_equal(a.storage._num, b.storage._num)
+    np.testing.assert_allclose(a.importances_, b.importances_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.variances_, b.variances_, rtol=1e-9, atol=1e-12)
+    assert a.n_explained_ == b.n_explained_ == 299

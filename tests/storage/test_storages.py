@@ -130,8 +130,8 @@ def test_batch_draws_see_the_storage_as_each_row_found_it(make):
     """_sample_blocks for a mini-batch against the definition, written as a loop: row i draws
     slot s of the buffer after the writes of rows < i (planned slots, later rows win), so a slot
     an earlier batch row wrote yields that row's values; rows that found the storage empty get
-    their own values. Mixed numeric/categorical rows, a fill phase inside the batch, repeated
-    slots."""
+    their own values and use no randomness. Mixed numeric/categorical rows, a fill phase inside
+    the batch, repeated slots."""
     from ixplain.tabular import as_table
 
     for prefill in (0, 3, 10):
@@ -147,16 +147,17 @@ def test_batch_draws_see_the_storage_as_each_row_found_it(make):
         num0, cat0, len0 = store._num.copy(), store._cat.copy(), len(store)
         draw_rng = np.random.default_rng(11)
         num, cat, available = store._sample_blocks(batch, slots, n, draw_rng)
-        u = np.random.default_rng(11).random((B, n))  # the same uniforms, replayed
+        replay = np.random.default_rng(11)  # the same uniforms, row by row
         buf_num, buf_cat, held = num0.copy(), cat0.copy(), len0
         for i in range(B):
+            u = replay.random(n) if held else None  # a row with nothing to draw uses none
             for s in range(n):
                 r = i * n + s
                 if held == 0:
                     assert not available[i]
                     assert num[r, 0] == batch["a"][i] and cat[r, 0] == batch["k"][i]
                     continue
-                slot = int(np.floor(u[i, s] * held))
+                slot = int(np.floor(u[s] * held))
                 assert available[i]
                 assert num[r, 0] == buf_num[slot, 0], (prefill, i, s)
                 assert cat[r, 0] == buf_cat[slot, 0], (prefill, i, s)

@@ -395,8 +395,8 @@ class SlotStorage:
         B = len(slots)
         len0 = self._len
         if B == 1:
-            if len0 == 0:  # nothing held yet: "draw" the row itself (its values are discarded)
-                rng.random(n)  # the same draws as below, so the stream of randomness is too
+            if len0 == 0:  # nothing held yet: "draw" the row itself (its values are discarded;
+                # no randomness is used, as explain_one draws nothing for such a row)
                 bnum, bcat = self._blocks(batch)
                 return np.repeat(bnum, n, axis=0), np.repeat(bcat, n, axis=0), np.array([False])
             idx = self._draw_index(n, rng)
@@ -407,7 +407,11 @@ class SlotStorage:
         grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
         held = np.maximum.accumulate(grow)[:B]
         available = held > 0
-        u = rng.random((B, n))
+        # only rows that found a row to draw use randomness (explain_one draws nothing for the
+        # others); ``held`` never decreases, so those rows are a suffix of the batch
+        first = B - int(np.count_nonzero(available))
+        u = np.zeros((B, n))
+        u[first:] = rng.random((B - first, n))
         flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
         num = self._num.take(flat_s, axis=0)
         cat = (self._cat.take(flat_s, axis=0) if self._cat.shape[1]

@@ -50,20 +50,29 @@ class GeometricReservoir(SlotStorage):
         )
 
     def _plan(self, n: int) -> np.ndarray:
+        # Once full, each row uses one uniform for its slot, preceded (p < 1) by one for its
+        # entry, whether it enters or not: a batch uses the generator exactly as row-by-row
+        # updates do, so both keep the same rows.
         start = self.n_seen
         if n == 1:
             if start < self.size:
                 return np.array([start], dtype=np.intp)
-            if self.p < 1.0 and self._rng.random() >= self.p:
-                return np.array([-1], dtype=np.intp)
-            return np.array([int(self._rng.random() * self.size)], dtype=np.intp)
+            if self.p < 1.0:
+                enter, u = self._rng.random(2)
+                if enter >= self.p:
+                    return np.array([-1], dtype=np.intp)
+            else:
+                u = self._rng.random()
+            return np.array([int(u * self.size)], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)
         m = n - fill
         if m > 0:
-            slot = (self._rng.random(m) * self.size).astype(np.intp)
             if self.p < 1.0:
-                slot = np.where(self._rng.random(m) < self.p, slot, -1)
-            slots[fill:] = slot
+                draws = self._rng.random((m, 2))  # (entry, slot) per row, in row order
+                slot = (draws[:, 1] * self.size).astype(np.intp)
+                slots[fill:] = np.where(draws[:, 0] < self.p, slot, -1)
+            else:
+                slots[fill:] = (self._rng.random(m) * self.size).astype(np.intp)
         return slots
