@@ -506,3 +506,40 @@ def test_explain_many_equals_a_loop_of_explain_one(storage, aggregation):
     np.testing.assert_allclose(a.importances_, b.importances_, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(a.variances_, b.variances_, rtol=1e-9, atol=1e-12)
     assert a.n_explained_ == b.n_explained_ == 299
+
+
+def test_explain_many_bad_batches_name_the_problem():
+    """An empty list and a scalar label for a batch get errors that say so (not an IndexError
+    or a message about feature names), and the explainer stays usable."""
+    e = IncrementalPFI(lambda R: np.array([r["a"] for r in R]), "squared_error", random_state=0)
+    rows = [{"a": 1.0, "b": 2.0}, {"a": 3.0, "b": 4.0}]
+    with pytest.raises(ValueError, match="empty batch"):
+        e.explain_many([], [])
+    with pytest.raises(ValueError, match="one label per observation"):
+        e.explain_many(rows, 1.0)
+    e.explain_many(rows, [1.0, 3.0])
+    assert e.n_seen_ == 2 and e.n_explained_ == 1
+
+
+def test_labels_of_another_type_than_the_classes_warn_once():
+    """y given as 0/1 to a classifier fitted on "no"/"yes": no label can ever be predicted, so
+    0-1 importances are all 0; the adapter warns once (a warning, not an error: a stream may
+    start with a class the model has not seen)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    labels = np.where(X[:, 0] > 0, "yes", "no")
+    model = LogisticRegression().fit(X, labels)
+    e = IncrementalPFI(model, "zero_one", random_state=0)
+    with pytest.warns(RuntimeWarning, match="classes") as record:
+        e.explain_many(X[:100], (X[:100, 0] > 0).astype(int))
+        e.explain_many(X[100:], (X[100:, 0] > 0).astype(int))
+    assert len([w for w in record if "classes" in str(w.message)]) == 1
+    ok = IncrementalPFI(model, "zero_one", random_state=0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok.explain_many(X, labels)
+    assert ok.importances_[0] > 0

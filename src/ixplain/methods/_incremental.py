@@ -591,6 +591,8 @@ class IncrementalExplainer:
 
     def _convert(self, X: Any, single: bool) -> dict[str, np.ndarray]:
         """Any observation(s) -> canonical columns in feature order."""
+        if isinstance(X, (list, tuple)) and len(X) == 0:
+            raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if isinstance(X, Table):
             table = X
         elif isinstance(X, pd.Series):
@@ -682,6 +684,11 @@ class IncrementalExplainer:
             arr[0] = y
             return arr
         arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+        if arr.ndim == 0:
+            raise ValueError(
+                f"{self._owner}.explain_many needs one label per observation ({B} of them); "
+                f"got the single value {y!r}."
+            )
         if arr.shape[0] != B:
             raise ValueError(f"{self._owner} got {B} observations but {arr.shape[0]} labels.")
         return arr

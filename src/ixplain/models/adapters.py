@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,24 @@ class SklearnModel(Model):
                 _class_index(self.classes_, target)
         self._method = getattr(model, response_method)
         self._lightgbm = lightgbm_fast_path(model, response_method)
+        self._labels_checked = not self.is_classifier
+
+    def observe_labels(self, y: Any) -> None:
+        """Warn once if none of the first labels seen is one of the classifier's classes (a
+        label type that differs from the classes', say 1 for "1", would make every 0-1 loss 1
+        and every importance 0 without an error)."""
+        if self._labels_checked:
+            return
+        self._labels_checked = True
+        labels = np.asarray(y, dtype=object).reshape(-1)
+        classes = list(self.classes_)  # type: ignore[arg-type]
+        if len(labels) and not any(label in classes for label in labels[:100].tolist()):
+            warnings.warn(
+                f"None of the labels y ({labels[0]!r}, ...) is one of the model's classes "
+                f"{classes} (compare their types); a 0-1 loss counts every prediction wrong.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     def native_kind(self, table):
         if self.input_kind != "auto":
