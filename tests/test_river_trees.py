@@ -204,3 +204,26 @@ def test_fallback_for_non_numeric_value_at_numeric_split():
     assert predict_river_tree(model, [{"a": "text"}], "predict_proba_one") is None
     assert predict_river_tree(model, [{"a": 1.0}], "predict") is None  # not a River method
     assert predict_river_tree(model, [], "predict_proba_one") is None
+
+
+@pytest.mark.parametrize("leaf_prediction", ["nb", "nba"])
+def test_naive_bayes_with_nan_inf_and_extreme_values(leaf_prediction):
+    """Values whose Gaussian log-density is NaN (a NaN value) or -inf (an infinite value):
+    River adds nothing for them; the batch path must do the same, in the shortcut taken when
+    every class has a density too. Records are an observation and copies of it with one value
+    replaced, as the explainers send them (the partial sums are shared)."""
+    rows = _agrawal(800, drop_every=0)
+    model = tree.HoeffdingTreeClassifier(leaf_prediction=leaf_prediction, grace_period=2000)
+    for x, y in rows:
+        model.learn_one(x, y)  # one leaf, many observations: naive Bayes is used
+    base = dict(rows[0][0])
+    X = [base]
+    for k, v in [("salary", float("nan")), ("age", float("inf")), ("loan", 3.5)]:
+        x = dict(base)
+        x[k] = v
+        X.append(x)
+    got = predict_river_tree(model, X, "predict_proba_one")
+    assert got is not None, "the batch path was not taken"
+    keys, proba = got
+    expected = np.array([[model.predict_proba_one(x).get(k, 0.0) for k in keys] for x in X])
+    np.testing.assert_array_equal(proba, expected)

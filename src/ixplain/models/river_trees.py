@@ -216,6 +216,15 @@ def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[l
     def contributions(obs: Any) -> Any:
         """value -> per-class summand (0.0 where River adds nothing), as River computes it."""
         gauss = _gaussian_params(obs, keys)
+        if gauss is not None and all(is_active) and None not in gauss:
+            # every class has a density: f_gauss below without its per-class branches
+            def f_gauss_all(v: Any) -> list:
+                out = [(v - mu) ** 2 / m2 - half_log_tau - hl for mu, m2, hl in gauss]
+                if not sum(out) > -inf:  # a -inf or NaN term: River adds nothing for it
+                    out = [lp if lp > -inf else 0.0 for lp in out]
+                return out
+
+            return f_gauss_all
         if gauss is not None:  # GaussianSplitter: Gaussian.log_pdf's formula, inlined
             def f_gauss(v: Any) -> list:
                 out = []
