@@ -12,8 +12,10 @@ predicted labels, and seeded randomness (ixai draws from Python's ``random``; se
     explain_one and with explain_many in batches of 100 (ixai has no batch method: its
     explain_one loop is the reference).
 
-Printed: samples per second, the ratio, model calls and rows, seconds inside vs outside the
-model, and the largest difference between the two final importance vectors (both are noisy
+The explain_one loops of ixai and ixplain take turns, 100 rows at a time (each explainer with its
+own copy of a learning model), so that the slow drifts of a shared machine's speed fall on both
+alike. Printed: samples per second, the ratio, model calls and rows, seconds inside vs outside
+the model, and the largest difference between the two final importance vectors (both are noisy
 estimates of the same quantity: expect differences of the order of the confidence bound).
 
 Times are the CPU time of this process (``time.process_time``; the model runs single-threaded),
@@ -54,6 +56,7 @@ from river.datasets.synth import Agrawal  # noqa: E402
 from ixplain import GeometricReservoir, IncrementalPFI  # noqa: E402
 
 ALPHA, SIZE, N_SAMPLES, SEED = 0.001, 1000, 1, 0
+BLOCK = 100  # rows per turn when ixai's and ixplain's explain_one loops alternate
 clock = time.process_time
 
 
@@ -97,6 +100,11 @@ def make_ixplain(model):
     return explainer
 
 
+def blocks(items, size=BLOCK):
+    """``items`` in consecutive blocks of ``size``."""
+    return [items[s : s + size] for s in range(0, len(items), size)]
+
+
 def row(name, n, seconds, calls, rows, in_model, imp, ref_sps=None):
     sps = n / seconds
     ratio = "" if ref_sps is None else f"{sps / ref_sps:8.1f}x"
@@ -125,23 +133,23 @@ def bench_river(n, leaf_prediction):
     m1 = tree.HoeffdingTreeClassifier(leaf_prediction=leaf_prediction)
     f1 = Timed(RiverWrapper(m1.predict_one))
     ix = make_ixai(f1, names)
-    t = 0.0
-    for x, y in data:
-        s = clock()
-        ix.explain_one(x, y)
-        t += clock() - s
-        m1.learn_one(x, y)
-    ref = row("ixai explain_one", n, t, f1.calls, f1.rows, f1.seconds, None)
     m2 = tree.HoeffdingTreeClassifier(leaf_prediction=leaf_prediction)
     ours = make_ixplain(m2)
-    t = 0.0
-    for x, y in data:
-        s = clock()
-        ours.explain_one(x, y)
-        t += clock() - s
-        m2.learn_one(x, y)
+    t1 = t2 = 0.0
+    for part in blocks(data):  # ixai, then ixplain, block by block (see the module docstring)
+        for x, y in part:
+            s = clock()
+            ix.explain_one(x, y)
+            t1 += clock() - s
+            m1.learn_one(x, y)
+        for x, y in part:
+            s = clock()
+            ours.explain_one(x, y)
+            t2 += clock() - s
+            m2.learn_one(x, y)
+    ref = row("ixai explain_one", n, t1, f1.calls, f1.rows, f1.seconds, None)
     tm = ours.timed
-    row("ixplain explain_one", n, t, tm.calls, tm.rows, tm.seconds, None, ref)
+    row("ixplain explain_one", n, t2, tm.calls, tm.rows, tm.seconds, None, ref)
     print(f"  max |importance difference| = {max_diff(ix, ours):.4f}  "
           f"(ixplain 95% bound: {ours.confidence_bound(0.05).max():.4f})")
 
@@ -166,16 +174,20 @@ def bench_static(n, kind, batch=100):
     header(f"(b) static {type(model).__name__} (trained once on 5,000 rows), {n} Agrawal rows")
     f1 = Timed(SklearnWrapper(model.predict, feature_names=names))
     ix = make_ixai(f1, names)
-    s = clock()
-    for x, t in zip(X, y):
-        ix.explain_one(x, t)
-    ref = row("ixai explain_one", n, clock() - s, f1.calls, f1.rows, f1.seconds, None)
     ours = make_ixplain(model)
-    s = clock()
-    for x, t in zip(X, y):
-        ours.explain_one(x, t)
+    t1 = t2 = 0.0
+    for part in blocks(list(zip(X, y))):  # as in (a)
+        s = clock()
+        for x, t in part:
+            ix.explain_one(x, t)
+        t1 += clock() - s
+        s = clock()
+        for x, t in part:
+            ours.explain_one(x, t)
+        t2 += clock() - s
+    ref = row("ixai explain_one", n, t1, f1.calls, f1.rows, f1.seconds, None)
     tm = ours.timed
-    row("ixplain explain_one", n, clock() - s, tm.calls, tm.rows, tm.seconds, None, ref)
+    row("ixplain explain_one", n, t2, tm.calls, tm.rows, tm.seconds, None, ref)
     d1 = max_diff(ix, ours)
     ours = make_ixplain(model)
     s = clock()
