@@ -184,6 +184,13 @@ def zero_one(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
         p = np.where(p >= 0.5, classes[1], classes[0])
     if p.dtype.kind in "iufb" and y.dtype.kind in "iufb":
         return (p.astype(np.float64) != y.astype(np.float64)).astype(np.float64)
+    if p.ndim == 1 and y.shape == p.shape:
+        try:  # Python's != on every pair, in numpy's loop
+            ne = np.not_equal(p.astype(object), y.astype(object))
+            if ne.dtype == np.bool_:
+                return ne.astype(np.float64)
+        except (TypeError, ValueError):  # labels numpy cannot compare one by one
+            pass
     return np.fromiter(
         (a != b for a, b in zip(p.tolist(), y.tolist())), dtype=np.float64, count=len(p)
     )

@@ -671,14 +671,15 @@ class IncrementalPFI(IncrementalExplainer):
             # what _StackedTable.to_native builds, [dict(zip(names, r)) for r in
             # perturbed.tolist()]: each observation's dict, then copies of it with one value
             # replaced (same keys in the same order, same floats)
-            values = iter(num.take(src).tolist())
+            values = num.take(src).tolist()
+            k = len(self._row_names)
             records = []
-            for row in xm.tolist():
+            for i, row in enumerate(xm.tolist()):
                 base = dict(zip(names, row))
                 records.append(base)
-                for name in self._row_names:
+                for name, v in zip(self._row_names, values[i * k : (i + 1) * k]):
                     rec = base.copy()
-                    rec[name] = next(values)
+                    rec[name] = v
                     records.append(rec)
             preds = model._call_native(records, n_rows, kind, self._names_list)
         else:

@@ -232,7 +232,10 @@ class RiverModel(Model):
     def observe_labels(self, y: Any) -> None:
         if not self.is_classifier or self._fixed_classes:
             return
-        values = y if isinstance(y, (list, tuple, np.ndarray, pd.Series)) else [y]
+        if isinstance(y, (np.ndarray, pd.Series)):
+            values = y.tolist()  # Python labels: compared with the known ones without numpy
+        else:
+            values = y if isinstance(y, (list, tuple)) else [y]
         self._add_classes(values)
 
     def _add_classes(self, labels: Any) -> None:
