@@ -88,8 +88,8 @@ class Sampler:
         self._rng = rng
         self._make_table = make_table
         len0 = len(storage)
-        if len(slots) == 1:
-            self.available = np.array([len0 > 0])
+        if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
+            self.available = np.full(len(slots), len0 > 0)
         else:
             grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
             self.available = np.maximum.accumulate(grow)[: len(slots)] > 0

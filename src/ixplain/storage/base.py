@@ -403,16 +403,20 @@ class SlotStorage:
             num = self._num[idx] if self._num.shape[1] else self._num[:n]
             cat = self._cat[idx] if self._cat.shape[1] else self._cat[:n]
             return num, cat, np.array([True])
-        # held rows when row i arrives: the fill phase writes slots len0, len0+1, ... in order
-        grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
-        held = np.maximum.accumulate(grow)[:B]
-        available = held > 0
-        # only rows that found a row to draw use randomness (explain_one draws nothing for the
-        # others); ``held`` never decreases, so those rows are a suffix of the batch
-        first = B - int(np.count_nonzero(available))
-        u = np.zeros((B, n))
-        u[first:] = rng.random((B - first, n))
-        flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
+        if len0 == self._num.shape[0]:  # full: every row finds all slots held
+            available = np.ones(B, dtype=bool)
+            flat_s = (rng.random((B, n)) * float(len0)).astype(np.intp).reshape(-1)
+        else:
+            # held rows when row i arrives: the fill phase writes slots len0, len0+1, ... in order
+            grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
+            held = np.maximum.accumulate(grow)[:B]
+            available = held > 0
+            # only rows that found a row to draw use randomness (explain_one draws nothing for
+            # the others); ``held`` never decreases, so those rows are a suffix of the batch
+            first = B - int(np.count_nonzero(available))
+            u = np.zeros((B, n))
+            u[first:] = rng.random((B - first, n))
+            flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
         num = self._num.take(flat_s, axis=0)
         cat = (self._cat.take(flat_s, axis=0) if self._cat.shape[1]
                else np.empty((flat_s.size, 0), dtype=object))
