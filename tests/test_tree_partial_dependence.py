@@ -339,7 +339,7 @@ def test_bad_arguments():
         tree_partial_dependence(model, X, [0, 1, 2], g * 3)
     with pytest.raises(ValueError, match="'grid_values' parameter"):
         tree_partial_dependence(model, X, [0, 1], g)
-    with pytest.raises(KeyError, match="Unknown feature"):
+    with pytest.raises(ValueError, match="unknown feature 'nope'. Available features"):
         tree_partial_dependence(model, X, ["nope"], g)
     with pytest.raises(ValueError, match="'engine' parameter"):
         tree_partial_dependence(model, X, [0], g, engine="cuda")

@@ -287,8 +287,12 @@ def _feature_names(features: Any, table: Table) -> list[str]:
                     _OWNER, "features", f"column positions in [0, {len(table.names)})", f
                 )
             names.append(table.names[int(f)])
+        elif str(f) not in table.names:  # the message partial_dependence gives
+            raise ValueError(
+                f"The 'features' parameter of {_OWNER} names an unknown feature {f!r}. "
+                f"Available features: {list(table.names)}."
+            )
         else:
-            table.schema.index(str(f))  # KeyError listing the available names
             names.append(str(f))
     if len(set(names)) != len(names):
         raise param_error(_OWNER, "features", "distinct features", features)
