@@ -334,14 +334,15 @@ class SlotStorage:
             if slot >= self._len:
                 self._len = slot + 1
             return
-        else:
-            keep = np.flatnonzero(slots >= 0)
-            if len(keep) == 0:
-                return
-            rev = keep[::-1]  # last writer wins: keep the last occurrence of each slot
-            _, first = np.unique(slots[rev], return_index=True)
-            rows = rev[first]
-            dest = slots[rows]
+        keep = (slots >= 0).nonzero()[0]
+        if len(keep) == 0:
+            return
+        # last writer wins: the largest batch row that writes each slot (ufunc.at is unbuffered,
+        # so repeated slots are all compared); dest comes out sorted, one entry per slot
+        last = np.full(self._num.shape[0], -1, dtype=np.intp)
+        np.maximum.at(last, slots[keep], keep)
+        dest = (last >= 0).nonzero()[0]
+        rows = last[dest]
         num, cat = self._blocks(cols, rows)
         if num.shape[1]:
             self._num[dest] = num
@@ -351,7 +352,7 @@ class SlotStorage:
             if self._y is None:
                 self._y = np.full(self.size, None, dtype=object)
             self._y[dest] = y[rows]
-        self._len = max(self._len, int(np.max(dest)) + 1)
+        self._len = max(self._len, int(dest[-1]) + 1)
 
     def _draw_index(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` held slots drawn uniformly with replacement (the storage must hold a row).
