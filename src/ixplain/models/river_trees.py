@@ -216,25 +216,15 @@ def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[l
     def contributions(obs: Any) -> Any:
         """value -> per-class summand (0.0 where River adds nothing), as River computes it."""
         gauss = _gaussian_params(obs, keys)
-        if gauss is not None and all(is_active) and None not in gauss:
-            # every class has a density: f_gauss below without its per-class branches
-            def f_gauss_all(v: Any) -> list:
-                out = [(v - mu) ** 2 / m2 - half_log_tau - hl for mu, m2, hl in gauss]
+        if gauss is not None:  # GaussianSplitter: Gaussian.log_pdf's formula, inlined
+            # None for a class River adds nothing for (no density, or no weight)
+            params = [g if act else None for g, act in zip(gauss, is_active)]
+
+            def f_gauss(v: Any) -> list:
+                out = [0.0 if g is None else (v - g[0]) ** 2 / g[1] - half_log_tau - g[2]
+                       for g in params]
                 if not sum(out) > -inf:  # a -inf or NaN term: River adds nothing for it
                     out = [lp if lp > -inf else 0.0 for lp in out]
-                return out
-
-            return f_gauss_all
-        if gauss is not None:  # GaussianSplitter: Gaussian.log_pdf's formula, inlined
-            def f_gauss(v: Any) -> list:
-                out = []
-                for g, act in zip(gauss, is_active):
-                    if g is None or not act:
-                        out.append(0.0)
-                        continue
-                    mu, minus_two_var, half_log_var = g
-                    lp = (v - mu) ** 2 / minus_two_var - half_log_tau - half_log_var
-                    out.append(lp if lp > -inf else 0.0)
                 return out
 
             return f_gauss
