@@ -91,8 +91,7 @@ class Sampler:
         if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
             self.available = np.full(len(slots), len0 > 0)
         else:
-            grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
-            self.available = np.maximum.accumulate(grow)[: len(slots)] > 0
+            self.available = storage._held(slots) > 0
 
     def draw_blocks(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``n`` rows per batch row as (numeric, categorical) 2-D blocks, ``B * n`` rows each;
@@ -272,14 +271,7 @@ class IncrementalExplainer:
             cols, has_nan = self._convert_record(x)
         else:
             cols = self._convert(x, single=True)
-        yarr = self._convert_y(y, 1, single=True)
-        if has_nan is False and yarr is not None and yarr.dtype.kind == "f" and yarr[0] != yarr[0]:
-            has_nan = None  # a NaN label: the NaN policy decides
-        if has_nan is False and type(self)._process is IncrementalExplainer._process:
-            # what _process does with one NaN-free row
-            self._process_one(cols, yarr, depth=0)
-        else:
-            self._process(cols, yarr, has_nan)
+        self._process(cols, self._convert_y(y, 1, single=True), has_nan)
         return self.importances_
 
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
@@ -376,6 +368,8 @@ class IncrementalExplainer:
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None
     ) -> None:
         B = len(next(iter(cols.values())))
+        if has_nan is False and y is not None and y.dtype.kind == "f" and np.isnan(y).any():
+            has_nan = None  # ``has_nan`` speaks of the features: a NaN label goes to the policy
         if B == 1 and (has_nan is False or self.nan_policy == "pass"):
             self._process_one(cols, y)
             return
@@ -421,11 +415,8 @@ class IncrementalExplainer:
             self.n_explained_ += n_ok
         self._after(B)
 
-    def _process_one(
-        self, cols: dict[str, np.ndarray], y: np.ndarray | None, depth: int = 1
-    ) -> None:
-        """:meth:`_process` for one row that needs no NaN check (same steps, same order);
-        ``depth``: frames between the public method and this one (for the warning's location)."""
+    def _process_one(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
+        """:meth:`_process` for one row that needs no NaN check (same steps, same order)."""
         storage = self.storage
         if storage._schema is None:
             assert self._schema is not None
@@ -458,7 +449,7 @@ class IncrementalExplainer:
                     message = "1 observation(s) have a NaN or infinite label y"
                 else:
                     message = "1 explanation(s) were not finite (does the model return NaN?)"
-                self._warn(message, depth=depth)
+                self._warn(message, depth=1)
         self._after(1)
 
     def _after(self, B: int) -> None:

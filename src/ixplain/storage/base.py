@@ -354,6 +354,12 @@ class SlotStorage:
             self._y[dest] = y[rows]
         self._len = max(self._len, int(dest[-1]) + 1)
 
+    def _held(self, slots: np.ndarray) -> np.ndarray:
+        """How many rows the storage holds when each of a batch's rows arrives (``slots`` from
+        :meth:`_plan`): the fill phase writes slots ``len, len + 1, ...`` in order."""
+        grow = np.concatenate(([self._len], np.maximum(slots + 1, self._len)))
+        return np.maximum.accumulate(grow)[: len(slots)]
+
     def _draw_index(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` held slots drawn uniformly with replacement (the storage must hold a row).
 
@@ -401,16 +407,12 @@ class SlotStorage:
                 bnum, bcat = self._blocks(batch)
                 return np.repeat(bnum, n, axis=0), np.repeat(bcat, n, axis=0), np.array([False])
             idx = self._draw_index(n, rng)
-            num = self._num[idx] if self._num.shape[1] else self._num[:n]
-            cat = self._cat[idx] if self._cat.shape[1] else self._cat[:n]
-            return num, cat, np.array([True])
+            return self._num.take(idx, axis=0), self._cat.take(idx, axis=0), np.array([True])
         if len0 == self._num.shape[0]:  # full: every row finds all slots held
             available = np.ones(B, dtype=bool)
             flat_s = (rng.random((B, n)) * float(len0)).astype(np.intp).reshape(-1)
         else:
-            # held rows when row i arrives: the fill phase writes slots len0, len0+1, ... in order
-            grow = np.concatenate(([len0], np.maximum(slots + 1, len0)))
-            held = np.maximum.accumulate(grow)[:B]
+            held = self._held(slots)
             available = held > 0
             # only rows that found a row to draw use randomness (explain_one draws nothing for
             # the others); ``held`` never decreases, so those rows are a suffix of the batch
@@ -419,8 +421,7 @@ class SlotStorage:
             u[first:] = rng.random((B - first, n))
             flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
         num = self._num.take(flat_s, axis=0)
-        cat = (self._cat.take(flat_s, axis=0) if self._cat.shape[1]
-               else np.empty((flat_s.size, 0), dtype=object))
+        cat = self._cat.take(flat_s, axis=0)
         writers = np.flatnonzero(slots >= 0)
         if len(writers):
             # candidates: the draws of a slot some batch row writes (few of them)
