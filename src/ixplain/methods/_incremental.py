@@ -281,11 +281,7 @@ class IncrementalExplainer:
         self._streams = _RowStreams(self._seed)
         self.model = model
         self._model = as_model(model, response_method=response_method, owner=owner)
-        if storage is None:
-            storage = self._default_storage()
-        else:
-            storage._seed_from(child_seed(self._seed, "storage"))
-        self.storage = storage
+        self._set_storage(storage)
         self._aggregator: Mean | EWMean = Mean() if aggregation == "mean" else EWMean(self.alpha)
         self._schema: Schema | None = None
         self._get: _Getter | None = None
@@ -295,6 +291,15 @@ class IncrementalExplainer:
         self.n_skipped_ = 0
         self._warned = False
         self.history_: deque = deque(maxlen=self.history_size)
+
+    def _set_storage(self, storage: SlotStorage | None) -> None:
+        """Use ``storage`` (default: :meth:`_default_storage`), seeding it from the explainer's
+        seed unless it was given its own ``random_state``."""
+        if storage is None:
+            storage = self._default_storage()
+        else:
+            storage._seed_from(child_seed(self._seed, "storage"))
+        self.storage = storage
 
     # ------------------------------------------------------------------ subclass hooks
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
