@@ -518,31 +518,32 @@ def issue10_setup():
     return LinearRegression().fit(X, y), X, y
 
 
-@pytest.mark.parametrize("history_every", [0, 7, 100])
-def test_issue10_explain_many_equals_the_explain_one_loop(issue10_setup, history_every):
+def test_issue10_explain_many_equals_the_explain_one_loop(issue10_setup):
     """The reproduction of issue 10: LinearRegression on 3,000 rows, IncrementalPFI(m,
     loss="squared_error", alpha=0.01, random_state=0). explain_many over the whole stream
-    (default history_every=100, then 0 and 7) gave four different estimates before; now it is
-    the explain_one loop's state bit for bit, history_ included."""
+    with history_every 100 (the default), 0 and 7 gave four different estimates before; now
+    each is the explain_one loop's state bit for bit, history_ included (the loop keeps a
+    snapshot after every row; history_every=k must give those at multiples of k)."""
     m, X, y = issue10_setup
 
-    def make():
+    def make(every, size=1000):
         return IncrementalPFI(m, loss="squared_error", alpha=0.01, random_state=0,
-                              history_every=history_every)
+                              history_every=every, history_size=size)
 
-    loop = make()
+    loop = make(1, size=3000)
     for x, t in zip(X, y):
         loop.explain_one(x, t)
-    many = make()
-    many.explain_many(X, y)
-    np.testing.assert_array_equal(many.importances_, loop.importances_)
-    np.testing.assert_array_equal(many.variances_, loop.variances_)
-    assert len(many.history_) == len(loop.history_) == (3000 // history_every if history_every
-                                                         else 0)
-    for (n1, e1, v1), (n2, e2, v2) in zip(many.history_, loop.history_):
-        assert n1 == n2
-        np.testing.assert_array_equal(e1, e2)
-        np.testing.assert_array_equal(v1, v2)
+    for every in (100, 0, 7):
+        many = make(every)
+        many.explain_many(X, y)
+        np.testing.assert_array_equal(many.importances_, loop.importances_)
+        np.testing.assert_array_equal(many.variances_, loop.variances_)
+        expected = [h for h in loop.history_ if every and h[0] % every == 0]
+        assert len(many.history_) == len(expected) == (3000 // every if every else 0)
+        for (n1, e1, v1), (n2, e2, v2) in zip(many.history_, expected):
+            assert n1 == n2
+            np.testing.assert_array_equal(e1, e2)
+            np.testing.assert_array_equal(v1, v2)
 
 
 def test_unseeded_storage_takes_the_explainers_seed(issue10_setup):
