@@ -56,7 +56,7 @@ from .._validation import check_bool, check_float, check_int, check_options
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
-from ..storage.base import Batch, SlotStorage, canonical_columns, seed_of
+from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
 from ..tabular import Schema, Table, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
@@ -68,6 +68,14 @@ class _RowStreams:
     def __init__(self, seed: int) -> None:
         self.seed = int(seed)
         self._streams: dict[tuple[str, int], RowStream] = {}
+        self._cached: dict[tuple[str, int], CachedRows] = {}
+
+    def row(self, name: str, k: int, t: int) -> np.ndarray:
+        """Row ``t``'s ``k`` uniforms of stream ``name`` (the one-row hot path, cached)."""
+        cached = self._cached.get((name, k))
+        if cached is None:
+            cached = self._cached[(name, k)] = CachedRows(self.stream(name, k))
+        return cached.row(t)
 
     def stream(self, name: str, k: int) -> RowStream:
         key = (name, k)
@@ -84,6 +92,10 @@ class _RowStreams:
         if span == B:  # consecutive rows (the usual case)
             return st.uniforms(t0, B)
         return st.uniforms(t0, span)[rows - t0]
+
+
+#: Stream names of the draw calls of a batch (the c-th call uses ``"draw:<c>"``).
+_DRAW_NAMES = tuple(f"draw:{c}" for c in range(16))
 
 
 class Sampler:
@@ -110,7 +122,7 @@ class Sampler:
     ----------
     available : ndarray of bool, shape (B,)
         False for rows that arrived while the storage was empty (nothing to draw from).
-    rows : ndarray of int, shape (B,)
+    rows : sequence of int, length B
         The stream index ``t`` of each batch row.
     """
 
@@ -130,11 +142,19 @@ class Sampler:
         self._streams = streams
         self._make_table = make_table
         self._n_draws = 0
-        len0 = len(storage)
-        if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
-            self.available = np.full(len(slots), len0 > 0)
-        else:
-            self.available = storage._held(slots) > 0
+        self._available: np.ndarray | None = None
+
+    @property
+    def available(self) -> np.ndarray:
+        """False for rows that arrived while the storage was empty, shape (B,)."""
+        if self._available is None:
+            storage, slots = self._storage, self._slots
+            len0 = len(storage)
+            if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
+                self._available = np.full(len(slots), len0 > 0)
+            else:
+                self._available = storage._held(slots) > 0
+        return self._available
 
     def uniforms(self, k: int, name: str) -> np.ndarray:
         """``(B, k)`` float64 uniforms in [0, 1): row ``i``'s numbers of stream ``name``.
@@ -148,10 +168,13 @@ class Sampler:
             raise ValueError(f"Sampler.uniforms: k must be >= 1. Got {k!r} instead.")
         return self._streams.uniforms(str(name), int(k), self.rows)
 
+    def _draw_name(self) -> str:
+        c = self._n_draws
+        self._n_draws = c + 1
+        return _DRAW_NAMES[c] if c < len(_DRAW_NAMES) else f"draw:{c}"
+
     def _draw_uniforms(self, n: int) -> np.ndarray:
-        name = f"draw:{self._n_draws}"
-        self._n_draws += 1
-        return self._streams.uniforms(name, int(n), self.rows)
+        return self._streams.uniforms(self._draw_name(), int(n), self.rows)
 
     def draw_blocks(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``n`` rows per batch row as (numeric, categorical) 2-D blocks, ``B * n`` rows each;
@@ -159,14 +182,6 @@ class Sampler:
         num, cat, _ = self._storage._sample_blocks(self._batch, self._slots,
                                                    self._draw_uniforms(n))
         return num, cat
-
-    def draw_numeric_one(self, n: int) -> np.ndarray:
-        """For a batch of one row (the storage holding a row): the numeric block of
-        :meth:`draw_blocks` without the in-batch emulation (the single-row hot path)."""
-        name = f"draw:{self._n_draws}"
-        self._n_draws += 1
-        u = self._streams.stream(name, int(n)).uniforms(int(self.rows[0]), 1)
-        return self._storage._draw_numeric(u[0])
 
     def draw_columns(self, n: int) -> dict[str, np.ndarray]:
         """``n`` rows per batch row as canonical columns (``B * n`` rows, row-major)."""
@@ -312,14 +327,19 @@ class IncrementalExplainer:
         raise NotImplementedError
 
     def _explain_numeric_row(
-        self, xm: np.ndarray, y: np.ndarray | None, sampler: Sampler
+        self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
-        """Optional fast form of :meth:`_explain_batch` for one row whose features are all
-        numeric: ``xm`` of shape (1, n_features) float64 (do not modify it), drawing from the
-        storage (which holds a row) through ``sampler`` exactly as the batch form would.
-        Returns ``(1, *value_shape)`` values, or None (before drawing anything) to use
-        :meth:`_explain_batch`."""
+        """Optional fast form of :meth:`_explain_batch` for row ``t`` of the stream when all
+        its features are numeric: ``xm`` of shape (1, n_features) float64 (do not modify it);
+        the storage holds a row. Draw with :meth:`_draw_numeric_one` (the first draw call of
+        ``_explain_batch`` for this row alone). Returns ``(1, *value_shape)`` values, or None
+        to use :meth:`_explain_batch`."""
         return None
+
+    def _draw_numeric_one(self, n: int, t: int) -> np.ndarray:
+        """Row ``t``'s ``n`` draws as a numeric block (n, n_numeric): what the first
+        ``sampler.draw_blocks(n)`` of a one-row batch gives (the storage must hold a row)."""
+        return self.storage._draw_numeric(self._streams.row(_DRAW_NAMES[0], n, t))
 
     def _value_shape(self) -> tuple[int, ...]:
         """Shape of one explanation (default: one value per feature)."""
@@ -539,12 +559,12 @@ class IncrementalExplainer:
             self._model.observe_labels(y)
         values = None
         if not self.requires_storage or len(storage) > 0:
-            sampler = Sampler(storage, cols, slots, np.array([self.n_seen_]), self._streams,
-                              self._make_table)
             matrix = getattr(cols, "matrix", None)
             if matrix is not None and len(storage) > 0:
-                values = self._explain_numeric_row(matrix, y, sampler)
+                values = self._explain_numeric_row(matrix, y, self.n_seen_)
             if values is None:
+                sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
+                                  self._make_table)
                 values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                     dtype=np.float64)
         storage._write(cols, slots, y)

@@ -706,12 +706,11 @@ class IncrementalPFI(IncrementalExplainer):
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def _explain_numeric_row(
-        self, xm: np.ndarray, y: np.ndarray | None, sampler: Sampler
+        self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
         if self._all_numeric is False or y is None:
             return None
-        d = xm.shape[1]
-        return self._explain_numeric(xm, y, sampler.draw_numeric_one(d * self.n_samples))
+        return self._explain_numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
 
     def _numeric_layout(self, B: int, d: int) -> tuple[np.ndarray, np.ndarray]:
         """Flat positions of the replaced cells for ``B`` rows (cached; a prefix of the
