@@ -70,6 +70,6 @@ class UniformReservoir(SlotStorage):
         m = n - fill
         if m > 0:
             t = np.arange(start + fill, start + n)
-            j = uniform_index(self._decisions(start + fill, m)[:, 0], t + 1)
-            slots[fill:] = np.where(j < self.size, j, -1)
+            pick = uniform_index(self._decisions(start + fill, m)[:, 0], t + 1)
+            slots[fill:] = np.where(pick < self.size, pick, -1)
         return slots
