@@ -724,46 +724,7 @@ class IncrementalExplainer:
         elif isinstance(X, pd.Series):
             table = as_table(X, owner=self._owner)
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
-            if self._schema is None:
-                self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
-            assert self._schema is not None
-            schema = self._schema
-            labels = list(schema.labels)
-            getter = self._getter()
-            try:
-                if all(k == "numeric" for k in schema.kinds):
-                    try:  # every value converted in C: itemgetter per record, one fromiter
-                        get = getter.get  # the C itemgetter (one value for one feature)
-                        flat = np.fromiter(
-                            map(get, X) if getter.single
-                            else itertools.chain.from_iterable(map(get, X)),
-                            dtype=np.float64,
-                            count=len(X) * len(labels),
-                        )
-                        return Batch.from_matrix(flat.reshape(len(X), len(labels)), schema.names)
-                    except (TypeError, ValueError):
-                        pass  # a non-number somewhere: the slow path below names it
-                rows = [getter(rec) for rec in X]
-            except KeyError:
-                i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
-                missing = next(n for n in labels if n not in rec)
-                raise ValueError(
-                    f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
-                    f"{labels}; got {list(rec.keys())})."
-                ) from None
-            if all(k == "numeric" for k in schema.kinds):
-                try:
-                    mat = np.array(rows, dtype=np.float64)
-                except (TypeError, ValueError):
-                    mat = None
-                if mat is not None:
-                    return Batch.from_matrix(mat, schema.names)
-            obj = np.empty((len(rows), len(labels)), dtype=object)
-            obj[:] = rows
-            return {
-                name: self._as_column(name, kind, obj[:, j])
-                for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
-            }
+            return self._convert_records(X)
         else:
             if isinstance(X, np.ndarray) and X.ndim == 1 and not single:
                 X = X.reshape(1, -1)
@@ -774,6 +735,10 @@ class IncrementalExplainer:
                 elif self.feature_names is not None:
                     arr_names = list(self.feature_names)
             table = as_table(X, arr_names, owner=self._owner)
+        return self._table_columns(table, single)
+
+    def _table_columns(self, table: Table, single: bool) -> dict[str, np.ndarray]:
+        """A table's columns in the explainer's schema (fixed by the first table)."""
         if table.n_rows == 0:
             raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if single and table.n_rows != 1:
@@ -796,6 +761,40 @@ class IncrementalExplainer:
         return {
             name: self._as_column(name, kind, raw[name])
             for name, kind in zip(self._schema.names, self._schema.kinds)
+        }
+
+    def _convert_records(self, X: Any) -> dict[str, np.ndarray]:
+        """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
+        if self._schema is None:
+            self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
+        schema = self._schema
+        assert schema is not None
+        labels = list(schema.labels)
+        getter = self._getter()
+        numeric = all(k == "numeric" for k in schema.kinds)
+        try:
+            if numeric:
+                matrix = _records_matrix(X, getter, len(labels))
+                if matrix is not None:
+                    return Batch.from_matrix(matrix, schema.names)
+            rows = [getter(rec) for rec in X]
+        except KeyError:
+            i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
+            missing = next(n for n in labels if n not in rec)
+            raise ValueError(
+                f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
+                f"{labels}; got {list(rec.keys())})."
+            ) from None
+        if numeric:
+            try:
+                return Batch.from_matrix(np.array(rows, dtype=np.float64), schema.names)
+            except (TypeError, ValueError):
+                pass  # a non-number somewhere: _as_column names it
+        obj = np.empty((len(rows), len(labels)), dtype=object)
+        obj[:] = rows
+        return {
+            name: self._as_column(name, kind, obj[:, j])
+            for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
         }
 
     def _convert_y(self, y: Any, B: int, single: bool) -> np.ndarray | None:
@@ -847,6 +846,22 @@ class _Getter:
 def child_seed(seed: int, name: str) -> int:
     """A seed derived from ``seed`` for the part ``name`` (e.g. an explainer's storage)."""
     return int(keyed_generator(seed, "child", name).integers(0, 2**63 - 1))
+
+
+def _records_matrix(X: Any, getter: _Getter, d: int) -> np.ndarray | None:
+    """All-numeric records as a (len(X), d) float64 matrix, every value converted in C
+    (itemgetter per record, one fromiter); None if a value is not a number. Raises KeyError
+    for a missing feature."""
+    get = getter.get  # the C itemgetter (one value for one feature)
+    try:
+        flat = np.fromiter(
+            map(get, X) if getter.single else itertools.chain.from_iterable(map(get, X)),
+            dtype=np.float64,
+            count=len(X) * d,
+        )
+    except (TypeError, ValueError):
+        return None
+    return flat.reshape(len(X), d)
 
 
 def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:
