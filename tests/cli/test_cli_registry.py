@@ -40,13 +40,14 @@ def test_a_new_static_method_is_one_entry_plus_its_functions(tmp_path, monkeypat
     joblib.dump(LinearRegression().fit(frame[["a", "b"]], frame["y"]), tmp_path / "m.joblib")
 
     def compute(run):  # the "method": each feature's mean prediction slope, a stand-in
-        run.extra = {n: float(run.model.coef_[j]) for j, n in enumerate(run.names)}
+        run.results["slopes"] = {n: float(run.model.coef_[j]) for j, n in enumerate(run.names)}
 
     def write(run):
-        return write_frame(run.out, "slopes", pd.DataFrame({"slope": run.extra}))
+        return write_frame(run.out, "slopes", pd.DataFrame({"slope": run.results["slopes"]}))
 
     def tables(run):
-        return [("Slopes", ["feature", "slope"], [[k, v] for k, v in run.extra.items()])]
+        rows = [[k, v] for k, v in run.results["slopes"].items()]
+        return [("Slopes", ["feature", "slope"], rows)]
 
     entry = sm.StaticMethod("partial_dependence", compute, write, lambda run: [], tables)
     monkeypatch.setitem(sm.STATIC_METHODS, "slopes", entry)

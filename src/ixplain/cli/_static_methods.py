@@ -45,6 +45,9 @@ class StaticRun:
         (n_rows, n_grid) when ICE was asked for.
     pd_features : list of str
         The features whose curves were computed.
+    results : dict of str to object
+        Results of methods without a field of their own, by method name (where a new method's
+        ``compute`` leaves what its ``write``/``plot``/``tables`` read).
     timings : dict of str to float
         Seconds spent computing each method (``"pd"`` for PD and ICE together).
     """
@@ -63,6 +66,7 @@ class StaticRun:
         default_factory=dict
     )
     pd_features: list[str] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

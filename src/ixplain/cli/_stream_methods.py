@@ -74,6 +74,9 @@ class StreamExplainers:
     traces : dict of str to _Trace
         Importances over time, one snapshot every ``every`` rows.
     pd_snapshots : dict of str to list of (row, grid, values)
+    snapshots : dict of str to list
+        Snapshots of methods without a field of their own, by method name (what a new
+        method's ``snapshot`` records and its ``write``/``plot`` read).
     settings : dict
         ``"storage"``: a description of each importance explainer's storage.
     """
@@ -85,6 +88,7 @@ class StreamExplainers:
     pdp: dict[str, Any] = field(default_factory=dict)
     traces: dict[str, _Trace] = field(default_factory=dict)
     pd_snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    snapshots: dict[str, list[Any]] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
