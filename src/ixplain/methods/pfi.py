@@ -32,7 +32,7 @@ from .._validation import (
     param_error,
 )
 from ..losses import Loss, get_loss
-from ..models import Model, as_model, rows_for_budget
+from ..models import Model, as_model, call_rows, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage, seed_of
@@ -612,7 +612,7 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     plan = _Plan(table.schema, table.upcast)  # the stacked matrix and layout, made once
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
     out = np.zeros((G, R))
-    budget_rows = rows_for_budget(len(table.names), memory_budget)
+    budget_rows = call_rows(len(table.names), memory_budget, n_rows=len(subsets[0]))
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
     plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))
                                                            for r, s in enumerate(subsets)]
