@@ -99,8 +99,8 @@ class _StackedTable(Table):
         if kind == "numpy" and not self.upcast and dtype in (None, np.float64):
             return self.matrix
         if kind == "records":
-            names = self.names
-            return [dict(zip(names, row)) for row in self.matrix.tolist()]
+            labels = self.schema.labels  # the user's record keys (may be ints)
+            return [dict(zip(labels, row)) for row in self.matrix.tolist()]
         return super().to_native(kind)
 
 
@@ -648,8 +648,8 @@ class IncrementalPFI(IncrementalExplainer):
             dest = ((i * (1 + k) + 1 + rr) * d + cols).reshape(-1)
             src = ((i * k + rr) * d + cols).reshape(-1)
             layout = self._row_layout = (d, dest, src)
-            names = self._schema.names  # type: ignore[union-attr]
-            self._row_names = [names[j] for j in cols]  # the replaced feature of each row
+            labels = self._schema.labels  # type: ignore[union-attr]
+            self._row_names = [labels[j] for j in cols]  # the replaced key of each row
         return layout[1][: B * k], layout[2][: B * k]
 
     def _explain_numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
@@ -674,8 +674,9 @@ class IncrementalPFI(IncrementalExplainer):
             values = num.take(src).tolist()
             k = len(self._row_names)
             records = []
+            labels = self._schema.labels
             for i, row in enumerate(xm.tolist()):
-                base = dict(zip(names, row))
+                base = dict(zip(labels, row))
                 records.append(base)
                 for name, v in zip(self._row_names, values[i * k : (i + 1) * k]):
                     rec = base.copy()
