@@ -157,3 +157,17 @@ def test_ixai_compat_refuses_what_it_cannot_do(regressor):
         explainer.explain_one(RECORDS[0], Y[0], update_storage=False)
     with pytest.raises(ValueError, match="'imputer' parameter must be None.*object"):
         compat.IncrementalPFI(regressor.predict_one, metrics.MSE(), ["a"], imputer=object())
+
+
+def test_river_pipeline_with_a_step_without_transform_many():
+    """compose.Discard has only transform_one: the pipeline is evaluated per row (the message
+    used to blame predict_one); the discarded feature gets exactly 0."""
+    from river import compose, preprocessing
+
+    m = compose.Discard("c") | preprocessing.StandardScaler() | linear_model.LinearRegression()
+    for x, y in zip(RECORDS, Y):
+        m.learn_one(x, y)
+    got = run(IncrementalPFI(m, "squared_error", random_state=0))
+    assert got[2] == 0.0 and got[0] > got[1] > 0.1
+    ref = run(IncrementalPFI(lambda x: m.predict_one(x), "squared_error", random_state=0))
+    np.testing.assert_array_equal(got, ref)

@@ -371,8 +371,9 @@ class RiverModel(Model):
                 self._saw_predicted(np.asarray(fast, dtype=object)[:100].tolist())
             return fast
         if self.response_method == "predict_proba_one":
-            if hasattr(self._final, "predict_proba_many"):
-                frame = m.predict_proba_many(pd.DataFrame.from_records(records))
+            many = self._many("predict_proba_many")
+            if many is not None:
+                frame = many(pd.DataFrame.from_records(records))
                 dicts = frame.to_dict(orient="records")
             else:
                 dicts = [m.predict_proba_one(r) for r in records]
@@ -385,8 +386,9 @@ class RiverModel(Model):
             out = np.array([[d.get(c, 0.0) for c in classes] for d in dicts], dtype=np.float64)
             return out.reshape(len(records), len(classes))
         values: Any
-        if hasattr(self._final, "predict_many"):
-            values = m.predict_many(pd.DataFrame.from_records(records)).to_numpy()
+        many = self._many("predict_many")
+        if many is not None:
+            values = many(pd.DataFrame.from_records(records)).to_numpy()
         else:
             values = [m.predict_one(r) for r in records]
         if self.is_classifier:
@@ -394,6 +396,19 @@ class RiverModel(Model):
             self._saw_predicted(values[:100].tolist())
             return values
         return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+    def _many(self, name: str) -> Any:
+        """The model's mini-batch method ``name``, or None to use the ``*_one`` method per row:
+        when its last step has none, or when a pipeline step lacks ``transform_many`` (River's
+        ``compose.Discard``, ``compose.Select`` ... have only ``transform_one``)."""
+        if not hasattr(self._final, name):
+            return None
+        steps = getattr(self.model, "steps", None)
+        if steps is not None and not all(
+            hasattr(step, "transform_many") for step in list(steps.values())[:-1]
+        ):
+            return None
+        return getattr(self.model, name)
 
     def _select_class(self, out: np.ndarray) -> np.ndarray:
         if self.response_method != "predict_proba_one":
