@@ -111,6 +111,7 @@ class SklearnModel(Model):
         self._labels_checked = True
         labels = np.asarray(y, dtype=object).reshape(-1)
         classes = list(self.classes_)  # type: ignore[arg-type]
+        _refuse_continuous_labels(np.asarray(y), classes, type(self.model).__name__)
         if len(labels) and not any(label in classes for label in labels[:100].tolist()):
             warnings.warn(
                 f"None of the labels y ({labels[0]!r}, ...) is one of the model's classes "
@@ -136,6 +137,22 @@ class SklearnModel(Model):
         if self.response_method == "predict":
             return out[:, 0] if (out.ndim == 2 and out.shape[1] == 1) else out
         return super()._postprocess(out)
+
+
+def _refuse_continuous_labels(y: np.ndarray, classes: list, model_name: str) -> None:
+    """A classifier explained against a continuous target (a regression loss on a
+    classifier's probabilities, say) measures nothing: refuse it, naming a value."""
+    if y.dtype.kind != "f" or any(isinstance(c, (float, np.floating)) for c in classes):
+        return
+    values = y[np.isfinite(y)].reshape(-1)
+    fractional = values[values != np.round(values)]
+    if fractional.size:
+        raise ValueError(
+            f"The labels y look continuous (e.g. {float(fractional[0])!r}) but the model "
+            f"{model_name} is a classifier with classes {np.asarray(classes).tolist()[:5]}: explain "
+            "a regressor, or "
+            "give y as class labels."
+        )
 
 
 class BoosterModel(Model):

@@ -1,0 +1,64 @@
+"""Issue 15: inputs that used to give silently wrong results or raw errors."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+from sklearn.linear_model import LinearRegression, LogisticRegression  # noqa: E402
+
+from ixplain import (  # noqa: E402
+    FeatureImportanceDisplay,
+    ImportanceTraceDisplay,
+    IncrementalPFI,
+    PartialDependenceTraceDisplay,
+    partial_dependence,
+    permutation_importance,
+    sage,
+)
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(200, 3))
+Y01 = (X[:, 0] > 0).astype(int)
+YC = X[:, 0] + rng.normal(size=200)
+CLF = LogisticRegression().fit(X, Y01)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: permutation_importance(CLF, X, YC, loss="squared_error", random_state=0),
+    lambda: sage(CLF, X, YC, loss="squared_error", random_state=0),
+    lambda: IncrementalPFI(CLF, "squared_error").explain_many(X, YC),
+])
+def test_a_classifier_against_a_continuous_target_is_refused(call):
+    with pytest.raises(ValueError, match=r"labels y look continuous \(e.g. .*classes \[0, 1\]"):
+        call()
+
+
+def test_float_class_labels_are_still_labels():
+    """0.0/1.0 labels are the classes 0/1: no error, the same result as int labels."""
+    a = permutation_importance(CLF, X, Y01.astype(float), loss="log_loss", random_state=0)
+    b = permutation_importance(CLF, X, Y01, loss="log_loss", random_state=0)
+    np.testing.assert_array_equal(a.importances, b.importances)
+
+
+@pytest.fixture(scope="module")
+def results():
+    pytest.importorskip("matplotlib")
+    m = LinearRegression().fit(X, YC)
+    ip = IncrementalPFI(m, "squared_error", random_state=0)
+    ip.explain_many(X, YC)
+    return ip, partial_dependence(m, X, 0), permutation_importance(m, X, YC, random_state=0)
+
+
+@pytest.mark.parametrize("display, pick, fix", [
+    (FeatureImportanceDisplay.from_result, 0, "FeatureImportanceDisplay.from_explainer"),
+    (FeatureImportanceDisplay.from_result, 1, "PartialDependenceDisplay.from_result"),
+    (FeatureImportanceDisplay.from_explainer, 2, "FeatureImportanceDisplay.from_result"),
+    (ImportanceTraceDisplay.from_result, 0, "ImportanceTraceDisplay.from_explainer"),
+    (ImportanceTraceDisplay.from_explainer, 2, "ImportanceTraceDisplay.from_result"),
+    (PartialDependenceTraceDisplay.from_explainer, 1, "PartialDependenceDisplay.from_result"),
+])
+def test_display_misuse_names_the_argument_and_the_fix(results, display, pick, fix):
+    with pytest.raises(TypeError, match=rf"The first argument of .* must be .* Got .*{fix}"):
+        display(results[pick])
+    with pytest.raises(TypeError, match="Got NoneType instead"):
+        display(None)
