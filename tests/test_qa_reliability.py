@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("sklearn")
-from sklearn.linear_model import LinearRegression, LogisticRegression  # noqa: E402
+from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from ixplain import (  # noqa: E402
+from ixplain import (
     FeatureImportanceDisplay,
     ImportanceTraceDisplay,
     IncrementalPFI,
