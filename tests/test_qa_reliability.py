@@ -62,3 +62,31 @@ def test_display_misuse_names_the_argument_and_the_fix(results, display, pick, f
         display(results[pick])
     with pytest.raises(TypeError, match="Got NoneType instead"):
         display(None)
+
+
+def test_pd_refuses_grids_that_would_not_end():
+    """An identifier column (n levels on n rows: n^2 model rows) and a datetime column (every
+    timestamp a level) are refused before any model call, naming the feature and the fix; a
+    categorical column within the limit keeps its levels."""
+    import pandas as pd
+
+    from ixplain.grids import MAX_LEVELS
+
+    n = MAX_LEVELS + 1
+    df = pd.DataFrame({"id": [f"u{i}" for i in range(n)],
+                       "t": pd.date_range("2020-01-01", periods=n, freq="min"),
+                       "c": [f"c{i % 7}" for i in range(n)], "x": np.arange(n, dtype=float)})
+    calls = []
+
+    def f(d):
+        calls.append(len(d))
+        return d["x"].to_numpy()
+
+    with pytest.raises(ValueError, match=r"feature 'id' has 1,001 distinct levels .*custom_values"):
+        partial_dependence(f, df, "id")
+    with pytest.raises(ValueError, match=r"feature 't' holds dates or durations"):
+        partial_dependence(f, df, "t")
+    assert calls == []
+    assert len(partial_dependence(f, df, "c").grid_values[0]) == 7
+    few = partial_dependence(f, df, "id", custom_values={"id": ["u1", "u2"]})
+    assert list(few.grid_values[0]) == ["u1", "u2"]
