@@ -131,7 +131,8 @@ def test_stream_bundled_synthetic_dataset_marks_known_drift(tmp_path):
     }
 
 
-def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path, sig):
     out = tmp_path / "o"
     proc = subprocess.Popen(
         [sys.executable, "-m", "ixplain", "stream", "--explain", "pfi", "--batch-size", "1",
@@ -149,7 +150,7 @@ def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path):
         counts = [int(c) for c in re.findall(r"\|\s*(\d+)/17379", seen)]
         if counts and max(counts) >= 20:
             break
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted after" in stderr and "Traceback" not in stderr
@@ -158,7 +159,7 @@ def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path):
     rows = int(summary["settings"]["rows"].split()[0])
     assert 20 <= rows < 17379
     assert (out / "report.html").is_file()
-    assert "Interrupted (Ctrl-C)" in (out / "report.html").read_text()
+    assert "Interrupted (Ctrl-C or SIGTERM)" in (out / "report.html").read_text()
     imp = pd.read_csv(out / "importances.csv")
     assert imp["row"].max() == rows
 

@@ -147,7 +147,7 @@ def stream(
 ) -> None:
     """Stream a dataset through an online River model and explain it as it learns.
 
-    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C stops the run and writes what was computed so far (exit status 130).
+    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C or SIGTERM stops the run and writes what was computed so far (exit status 130).
     """
 
     def body() -> None:

@@ -98,7 +98,7 @@ def _notes(run: StreamRun) -> list[str]:
     notes = []
     if run.interrupted:
         notes.append(
-            f"Interrupted (Ctrl-C) after {run.rows_seen} of {run.n_rows_total} rows: the values "
+            f"Interrupted (Ctrl-C or SIGTERM) after {run.rows_seen} of {run.n_rows_total} rows: the values "
             "below are the partial results."
         )
     if run.skipped_methods:

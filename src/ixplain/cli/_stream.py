@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -279,14 +282,16 @@ class _Prequential:
 
 
 def run_stream(cfg: StreamConfig) -> StreamRun:
-    """Run the prequential loop; on Ctrl-C return what was computed (``interrupted=True``)."""
+    """Run the prequential loop; on Ctrl-C or SIGTERM return what was computed
+    (``interrupted=True``)."""
     setup = _setup(cfg)
     metric = _Prequential(setup.task, setup.n_rows)
     bar = _progress(setup.n_rows, cfg.progress)
     start = time.perf_counter()
     interrupted = False
     try:
-        _loop(setup, metric, max(1, int(cfg.batch_size)), bar)
+        with _sigterm_as_interrupt():
+            _loop(setup, metric, max(1, int(cfg.batch_size)), bar)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -360,6 +365,24 @@ def _stream_run(
         skipped_methods=setup.skipped,
         frame_sample=setup.frame.head(5),
     )
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM (``kill``, a job scheduler's stop) stops the loop as Ctrl-C
+    does, so the rows computed so far are written; the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _drift_detector() -> Any:
