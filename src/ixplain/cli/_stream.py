@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -105,6 +106,7 @@ class StreamRun:
     interrupted: bool = False
     skipped_methods: list[str] = field(default_factory=list)
     frame_sample: pd.DataFrame | None = None
+    dropped_columns: list[str] = field(default_factory=list)
 
     @property
     def known_drift_seen(self) -> list[int]:
@@ -201,6 +203,7 @@ class _Setup:
     every: int
     losses: dict[str, str]
     explainers: StreamExplainers
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def n_rows(self) -> int:
@@ -213,6 +216,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
     frame, target, task, source, known_drift = _load_source(cfg)
     if cfg.n_rows is not None:
         frame = frame.iloc[: cfg.n_rows]
+    frame, dropped = _drop_empty_columns(frame, target)
     names = [c for c in frame.columns if c != target]
     numeric, categorical = split_kinds(frame, names)
     n_total = int(frame.shape[0])
@@ -233,7 +237,24 @@ def _setup(cfg: StreamConfig) -> _Setup:
     )
     explainers = StreamExplainers.build(methods, model, options)
     return _Setup(frame, target, task, source, known_drift, names, model_name, model,
-                  methods, skipped, alpha, every, losses, explainers)  # fmt: skip
+                  methods, skipped, alpha, every, losses, explainers, dropped)  # fmt: skip
+
+
+def _drop_empty_columns(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out feature columns with no value at all (with a warning): nothing can be learnt
+    from them or explained about them."""
+    empty = [c for c in frame.columns if c != target and frame[c].isna().all()]
+    if not empty:
+        return frame, []
+    if len(empty) == frame.shape[1] - 1:
+        raise CLIError("every feature column is empty (all values missing); nothing to explain.")
+    warnings.warn(
+        f"column(s) {', '.join(map(repr, empty))} have no value (every row is missing) and are "
+        "left out.",
+        UserWarning,
+        stacklevel=2,
+    )
+    return frame.drop(columns=empty), empty
 
 
 @dataclass
@@ -364,6 +385,7 @@ def _stream_run(
         interrupted=interrupted,
         skipped_methods=setup.skipped,
         frame_sample=setup.frame.head(5),
+        dropped_columns=setup.dropped,
     )
 
 

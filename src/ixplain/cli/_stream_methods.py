@@ -49,6 +49,9 @@ class ExplainerOptions:
     seed: int
     grid_resolution: int = 20
     sage_samples: int | None = None
+    #: The CLI's River models map a missing value to the running mean, so rows with missing
+    #: values are explained as they are (``"pass"``), not skipped.
+    nan_policy: str = "pass"
 
 
 @dataclass
@@ -125,6 +128,18 @@ class StreamExplainers:
     def n_explainers(self) -> int:
         return len(self.explainers)
 
+    def row_counts(self) -> dict[str, dict[str, int]]:
+        """Per explainer: rows received, explained and skipped (missing values or a
+        non-finite explanation; see ``nan_policy``)."""
+        return {
+            name: {
+                "seen": int(getattr(ex, "n_seen_", 0)),
+                "explained": int(getattr(ex, "n_explained_", 0)),
+                "skipped": int(getattr(ex, "n_skipped_", 0)),
+            }
+            for name, ex in self.explainers.items()
+        }
+
 
 def _nothing(run: StreamRun) -> list[Any]:
     return []
@@ -185,6 +200,7 @@ def _build_importance(
         "feature_names": list(options.feature_names),
         "alpha": options.alpha,
         "random_state": options.seed,
+        "nan_policy": options.nan_policy,
     }
     if method == "sage" and options.sage_samples is not None:
         kwargs["n_samples"] = options.sage_samples
@@ -300,6 +316,7 @@ def _build_pdp(
             grid_resolution=options.grid_resolution,
             alpha=options.alpha,
             random_state=options.seed,
+            nan_policy=options.nan_policy,
         )
         ex.pd_snapshots[feature] = []
 
