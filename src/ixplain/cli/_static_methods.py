@@ -162,8 +162,12 @@ def _compute_pfi(run: StaticRun) -> None:
         run.importances["pfi"] = importance_arrays(result, run.names)
 
 
+def _sage_loss(run: StaticRun) -> str:
+    return run.cfg.loss or ("log_loss" if run.is_classifier else "squared_error")
+
+
 def _compute_sage(run: StaticRun) -> None:
-    loss = run.cfg.loss or ("log_loss" if run.is_classifier else "squared_error")
+    loss = _sage_loss(run)
     with run.timed("sage"):
         result = _public("sage")(run.model, run.X, run.y, loss=loss, random_state=run.cfg.seed)
         run.importances["sage"] = importance_arrays(result, run.names)
@@ -189,12 +193,15 @@ def _write_importances(run: StaticRun) -> list[Path]:
 def _plot_importances(run: StaticRun) -> list[Image]:
     if not run.importances:
         return []
+    pfi_label = (_plots.importance_label("pfi", run.cfg.loss) if run.cfg.loss
+                 else "decrease of the model's score")  # permutation_importance's default
     path = _plots.plot_importance_bars(
         run.out / "importance_final.png",
         run.importances,
         run.names,
-        xlabel="importance",
+        xlabel={"pfi": pfi_label, "sage": _plots.importance_label("sage", _sage_loss(run))},
         title="{method} (error bar: std / standard error)",
+        titles=_plots.STATIC_TITLES,
     )
     caption = (
         "Importances (error bar: standard deviation over repeats for PFI, standard "
