@@ -167,3 +167,17 @@ def test_an_empty_target_or_only_empty_features_are_errors(capsys, tmp_path):
     code, err = _run(capsys, "stream", "--data", str(tmp_path / "t.csv"), "--target", "y",
                      "--task", "regression", "--out", str(tmp_path / "o2"), "--no-progress")
     assert code != 0 and "target column 'y'" in err and "50 missing value(s)" in err
+
+
+def test_rainfall_defaults_to_a_model_that_keeps_learning():
+    """The Hoeffding tree stops splitting on rainfall after ~1,800 rows (every importance then
+    decays to 0); the default there is the online logistic regression; --model still wins."""
+    from ixplain.cli._stream import StreamConfig, _setup
+
+    setup = _setup(StreamConfig(dataset="rainfall", n_rows=50, explain=["pfi"], progress=False))
+    assert setup.model_name == "linear"
+    setup = _setup(StreamConfig(dataset="bike", n_rows=50, explain=["pfi"], progress=False))
+    assert setup.model_name == "hoeffding-tree"
+    setup = _setup(StreamConfig(dataset="rainfall", model="arf", n_rows=50, explain=["pfi"],
+                                progress=False))
+    assert setup.model_name == "arf"

@@ -21,7 +21,7 @@ from ..datasets import DATASETS, iter_frame, load_dataset
 from ._data import infer_task, read_table, select_columns, split_kinds
 from ._errors import CLIError
 from ._methods import available
-from ._models import DEFAULT_MODELS, make_river_model
+from ._models import DATASET_MODELS, DEFAULT_MODELS, make_river_model
 from ._stream_methods import STREAM_METHODS, ExplainerOptions, StreamExplainers
 
 __all__ = ["StreamConfig", "StreamRun", "default_alpha", "run_stream"]
@@ -220,7 +220,8 @@ def _setup(cfg: StreamConfig) -> _Setup:
     names = [c for c in frame.columns if c != target]
     numeric, categorical = split_kinds(frame, names)
     n_total = int(frame.shape[0])
-    model_name = cfg.model or DEFAULT_MODELS[task]
+    dataset_default = DATASET_MODELS.get(cfg.dataset or "") if cfg.data is None else None
+    model_name = cfg.model or dataset_default or DEFAULT_MODELS[task]
     model = make_river_model(model_name, task, numeric, categorical, cfg.seed)
     methods, skipped = _choose_methods(cfg)
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
