@@ -48,10 +48,16 @@ def _library_run(bike_csv):
     names = [c for c in frame.columns if c != "count"]
     numeric, categorical = split_kinds(frame, names)
     model = make_river_model("hoeffding-tree", "regression", numeric, categorical, SEED)
-    common = {"feature_names": names, "alpha": ALPHA, "random_state": SEED}
+    from ixplain import UniformReservoir
+
+    # the CLI's settings: missing values passed to its imputing models; the PD range from a
+    # uniform reservoir of the whole stream; the integer feature hour on every level
+    common = {"feature_names": names, "alpha": ALPHA, "random_state": SEED, "nan_policy": "pass"}
     pfi = IncrementalPFI(model, loss="squared_error", **common)
     sage = IncrementalSAGE(model, loss="squared_error", **common)
-    pdp = IncrementalPDP(model, "hour", grid_resolution=20, alpha=ALPHA, random_state=SEED)
+    pdp = IncrementalPDP(model, "hour", grid_resolution=24, percentiles=(0.0, 1.0), alpha=ALPHA,
+                         random_state=SEED, nan_policy="pass", range_source="storage",
+                         storage=UniformReservoir(2000))
     rows = list(iter_frame(frame, "count"))
     abs_errors = []
     starts = [s for block in range(0, N_ROWS, EVERY) for s in range(block, block + EVERY, BATCH)]

@@ -181,3 +181,21 @@ def test_rainfall_defaults_to_a_model_that_keeps_learning():
     setup = _setup(StreamConfig(dataset="rainfall", model="arf", n_rows=50, explain=["pfi"],
                                 progress=False))
     assert setup.model_name == "arf"
+
+
+def test_integer_pd_features_are_shown_on_every_level(capsys, tmp_path):
+    """The demo's hour was evaluated at even hours only (the 1-2-5 ladder chose step 2 for
+    grid_resolution=20): an integer feature with at most 50 levels gets every level."""
+    from ixplain.cli._stream_methods import integer_pd_options
+
+    assert integer_pd_options(pd.Series(np.arange(24.0))) == {
+        "grid_resolution": 24, "percentiles": (0.0, 1.0)}
+    assert integer_pd_options(pd.Series([0.5, 1.0])) == {}
+    assert integer_pd_options(pd.Series(np.arange(200))) == {}
+    out = tmp_path / "o"
+    code, err = _run(capsys, "stream", "--dataset", "bike", "--n-rows", "800", "--explain",
+                     "pdp", "--pd-features", "hour,temp", "--out", str(out), "--no-progress")
+    assert code == 0, err
+    curves = pd.read_csv(out / "pd.csv")
+    last = curves[(curves["feature"] == "hour") & (curves["row"] == curves["row"].max())]
+    assert last["grid_value"].tolist() == list(range(24))  # one snapshot at the last row

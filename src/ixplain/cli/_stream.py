@@ -22,7 +22,12 @@ from ._data import infer_task, read_table, select_columns, split_kinds
 from ._errors import CLIError
 from ._methods import available
 from ._models import DATASET_MODELS, DEFAULT_MODELS, make_river_model
-from ._stream_methods import STREAM_METHODS, ExplainerOptions, StreamExplainers
+from ._stream_methods import (
+    STREAM_METHODS,
+    ExplainerOptions,
+    StreamExplainers,
+    integer_pd_options,
+)
 
 __all__ = ["StreamConfig", "StreamRun", "default_alpha", "run_stream"]
 
@@ -227,10 +232,12 @@ def _setup(cfg: StreamConfig) -> _Setup:
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
     every = cfg.every if cfg.every is not None else max(1, n_total // 200)
     losses = {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
+    pd_features = _pd_features(cfg, names, numeric) if "pdp" in methods else []
     options = ExplainerOptions(
         loss=losses,
         feature_names=names,
-        pd_features=_pd_features(cfg, names, numeric) if "pdp" in methods else [],
+        pd_features=pd_features,
+        pd_options={f: integer_pd_options(frame[f]) for f in pd_features if f in numeric},
         alpha=alpha,
         seed=cfg.seed,
         grid_resolution=cfg.grid_resolution,
@@ -320,8 +327,7 @@ def run_stream(cfg: StreamConfig) -> StreamRun:
         if bar is not None:
             bar.close()
     seen = metric.rows_seen
-    traces = setup.explainers.traces.values()
-    if seen > 0 and not any(t.rows and t.rows[-1] == seen for t in traces):
+    if seen > 0 and setup.explainers.last_snapshot_row() != seen:
         setup.explainers.snapshot(seen)
     return _stream_run(cfg, setup, metric, seen, time.perf_counter() - start, interrupted)
 
