@@ -90,3 +90,38 @@ def test_pd_refuses_grids_that_would_not_end():
     assert len(partial_dependence(f, df, "c").grid_values[0]) == 7
     few = partial_dependence(f, df, "id", custom_values={"id": ["u1", "u2"]})
     assert list(few.grid_values[0]) == ["u1", "u2"]
+
+
+def _nan_model(A):
+    """Returns NaN for rows whose first feature is above 1.5 (a model that breaks off-data)."""
+    A = np.asarray(A, dtype=np.float64)
+    return np.where(A[:, 0] > 1.5, np.nan, A[:, 0] + A[:, 1])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: permutation_importance(_nan_model, X, YC, loss="squared_error", random_state=0),
+    lambda: sage(_nan_model, X, YC, loss="squared_error", random_state=0),
+    lambda: partial_dependence(_nan_model, X, 0),
+])
+def test_nan_model_outputs_in_static_methods_are_errors_naming_the_rows(call):
+    """Issue 15 item 3: these returned NaN results silently (SAGE ran to its 1,000,000
+    permutation cap first); now the first NaN prediction stops them, naming the function."""
+    from ixplain import ModelEvaluationError
+
+    with pytest.raises(ModelEvaluationError, match=r"returned NaN for \d+ of \d+ rows"):
+        call()
+
+
+def test_sage_accepts_nan_for_a_model_that_handles_it():
+    """Issue 15 item 6: SAGE refused NaN in X even for HistGradientBoosting; now NaN goes to
+    the model. The values still sum to the explained loss (efficiency)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    Xn = X.copy()
+    Xn[::7, 1] = np.nan
+    y = 2 * X[:, 0] + X[:, 2]
+    model = HistGradientBoostingRegressor(max_iter=30, random_state=0).fit(Xn, y)
+    r = sage(model, Xn, y, loss="squared_error", random_state=0, n_permutations=256)
+    assert np.isfinite(r.importances_mean).all()
+    assert r.importances_mean.sum() == pytest.approx(r.settings["explained_loss"], rel=1e-9)
+    assert r.importances_mean[0] > r.importances_mean[1]

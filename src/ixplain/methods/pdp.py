@@ -866,7 +866,7 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
         return as_model(
             estimator, response_method=response_method, target=model_target,
             input_kind=input_kind, owner=_OWNER,
-        )
+        ).refuse_nan_outputs(_OWNER)
     except TypeError as exc:
         raise param_error(
             _OWNER, "estimator",

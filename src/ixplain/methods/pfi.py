@@ -528,6 +528,7 @@ def permutation_importance(
         loss_obj = get_loss(loss, owner)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
+        model.refuse_nan_outputs(owner)
         model.observe_labels(y_arr)
         imp = _importances_loss(model, loss_obj, table, y_arr, w, subsets, perms, groups,
                                 memory_budget)
@@ -671,6 +672,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
     batched = _batched_scoring(estimator, scoring, y)
     if batched is not None:
         model = as_model(estimator, response_method="predict", owner=owner)
+        model.refuse_nan_outputs(owner)
         imp = _importances_loss(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
                                 perms, groups, memory_budget)
         scales = np.ones(len(subsets))

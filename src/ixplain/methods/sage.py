@@ -115,18 +115,6 @@ class _Accumulator:
         return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
 
 
-def check_no_nan(table: Table, what: str, owner: str) -> None:
-    """Raise ValueError naming the first numeric column of ``table`` that holds NaN."""
-    for name, kind in zip(table.names, table.schema.kinds):
-        if kind == "numeric":
-            col = table.numeric_column(name)
-            if np.isnan(col).any():
-                raise ValueError(
-                    f"{owner}: {what} column {name!r} contains NaN (first at row "
-                    f"{int(np.isnan(col).argmax())}); impute or drop missing values first."
-                )
-
-
 def _background_table(background: Any, table: Table, seed: int, owner: str) -> Table:
     if background is None:
         n = table.n_rows
@@ -143,9 +131,7 @@ def _background_table(background: Any, table: Table, seed: int, owner: str) -> T
         )
     if bg.schema.source != table.schema.source:
         bg = as_table(bg.to_native(table.schema.source), list(table.names), owner=owner)
-    bg = bg.select(table.names)
-    check_no_nan(bg, "background", owner)
-    return bg
+    return bg.select(table.names)
 
 
 def resolve_n_samples(n_samples: Any, correction: str, n_background: int, owner: str) -> int:
@@ -493,9 +479,10 @@ def _run(
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
         raise ValueError(f"{owner}: X has no rows.")
-    check_no_nan(table, "X", owner)
     y_arr = check_target(y, table.n_rows, owner)
-    mdl = as_model(model, owner=owner)
+    # NaN in X goes to the model (HistGradientBoosting and pipelines with imputers take it);
+    # a model that returns NaN for it is an error naming the rows, not a NaN result
+    mdl = as_model(model, owner=owner).refuse_nan_outputs(owner)
     bg = _background_table(background, table, seed, owner)
     players, col_player = resolve_players(table.names, groups, owner)
     correction = correction_for(loss_obj)
