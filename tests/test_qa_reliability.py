@@ -125,3 +125,17 @@ def test_sage_accepts_nan_for_a_model_that_handles_it():
     assert np.isfinite(r.importances_mean).all()
     assert r.importances_mean.sum() == pytest.approx(r.settings["explained_loss"], rel=1e-9)
     assert r.importances_mean[0] > r.importances_mean[1]
+
+
+def test_impossible_sizes_are_refused_up_front_with_the_bytes():
+    """Issue 15 item 9: these allocated (or swapped) for minutes before a raw MemoryError."""
+    from ixplain import GeometricReservoir, IncrementalPDP, UniformReservoir
+
+    for storage in (UniformReservoir(10**12), GeometricReservoir(10**12)):
+        with pytest.raises(MemoryError, match=r"size=1,000,000,000,000\) for 3 features would "
+                                              r"need 2.*GiB, more than the .* GiB"):
+            storage.update_many(X[:5])
+    with pytest.raises(ValueError, match="'grid_resolution' parameter of IncrementalPDP must be "
+                                         "at most 10,000"):
+        IncrementalPDP(lambda A: A[:, 0], "x0", grid_resolution=10**7)
+    IncrementalPDP(lambda A: A[:, 0], "x0", grid_resolution=10_000)  # the bound itself is fine
