@@ -139,3 +139,16 @@ def test_impossible_sizes_are_refused_up_front_with_the_bytes():
                                          "at most 10,000"):
         IncrementalPDP(lambda A: A[:, 0], "x0", grid_resolution=10**7)
     IncrementalPDP(lambda A: A[:, 0], "x0", grid_resolution=10_000)  # the bound itself is fine
+
+
+@pytest.mark.parametrize("call, owner", [
+    (lambda X1: partial_dependence(lambda A: A[:, 0], X1, 0), "partial_dependence"),
+    (lambda X1: permutation_importance(lambda A: A[:, 0], X1, YC, loss="squared_error"),
+     "permutation_importance"),
+    (lambda X1: sage(lambda A: A[:, 0], X1, YC, loss="squared_error"), "sage"),
+])
+def test_a_1d_x_is_refused_not_read_as_one_row(call, owner):
+    """Issue 15 item 4: partial_dependence took a 1-D X as one row."""
+    with pytest.raises(ValueError, match=rf"'X' parameter of {owner} must be 2-D .* shape "
+                                         r"\(200,\) .*reshape\(-1, 1\)"):
+        call(X[:, 0])

@@ -310,3 +310,27 @@ def check_allocation(n_bytes: int, what: str, owner: str, fix: str) -> None:
             f"{owner}: {what} would need {n_bytes / 2**30:,.1f} GiB, more than the "
             f"{free / 2**30:,.1f} GiB of memory available. {fix}"
         )
+
+
+def check_2d(X: Any, owner: str) -> None:
+    """Refuse a 1-D array (or a dict record) where a table of rows is needed: read as one row
+    it would give an explanation of a single observation without a word.
+
+    Raises
+    ------
+    ValueError
+        ``"The 'X' parameter of <owner> must be 2-D (n_rows, n_features). Got a 1-D array of
+        shape (n,) instead; ..."`` with the reshape to use.
+    """
+    ndim = getattr(X, "ndim", None)
+    if ndim == 1 and not hasattr(X, "columns"):  # a numpy or pandas 1-D array, not a frame
+        raise ValueError(
+            f"The 'X' parameter of {owner} must be 2-D (n_rows, n_features). Got a 1-D array "
+            f"of shape {tuple(X.shape)} instead; use X.reshape(-1, 1) for one feature (or "
+            "X.to_frame() for a Series), or X.reshape(1, -1) for one row."
+        )
+    if isinstance(X, dict):
+        raise ValueError(
+            f"The 'X' parameter of {owner} must be a table of rows; got one dict record. Pass "
+            "a list of records ([x]) or a DataFrame."
+        )

@@ -39,6 +39,7 @@ import numpy as np
 
 from .._random import keyed_generator
 from .._validation import (
+    check_2d,
     check_bool,
     check_int,
     check_n_jobs,
@@ -764,6 +765,7 @@ def partial_dependence(
                           exc=TypeError)
 
     # ------------------------------------------------------------- data and features
+    check_2d(X, _OWNER)
     try:
         table = as_table(X, owner=_OWNER)
     except TypeError as exc:

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._random import keyed_generator
 from .._validation import (
+    check_2d,
     check_int,
     check_n_jobs,
     check_sample_weight,
@@ -508,6 +509,7 @@ def permutation_importance(
     seed = seed_of(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
+    check_2d(X, owner)
     table = as_table(X, owner=owner)
     n = table.n_rows
     if n == 0:

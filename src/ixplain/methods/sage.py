@@ -16,6 +16,7 @@ import numpy as np
 
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
+    check_2d,
     check_float,
     check_int,
     check_n_jobs,
@@ -476,6 +477,7 @@ def _run(
     if not isinstance(control_variate, (bool, np.bool_)):
         raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
     seed = seed_of(random_state, owner)
+    check_2d(X, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
         raise ValueError(f"{owner}: X has no rows.")
