@@ -679,6 +679,9 @@ def partial_dependence(
         ``"auto"``: always the brute (interventional) quantity -- ``"tree"`` for the models it
         supports, else ``"brute"``; unlike scikit-learn, ``auto`` never silently switches to
         recursion, which is a different quantity. The result's ``method`` says which ran.
+        XGBoost models with categorical splits (``enable_categorical=True``) are not read by
+        the tree method: ``"auto"`` computes them by brute force (same quantity, more model
+        calls) and ``"tree"`` raises a ValueError saying so.
     kind : {"average", "individual", "both"}, default="average"
         Return the PD, the ICE curves, or both.
     centered : bool, default=False
