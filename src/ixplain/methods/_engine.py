@@ -557,6 +557,10 @@ def _explain_partition(
 
     table = as_table(part[columns].reset_index(drop=True), owner=owner)
     labels = None if y is None else part[y].to_numpy()
+    if labels is not None and labels.dtype.kind in "fc" and not np.isfinite(labels).all():
+        row = start + int((~np.isfinite(labels)).argmax())
+        raise ValueError(f"{owner}: the target column {y!r} contains NaN or infinite values "
+                         f"(first at row {row}); drop or fill those rows.")
     weights = None if sample_weight is None else part[sample_weight].to_numpy(dtype=np.float64)
     return explain_rows(method, table, labels, sample_weight=weights, start=start,
                         memory_budget=memory_budget, keep_values=keep_values)

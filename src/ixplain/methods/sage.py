@@ -506,6 +506,7 @@ class SAGEFunction(Method):
 
     def explain(self, batch: RowBatch) -> np.ndarray:
         G, m, B = len(self.players), self.background.n_rows, batch.n_rows
+        check_no_nan(batch.X, "X", _OWNER)
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
         u = RowStream(self.seed, "sage", G + (0 if self.exact_inner else self.n_samples))
