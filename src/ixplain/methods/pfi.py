@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from .._random import RowStream, uniform_index
+from .._random import RowStream, keyed_generator, uniform_index
 from .._validation import (
     check_int,
     check_n_jobs,
-    check_random_state,
     check_sample_weight,
     check_target,
     param_error,
@@ -36,7 +35,7 @@ from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
-from ..storage.base import SlotStorage
+from ..storage.base import SlotStorage, seed_of
 from ..tabular import Table, _take, as_table
 from ._engine import Method, ProgressInfo, RowBatch, explain_rows, make_progress, register
 from ._incremental import IncrementalExplainer, Sampler
@@ -292,7 +291,10 @@ def permutation_importance(
         Accepted for compatibility with scikit-learn; the work runs in one process as a few
         large batched model calls (use the model's own threads).
     random_state : None, int or numpy.random.Generator, default=None
-        Drives the permutations and the row subsample.
+        Seeds the permutations and the row subsamples: permutation ``r`` of feature (or group)
+        ``j`` is drawn from ``keyed_generator(seed, "pfi", r, j)`` (:mod:`ixplain._random`), so
+        the result is the same for any ``memory_budget`` (and ``n_jobs``), and a feature's
+        importance does not depend on which other features are computed.
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights for the score / the mean loss.
     max_samples : int or float, default=1.0
@@ -313,7 +315,7 @@ def permutation_importance(
     progress : bool or callable, default=False
         Report rows done: ``True`` shows a tqdm bar (or prints lines to stderr without tqdm);
         a callable receives a :class:`~ixplain.ProgressInfo` (``done``, ``total``) after every
-        chunk of rows (after every repeat for scorers outside the batched path). The values do
+        chunk of rows (``done`` = repeats for scorers outside the batched path). The values do
         not depend on it.
 
     Returns
@@ -347,13 +349,13 @@ def permutation_importance(
     >>> r = permutation_importance(lambda A: 2 * A[:, 0] + A[:, 1], X, y,
     ...                            loss="squared_error", n_repeats=3, random_state=0)
     >>> r.importances_mean.round(1)  # 2 * beta**2 * Var(x) = 8, 2, 0
-    array([7.9, 1.8, 0. ])
+    array([7.7, 1.9, 0. ])
     """
     owner = "permutation_importance"
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
-    rng = check_random_state(random_state, owner)
+    seed = seed_of(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
     table = as_table(X, owner=owner)
@@ -364,12 +366,12 @@ def permutation_importance(
     w = check_sample_weight(sample_weight, n, owner)
     m = _n_subsample(max_samples, n, owner)
     labels, groups = _resolve_groups(features, table.names, owner)
-    G = len(groups)
-    # the permutations: a row subsample per repeat (all rows when m == n), then one
-    # permutation of it per (group, repeat)
-    subsets = [np.arange(n) if m == n else np.sort(rng.choice(n, m, replace=False))
-               for _ in range(n_repeats)]
-    perms = np.stack([np.stack([rng.permutation(m) for _ in range(n_repeats)]) for _ in range(G)])
+    # the randomness, keyed by what it is for (never by chunk or worker): the row subsample of
+    # repeat r, and permutation r of group g, built when a chunk needs them
+    subsets = [np.arange(n) if m == n else
+               np.sort(keyed_generator(seed, "pfi-rows", r).choice(n, m, replace=False))
+               for r in range(n_repeats)]
+    perms = _Permutations(seed, labels, m, n_repeats, memory_budget)
     settings = {"method": "permutation_importance", "n_repeats": n_repeats,
                 "max_samples": max_samples, "random_state": random_state}
     if loss is not None:
@@ -386,6 +388,35 @@ def permutation_importance(
                                 labels, settings, memory_budget, report)
 
 
+class _Permutations:
+    """Permutation ``r`` of group ``g``: ``keyed_generator(seed, "pfi", r, label_g)
+    .permutation(m)``, made on first use and kept while all of them fit in a quarter of the
+    memory budget (else made again for each chunk): the same numbers in any chunking."""
+
+    def __init__(self, seed: int, labels: Sequence[str], m: int, n_repeats: int,
+                 memory_budget: int) -> None:
+        self.seed, self.labels, self.m = seed, list(labels), m
+        self.keep = len(self.labels) * n_repeats * m * 8 <= memory_budget // 4
+        self._cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def __call__(self, g: int, r: int) -> np.ndarray:
+        g, r = int(g), int(r)  # a numpy int would key another stream (_random keys by repr)
+        perm = self._cache.get((g, r))
+        if perm is None:
+            perm = keyed_generator(self.seed, "pfi", r, self.labels[g]).permutation(self.m)
+            if self.keep:
+                self._cache[(g, r)] = perm
+        return perm
+
+
+def _perm_fn(perms: Any) -> Any:
+    """``perms(g, r)``: a :class:`_Permutations`, or explicit permutations (G, R, m) as one."""
+    if callable(perms):
+        return perms
+    arr = np.asarray(perms)
+    return lambda g, r: arr[g, r]
+
+
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
     """(G, R) mean loss increases from explicit row subsets (R,) and permutations (G, R, m)."""
     return _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget)[0]
@@ -394,7 +425,8 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
 def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None):
     """:func:`_importances_loss` and the (G,) standard errors of the mean over repeats (from the
     spread of the per-row values), by the engine's static driver."""
-    G, R, m = perms.shape
+    G, R = len(groups), len(subsets)
+    perms = _perm_fn(perms)
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
     out, se = np.zeros((G, R)), np.zeros(G)
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
@@ -403,7 +435,7 @@ def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, 
     total = sum(len(rows) for rows, _ in plans)
     done = 0
     for rows, reps in plans:
-        fn = PermutationPFI(model, loss, groups, table, rows, perms[:, reps, :])
+        fn = PermutationPFI(model, loss, groups, table, rows, perms, reps)
         weights = None if w is None else w[rows]
         explained = explain_rows(fn, table.take(rows), y[rows], sample_weight=weights,
                                  memory_budget=memory_budget, progress=progress, total=total,
@@ -451,19 +483,22 @@ class PFIFunction(Method):
 
 @register
 class PermutationPFI(PFIFunction):
-    """``x'`` of observation ``rows[p]`` for group ``g``, draw ``r``: row ``rows[perms[g, r, p]]``
-    of ``table`` (scikit-learn's permutations, drawn by the caller)."""
-
-    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], table: Table,
-                 rows: np.ndarray, perms: np.ndarray) -> None:
-        super().__init__(model, loss, groups, perms.shape[1])
-        self.table, self.rows, self.perms = table, np.asarray(rows), perms
+    """``x'`` of observation ``rows[p]`` for group ``g``, repeat ``reps[k]``: row
+    ``rows[perms(g, reps[k])[p]]`` of ``table`` (scikit-learn's permutations; ``perms(g, r)``
+    gives permutation ``r`` of group ``g`` of the ``len(rows)`` positions)."""
 
     name = "permutation_importance"
 
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], table: Table,
+                 rows: np.ndarray, perms: Any, reps: Sequence[int]) -> None:
+        super().__init__(model, loss, groups, len(reps))
+        self.table, self.rows = table, np.asarray(rows)
+        self.perms, self.reps = perms, [int(r) for r in reps]
+
     def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
-        pos = np.arange(batch.start, batch.start + batch.n_rows)
-        repl = self.rows[self.perms[:, :, pos]].transpose(2, 0, 1)
+        pos = slice(batch.start, batch.start + batch.n_rows)
+        repl = np.stack([np.stack([self.rows[self.perms(g, r)[pos]] for r in self.reps], axis=1)
+                         for g in range(len(self.groups))], axis=1)
         return self.table, self.rows[pos], repl
 
 
@@ -563,7 +598,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             return scorer(estimator, native, yr)
         return scorer(estimator, native, yr, sample_weight=w[rows])
 
-    G, R, m = perms.shape
+    G, R = len(groups), len(subsets)
+    perms = _perm_fn(perms)
     baselines: list[Any] = []
     permuted: list[list[Any]] = [[None] * R for _ in range(G)]
     for r in range(R):
@@ -572,12 +608,12 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
         baselines.append(score(rows, base_cols))
         for g, names in enumerate(groups):
             cols = dict(base_cols)
-            src = rows[perms[g, r]]
+            src = rows[perms(g, r)]
             for name in names:
                 cols[name] = _take(table.columns[name], src)
             permuted[g][r] = score(rows, cols)
         if progress is not None:
-            progress(ProgressInfo((r + 1) * m, R * m, owner))
+            progress(ProgressInfo(r + 1, R, owner))  # repeats done
     settings = dict(settings, scoring=scoring if isinstance(scoring, (str, type(None))) else
                     repr(scoring))
     if isinstance(baselines[0], dict):
@@ -636,6 +672,9 @@ class IncrementalPFI(IncrementalExplainer):
         Override the model output chosen from the loss.
     nan_policy : {"skip", "raise", "pass"}, default="skip"
         See :mod:`ixplain.methods._incremental`.
+    max_batch : int, default=2048
+        Rows of :meth:`explain_many` per model call (each with ``1 + d * n_samples`` model
+        rows); the results do not depend on it.
 
     Attributes
     ----------
@@ -683,6 +722,7 @@ class IncrementalPFI(IncrementalExplainer):
         history_size: int = 1000,
         response_method: str = "auto",
         nan_policy: str = "skip",
+        max_batch: int | None = None,
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
@@ -709,6 +749,7 @@ class IncrementalPFI(IncrementalExplainer):
             response_method=_response_for(model, self._loss, response_method),
             nan_policy=nan_policy,
             random_state=random_state,
+            max_batch=max_batch,
         )
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
@@ -732,13 +773,13 @@ class IncrementalPFI(IncrementalExplainer):
                               self._groups, y)
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
-    def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
+    def _explain_numeric_row(
+        self, xm: np.ndarray, y: np.ndarray | None, sampler: Sampler
+    ) -> np.ndarray | None:
         if self._all_numeric is False or y is None:
             return None
         d = xm.shape[1]
-        return self._explain_numeric(
-            xm, y, self.storage._draw_numeric(d * self.n_samples, self._rng)
-        )
+        return self._explain_numeric(xm, y, sampler.draw_numeric_one(d * self.n_samples))
 
     def _numeric_layout(self, B: int, d: int) -> tuple[np.ndarray, np.ndarray]:
         """Flat positions of the replaced cells for ``B`` rows (cached; a prefix of the
