@@ -437,7 +437,9 @@ def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, 
     for rows, reps in plans:
         fn = PermutationPFI(model, loss, groups, table, rows, perms, reps)
         weights = None if w is None else w[rows]
-        explained = explain_rows(fn, table.take(rows), y[rows], sample_weight=weights,
+        data = table if len(rows) == table.n_rows and rows[-1] == len(rows) - 1 else (
+            table.take(rows))  # (rows are sorted: all rows is arange(n))
+        explained = explain_rows(fn, data, y[rows], sample_weight=weights,
                                  memory_budget=memory_budget, progress=progress, total=total,
                                  done=done)
         done += len(rows)
