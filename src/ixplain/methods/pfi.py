@@ -503,6 +503,15 @@ class PermutationPFI(PFIFunction):
                          for g in range(len(self.groups))], axis=1)
         return self.table, self.rows[pos], repl
 
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(1).normal(size=(130, 3))
+        table = as_table(X, ["x0", "x1", "x2"])
+        perms = _Permutations(0, ["x0", "x1", "x2"], len(X), 2, DEFAULT_MEMORY_BUDGET)
+        fn = cls(as_model(_example_model), get_loss("squared_error"), [["x0"], ["x1"], ["x2"]],
+                 table, np.arange(len(X)), perms, [0, 1])
+        return fn, X, 2 * X[:, 0] - X[:, 1]
+
 
 @register
 class BackgroundPFI(PFIFunction):
