@@ -701,8 +701,8 @@ def sage(
     if background is None:
         bg = _background(ddf, columns, size, seed, _SAGE_OWNER)
     else:
-        bg = _sage._background_table(background, _head(ddf, columns, _SAGE_OWNER),
-                                     np.random.default_rng(0), _SAGE_OWNER)
+        bg = _sage._background_table(background, _head(ddf, columns, _SAGE_OWNER), seed,
+                                     _SAGE_OWNER)
     _sage.check_no_nan(bg, "background", _SAGE_OWNER)
     players, col_player = resolve_players(bg.names, groups, _SAGE_OWNER)
     correction = correction_for(loss_obj)
