@@ -344,42 +344,32 @@ def _sage_model(X):
     return 2 * X["a"].to_numpy() + X["b"].to_numpy() * X["c"].to_numpy()
 
 
-def test_sage_does_not_depend_on_the_number_of_partitions(sage_frame):
-    """Each row's order and draws are keyed by (seed, row) and the background is picked by
-    global row index: 1, 3 and 7 partitions give the same values (float rounding), equal to the
-    engine's static driver on the concatenated frame."""
-    from ixplain.methods._engine import explain_rows
-    from ixplain.tabular import as_table
-
-    kw = dict(loss="squared_error", random_state=3, background_size=64, n_samples=8)
-    runs = [dask_sage(_sage_model, dd.from_pandas(sage_frame, npartitions=k), "y", **kw)
-            for k in (1, 3, 7)]
-    for r in runs[1:]:
-        np.testing.assert_allclose(r.importances_mean, runs[0].importances_mean, rtol=1e-10,
-                                   atol=1e-12)
-        np.testing.assert_allclose(r.importances_std, runs[0].importances_std, rtol=1e-8)
-    assert runs[0].settings["n_permutations"] == len(sage_frame)
-    # efficiency: the control-variate values sum to the explained loss
-    np.testing.assert_allclose(runs[0].importances_mean.sum(),
-                               runs[0].settings["explained_loss"], rtol=1e-10)
-    from ixplain._random import keyed_generator, root_seed
-    from ixplain.losses import get_loss
-    from ixplain.methods.sage import SAGEFunction
-    from ixplain.models import as_model
-
-    X = sage_frame.drop(columns="y")
-    picks = np.sort(keyed_generator(root_seed(3), "background").choice(len(X), 64, replace=False))
-    fn = SAGEFunction(as_model(_sage_model), get_loss("squared_error"),
-                      as_table(X.iloc[picks].reset_index(drop=True)), np.arange(3),
-                      ["a", "b", "c"], 8, False, 3)
-    single = fn.result(explain_rows(fn, as_table(X), sage_frame["y"].to_numpy()))
-    np.testing.assert_allclose(runs[0].importances_mean, single.values, rtol=1e-10, atol=1e-12)
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+@pytest.mark.parametrize("n_samples", [8, None])
+def test_sage_equals_one_pass_of_static_sage(sage_frame, npartitions, n_samples):
+    """Row t takes the order and draws of its place in ixplain.sage's first pass (keyed by the
+    seed), and the default background is the same rows: equal to ixplain.sage with
+    n_permutations=n_rows and no early stop, for any partitioning (sampled draws and the exact
+    inner average over a given background)."""
+    X, y = sage_frame.drop(columns="y"), sage_frame["y"]
+    kw = dict(loss="squared_error", random_state=3, n_samples=n_samples)
+    if n_samples is None:
+        kw["background"] = X.iloc[:24]
+    static = sage(_sage_model, X, y, n_permutations=len(X), convergence_threshold=None, **kw)
+    got = dask_sage(_sage_model, dd.from_pandas(sage_frame, npartitions=npartitions), "y", **kw)
+    np.testing.assert_allclose(got.importances_mean, static.importances_mean, rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(got.importances_std, static.importances_std, rtol=1e-8)
+    assert got.settings["n_permutations"] == static.settings["n_permutations"] == len(X)
+    np.testing.assert_allclose(got.importances_mean.sum(), got.settings["explained_loss"],
+                               rtol=1e-10)  # efficiency (control variate)
+    np.testing.assert_allclose(got.settings["explained_loss"],
+                               static.settings["explained_loss"], rtol=1e-12)
 
 
-def test_sage_agrees_with_static_sage_within_standard_errors(sage_frame):
-    """Same game (same background, same loss estimator), different samples of (row, order)
-    pairs: the static estimator walks shuffled passes and stops at convergence, the Dask one
-    explains each row once. Their difference is within 4 combined standard errors."""
+def test_sage_agrees_with_converged_static_sage_within_standard_errors(sage_frame):
+    """ixplain.sage's default stops at convergence (fewer or more orders than rows): the same
+    game, another sample, so the difference is within 4 combined standard errors."""
     X = sage_frame.drop(columns="y")
     background = X.iloc[:48]
     static = sage(_sage_model, X, sage_frame["y"], loss="squared_error", background=background,

@@ -263,8 +263,8 @@ def _run_public(name, progress):
                                    random_state=0, memory_budget=8 * 3 * 10 * 100,
                                    progress=progress)
         return r.importances.ravel()
-    r = sage(_linear_model, X, y, loss="squared_error", random_state=0, batch_size=64,
-             n_permutations=320, convergence_threshold=None, progress=progress)
+    r = sage(_linear_model, X, y, loss="squared_error", random_state=0, batch_size=128,
+             n_permutations=1280, convergence_threshold=None, progress=progress)
     return r.importances_mean
 
 
@@ -278,9 +278,13 @@ def test_public_functions_report_progress(name, capsys):
     done = [i.done for i in seen]
     assert len(done) >= 3 and done == sorted(done) and len(set(done)) == len(done)
     assert all(i.method == name for i in seen)
-    if name == "sage":  # orders so far, and the convergence ratio after every batch
-        assert done == [64, 128, 192, 256, 320] and seen[-1].total == 320
-        assert all(i.convergence_ratio is not None and i.convergence_ratio > 0 for i in seen)
+    if name == "sage":  # orders so far, and the ratio once a block of orders was accumulated
+        from ixplain.methods.sage import CHECK_EVERY
+
+        assert done == list(range(128, 1281, 128)) and seen[-1].total == 1280
+        ratios = [i.convergence_ratio for i in seen]
+        assert all((r is None) == (d < CHECK_EVERY) for r, d in zip(ratios, done))
+        assert all(r > 0 for r in ratios if r is not None)
     else:
         assert done[-1] == seen[-1].total
 

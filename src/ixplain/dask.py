@@ -13,20 +13,23 @@ What "equal to the single-machine result" means, method by method:
 * :func:`partial_dependence` -- *equal* to :func:`ixplain.partial_dependence` on
   ``ddf.compute()`` (float rounding, ~1e-15): the grid is built once from the gathered target
   columns (only those columns travel to the client), and PD is deterministic.
-* :func:`permutation_importance` and :func:`sage` -- for a fixed ``random_state`` the result
-  does **not depend on the number of partitions**: row ``t``'s random draws are keyed by
-  ``(seed, t)`` (:mod:`ixplain._random`) and the background rows are picked by global row
-  index. It equals, to float rounding, the engine's static driver on ``ddf.compute()`` with
-  the same method object. It is *not* the same number as :func:`ixplain.permutation_importance`
-  / :func:`ixplain.sage` for the same seed, and cannot be: scikit-learn's permutation
-  importance pairs each row with the row a *global* permutation assigns, which no partition
-  can form without a shuffle of the whole data, so here each row draws its replacement from a
-  background sample of the whole data instead (the iPFI paper's marginal ``lambda``); and
-  :func:`ixplain.sage` samples observations in shuffled passes and stops at convergence, a
-  sequential procedure, while here every row is explained once along its own random order.
-  Both pairs estimate the same quantity, so they agree within their reported standard errors
-  (``settings["standard_error"]`` for PFI, ``importances_std`` for SAGE); the tests check
-  exactly that.
+* :func:`sage` -- *equal*, for the same ``random_state``, to :func:`ixplain.sage` on
+  ``ddf.compute()`` with ``n_permutations=n_rows, convergence_threshold=None`` (one pass over
+  the rows; float rounding, ~1e-15): row ``t`` takes the order and background draws that
+  ``ixplain.sage``'s first pass gives it (keyed by the seed and the row's place in that pass,
+  not by its partition), and the default background is the same rows. Only the stopping rule
+  differs: ``ixplain.sage`` stops when its convergence ratio falls below the threshold, which
+  a partitioned pass cannot do, so here every row is explained once.
+* :func:`permutation_importance` -- for a fixed ``random_state`` the result does **not depend
+  on the number of partitions** (row ``t``'s draws are keyed by ``(seed, t)``, the background
+  rows picked by global row index), and equals the engine's static driver on ``ddf.compute()``
+  with the same method object. It is *not* the number :func:`ixplain.permutation_importance`
+  gives for the same seed, and cannot be: scikit-learn's definition pairs each row with the row
+  a *global* permutation assigns, which a partition cannot form without a shuffle of the whole
+  data, so each row here draws its replacement from a background sample of the whole data
+  instead (the iPFI paper's marginal ``lambda``). Both estimate the mean loss increase under
+  marginal replacement and agree within their reported standard errors
+  (``settings["standard_error"]``); the tests check exactly that.
 
 Install with ``pip install 'ixplain[dask]'``.
 """
@@ -102,18 +105,27 @@ def _head(ddf: Any, columns: list[Any], owner: str) -> Table:
     return as_table(head.reset_index(drop=True), owner=owner)
 
 
-def _background(ddf: Any, columns: list[Any], n: int, seed: int, owner: str) -> Table:
-    """``n`` rows drawn without replacement from all of ``ddf`` by *global* row index (the
-    same rows for any partitioning), as a Table in row order."""
-    import dask
-    import pandas as pd
-
+def _n_rows(ddf: Any, owner: str) -> tuple[np.ndarray, int]:
     lengths = np.asarray(ddf.map_partitions(len).compute(), dtype=np.int64)
     total = int(lengths.sum())
     if total == 0:
         raise ValueError(f"{owner}: the DataFrame has 0 rows.")
-    picks = np.sort(keyed_generator(seed, "background").choice(total, size=min(n, total),
-                                                                replace=False))
+    return lengths, total
+
+
+def _background(ddf: Any, columns: list[Any], n: int, seed: int, owner: str,
+                key: str = "background") -> Table:
+    """``n`` rows drawn without replacement from all of ``ddf`` by *global* row index (the
+    same rows for any partitioning; all rows when there are at most ``n``), as a Table in row
+    order: ``sort(keyed_generator(seed, key).choice(n_rows, n, replace=False))``."""
+    import dask
+    import pandas as pd
+
+    lengths, total = _n_rows(ddf, owner)
+    if total <= n:
+        picks = np.arange(total)
+    else:
+        picks = np.sort(keyed_generator(seed, key).choice(total, n, replace=False))
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     parts = []
     for i, part in enumerate(ddf[columns].to_delayed()):
@@ -618,20 +630,21 @@ def sage(
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     progress: Any = False,
 ) -> FeatureImportance:
-    """SAGE values over a Dask DataFrame: one random feature order per row, keyed by the row.
+    """SAGE values over a Dask DataFrame, equal to one pass of :func:`ixplain.sage`.
 
     Every row ``(x, y)`` of every partition walks one uniform random order of the players
-    (features or groups), drawn from the row's own random numbers (keyed by the seed and its
-    global index), and contributes its marginal contributions ``l(S_{k-1}) - l(S_k)`` (SAGE's
-    per-observation explanation function, [1]_; features outside ``S`` imputed from
+    (features or groups) and contributes its marginal contributions ``l(S_{k-1}) - l(S_k)``
+    (SAGE's per-observation explanation function, [1]_; features outside ``S`` imputed from
     ``background``). The values are their control-variate mean over all rows, merged across
-    partitions, so ``n_permutations == n_rows`` and the result, for a given ``random_state``,
-    does not depend on the number of partitions.
+    partitions (``n_permutations == n_rows``).
 
-    :func:`ixplain.sage` on the same data is a sequential estimator (observations in shuffled
-    passes, stopped at convergence), so for the same seed it draws other (row, order) pairs:
-    the two estimate the same SAGE values and agree within their standard errors
-    (``importances_std`` of each).
+    The order and background draws of row ``t`` are those :func:`ixplain.sage` gives it in its
+    first pass over the rows for the same ``random_state`` (keyed by the seed and the row's
+    place in that pass, never by the partition), and the default background is the rows it
+    would pick: the result equals ``ixplain.sage(model, X, y, loss=..., random_state=seed,
+    n_permutations=n_rows, convergence_threshold=None)`` on ``ddf.compute()`` to float
+    rounding, for any number of partitions. (``ixplain.sage``'s default stops earlier, at
+    convergence, which a partitioned pass cannot test.)
 
     Parameters
     ----------
@@ -645,9 +658,10 @@ def sage(
         As in :func:`ixplain.sage`.
     background : array-like or DataFrame, optional
         Rows used to impute removed features (on every worker). Default: ``background_size``
-        rows drawn from the whole data by global row index.
+        rows drawn from the whole data by global row index, as :func:`ixplain.sage` draws its
+        512 (all rows when there are at most that many).
     background_size : int, default=512
-        Size of the default background.
+        Size of the default background (512: the same rows as :func:`ixplain.sage`).
     groups, n_samples, control_variate
         As in :func:`ixplain.sage`.
     random_state : int, Generator or None, default=None
@@ -698,18 +712,19 @@ def sage(
     loss_obj = get_loss(loss, _SAGE_OWNER)
     y = _label_column(y, ddf, _SAGE_OWNER)
     columns = _plain_columns(ddf, None, (y, None), _SAGE_OWNER)
-    if background is None:
-        bg = _background(ddf, columns, size, seed, _SAGE_OWNER)
+    if background is None:  # the rows ixplain.sage would take from ddf.compute()
+        bg = _background(ddf, columns, size, seed, _SAGE_OWNER, key="sage-background")
     else:
-        bg = _sage._background_table(background, _head(ddf, columns, _SAGE_OWNER),
-                                     np.random.default_rng(0), _SAGE_OWNER)
+        bg = _sage._background_table(background, _head(ddf, columns, _SAGE_OWNER), seed,
+                                     _SAGE_OWNER)
     _sage.check_no_nan(bg, "background", _SAGE_OWNER)
     players, col_player = resolve_players(bg.names, groups, _SAGE_OWNER)
     correction = correction_for(loss_obj)
     s = _sage.resolve_n_samples(n_samples, correction, bg.n_rows, _SAGE_OWNER)
     exact = n_samples is None or (n_samples == "auto" and correction == "plugin")
     fn = _sage.SAGEFunction(as_model(model, owner=_SAGE_OWNER), loss_obj, bg, col_player,
-                            players, s, exact, seed, control_variate)
+                            players, s, exact, seed, _n_rows(ddf, _SAGE_OWNER)[1],
+                            control_variate)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,
                                    progress=report, owner=_SAGE_OWNER)
     settings = {

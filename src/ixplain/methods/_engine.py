@@ -23,6 +23,12 @@ It then gets from the engine
 * the **incremental form**: an :class:`~ixplain.methods._incremental.IncrementalExplainer`
   subclass whose ``_explain_batch`` calls the same ``explain`` (the storage supplies ``P``).
 
+Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunction`, the
+ICE curve on a fixed grid), ``permutation_importance`` and
+``permutation_importance_background`` (:class:`~ixplain.methods.pfi.PermutationPFI`,
+:class:`~ixplain.methods.pfi.BackgroundPFI`), ``sage``
+(:class:`~ixplain.methods.sage.SAGEFunction`).
+
 Randomness
 ----------
 :attr:`RowBatch.start` is the index of the batch's first row in the whole table (in the

@@ -335,9 +335,9 @@ def estimate_sage(
             used, ratio, converged = _feed(acc, scores, totals, cap, threshold, control_variate,
                                            ratio)
             pending = [(scores[used:], totals[used:])]
-            if progress is not None:  # orders so far; the ratio of the last convergence test
-                progress(ProgressInfo(acc.n if converged else done, n_permutations, _OWNER,
-                                      ratio))
+            if progress is not None:  # orders so far; the ratio once a block was accumulated
+                progress(ProgressInfo(done, n_permutations, _OWNER,
+                                      ratio if np.isfinite(ratio) else None))
     finally:
         if pool is not None:
             pool.shutdown()
@@ -435,9 +435,9 @@ def sage(
         stderr without tqdm) with the convergence ratio; a callable receives a
         :class:`~ixplain.ProgressInfo` with ``done`` (orders so far), ``total``
         (``n_permutations``, or None when only convergence stops the run) and
-        ``convergence_ratio`` (``max(std) / (max(phi) - min(phi))`` at the last convergence
-        test, every :data:`CHECK_EVERY` orders; ``inf`` before the first; compared with
-        ``convergence_threshold``). The values do not depend on it.
+        ``convergence_ratio`` (``max(std) / (max(phi) - min(phi))``, compared with
+        ``convergence_threshold`` after every block of :data:`CHECK_EVERY` orders; None before
+        the first block). The values do not depend on it.
 
     Returns
     -------
@@ -559,15 +559,19 @@ def _to_result(est: SageEstimate, settings: dict[str, Any]) -> FeatureImportance
 # ---------------------------------------------------------------------------- engine form
 @register
 class SAGEFunction(Method):
-    """SAGE's explanation function for the engine: one random order per row, keyed by the row.
+    """SAGE's explanation function for the engine: one random order per row, drawn as
+    :func:`sage`'s first pass over the rows draws it.
 
-    Row ``t`` walks the order ``argsort(u_t)`` of its uniforms (``RowStream(seed, "sage")``)
-    and draws its background rows from the same uniforms, so its marginal contributions do not
-    depend on the chunk or partition it is computed in. Its values, shape
-    ``(2 * G + 3,)``, are ``[lambda (G), t, lambda * t (G), t**2, t_exact]`` with ``t`` the
-    row's estimated total ``l(empty) - l(all)`` and ``t_exact = loss(mean background
+    :func:`sage`'s permutation ``p`` explains row ``perm[p]`` of its first pass (``perm`` from
+    ``keyed_generator(seed, "sage-pass", 0)``) along the order and with the background draws of
+    row ``p`` of its row streams (:class:`_Draws`). Here row ``t`` takes ``p = perm^-1[t]``
+    and the same numbers, so its marginal contributions depend neither on the chunk nor on the
+    partition it is computed in, and the mean over all ``n_rows`` rows is :func:`sage` with
+    ``n_permutations=n_rows, convergence_threshold=None`` (to float rounding). Its values,
+    shape ``(2 * G + 3,)``, are ``[lambda (G), t, lambda * t (G), t**2, t_exact]`` with ``t``
+    the row's estimated total ``l(empty) - l(all)`` and ``t_exact = loss(mean background
     prediction) - loss(f(x))``: their means are the moments of :class:`_Accumulator`'s control
-    variate, so :meth:`result` gives the same estimator as :func:`sage` (one order per row).
+    variate, which :meth:`result` applies.
     """
 
     name = "sage"
@@ -575,30 +579,43 @@ class SAGEFunction(Method):
 
     def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
                  players: list[str], n_samples: int, exact_inner: bool, seed: int,
-                 control_variate: bool = True) -> None:
+                 n_rows: int, control_variate: bool = True) -> None:
         self.model, self.loss, self.background = model, loss, background
         self.col_player, self.players = np.asarray(col_player), list(players)
         self.n_samples, self.exact_inner, self.seed = int(n_samples), bool(exact_inner), seed
-        self.control_variate = bool(control_variate)
+        self.n_rows, self.control_variate = int(n_rows), bool(control_variate)
         self.correction = "exact" if exact_inner else correction_for(loss)
         bg_pred = positive_column(model.predict(background), loss, model)
         self.empty_pred = bg_pred.mean(axis=0)
+        self._position: np.ndarray | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_position": None}  # rebuilt where it is needed
 
     def rows_per_observation(self, table: Table) -> int:
         return (len(self.players) - (1 if self.exact_inner else 0)) * self.n_samples + 1
+
+    def _permutation_index(self, start: int, B: int) -> np.ndarray:
+        """``p`` of rows ``start .. start + B - 1``: their positions in sage's first pass."""
+        if self._position is None:
+            perm = keyed_generator(self.seed, "sage-pass", 0).permutation(self.n_rows)
+            position = np.empty(self.n_rows, dtype=np.intp)
+            position[perm] = np.arange(self.n_rows)
+            self._position = position
+        return self._position[start : start + B]
 
     def explain(self, batch: RowBatch) -> np.ndarray:
         G, m, B = len(self.players), self.background.n_rows, batch.n_rows
         check_no_nan(batch.X, "X", _OWNER)
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
-        u = RowStream(self.seed, "sage", G + (0 if self.exact_inner else self.n_samples))
-        draws = u.uniforms(batch.start, B)
-        orders = np.argsort(draws[:, :G], axis=1, kind="stable")
+        ps = self._permutation_index(batch.start, B)
+        orders = random_orders(_uniforms_at(RowStream(self.seed, "sage-order", G), ps))
         if self.exact_inner:
             draw_idx = np.broadcast_to(np.arange(m), (B, m))
         else:
-            draw_idx = uniform_index(draws[:, G:], m)
+            u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
+            draw_idx = uniform_index(u, m)
         losses, _ = coalition_losses(
             self.model, self.loss, self.correction, batch.X, y, self.background, draw_idx,
             orders, self.col_player, empty_pred=self.empty_pred if self.exact_inner else None,
@@ -636,10 +653,22 @@ class SAGEFunction(Method):
         model = as_model(_example_model)
         background = as_table(X[:16], ["x0", "x1", "x2"])
         fn = cls(model, get_loss("squared_error"), background, np.arange(3), ["x0", "x1", "x2"],
-                 4, False, 0)
+                 4, False, 0, len(X))
         return fn, X, y
 
 
 def _example_model(X: Any) -> np.ndarray:
     A = np.asarray(X, dtype=np.float64)
     return A[:, 0] + 0.5 * A[:, 1] * A[:, 2]
+
+
+def _uniforms_at(stream: RowStream, rows: np.ndarray) -> np.ndarray:
+    """``stream``'s uniforms of the (any order, distinct) ``rows``: one call per run of
+    consecutive row indices."""
+    order = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order]
+    cuts = np.concatenate([[0], np.flatnonzero(np.diff(sorted_rows) != 1) + 1, [len(rows)]])
+    out = np.empty((len(rows), stream.width))
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        out[order[a:b]] = stream.uniforms(int(sorted_rows[a]), int(b - a))
+    return out
