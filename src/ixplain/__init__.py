@@ -8,6 +8,7 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods._engine import ProgressInfo
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -38,8 +39,6 @@ __all__ = [
     "permutation_importance",
     # bundled datasets and synthetic streams (branch cli)
     "datasets",
-    # incremental PDP (branch ipdp)
-    "IncrementalPDP",
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",
@@ -59,4 +58,6 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # the explanation engine (branch engine-drivers)
+    "ProgressInfo",
 ]
