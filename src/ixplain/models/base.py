@@ -125,6 +125,15 @@ class Model:
         self.n_calls = 0
         self.n_rows = 0
         self.time_in_model = 0.0
+        self._nan_owner: str | None = None
+
+    def refuse_nan_outputs(self, owner: str) -> Model:
+        """From now on, a prediction that is NaN raises :class:`ModelEvaluationError` naming
+        ``owner`` and the rows (the static methods: a NaN prediction would make the whole
+        result NaN, silently). The incremental explainers instead skip and count such rows.
+        Returns ``self``."""
+        self._nan_owner = owner
+        return self
 
     # ------------------------------------------------------------------ public
     def predict(self, table: Table, *, batch_rows: int | None = None) -> np.ndarray:
@@ -239,7 +248,19 @@ class Model:
                 f"{self.describe()} returned {out.shape[0]} predictions for {n_rows} rows "
                 f"(output shape {out.shape})."
             )
+        if self._nan_owner is not None and out.dtype.kind == "f" and np.isnan(out).any():
+            self._raise_nan(out, n_rows, names)
         return out
+
+    def _raise_nan(self, out: np.ndarray, n_rows: int, names: list[str]) -> None:
+        bad = np.isnan(out.reshape(n_rows, -1)).any(axis=1)
+        raise ModelEvaluationError(
+            f"{self._nan_owner}: {self.describe()} returned NaN for {int(bad.sum())} of {n_rows} "
+            f"rows (first: row {int(np.argmax(bad))} of the batch; columns {names}), so the "
+            "explanation would be NaN. Does the model accept the values it was given (missing "
+            "values, values outside the training range)? Impute them, or use a model that "
+            "handles them."
+        )
 
     def _predict_native(self, X: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
