@@ -8,8 +8,9 @@ rows; 1-way only, its 2-way case takes minutes). 1-way PD (grid 50) on 2,000 row
 200 rows, kind='both'; models single-threaded. For scikit-learn's brute method, ixplain's
 ``method='brute'`` (rows x grid stacked into cache-sized model calls, see
 ``ixplain.models.call_rows``) and ixplain's default ``method='auto'`` (the exact tree method for
-tree models, brute otherwise) it prints the median of the wall times -- the three calls
-interleaved, repeat after repeat, so a loaded machine slows them alike --, the speed-ups, the
+tree models, brute otherwise) it prints the best of the wall times -- the three calls
+interleaved, repeat after repeat, so a loaded machine slows them alike, and the best of the
+repeats, the least disturbed by other processes --, the speed-ups, the
 max absolute difference of ``average`` and ``individual`` and the peak traced memory
 (tracemalloc) per call.
 
@@ -19,7 +20,6 @@ Run: ``PYTHONPATH=src python benchmarks/bench_partial_dependence.py [--repeats 5
 import _common  # noqa: I001  (first: pins BLAS/OpenMP threads to 1)
 
 import argparse
-import statistics
 import time
 import tracemalloc
 import warnings
@@ -103,7 +103,7 @@ def run_case(model, X_eval, features, repeats):
 
 
 def interleaved_times(calls, repeats):
-    """Median wall time of each call, the calls run in turn in every repeat; last results."""
+    """Best wall time of each call, the calls run in turn in every repeat; last results."""
     times = {name: [] for name in calls}
     results = {}
     for _ in range(repeats):
@@ -111,7 +111,7 @@ def interleaved_times(calls, repeats):
             start = time.perf_counter()
             results[name] = fn()
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}, results
+    return {name: min(t) for name, t in times.items()}, results
 
 
 def main():
@@ -131,7 +131,7 @@ def main():
         f"{'model':<21}{'case':<6}{'sklearn s':>10}{'brute s':>9}{'x':>6}{'auto s':>8}{'x':>7}"
         f"{'auto=':>11}{'max|diff|':>10}{'grids':>6}{'MB sk':>7}{'MB brute':>9}{'MB auto':>8}"
     )
-    print(f"median of {args.repeats} (interleaved); memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB; "
+    print(f"best of {args.repeats} (interleaved); memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB; "
           "max|diff| over average and individual, both ixplain methods vs sklearn brute")
     print(header)
     print("-" * len(header))
