@@ -34,6 +34,11 @@ EXPECTED = {
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # explanation-based drift detection (branch drift)
+    "DriftEvent",
+    "DriftExplanation",
+    "DriftExplanationDisplay",
+    "ExplanationDriftDetector",
 }
 
 

@@ -155,6 +155,11 @@ class IncrementalExplainer:
     """
 
     _owner = "IncrementalExplainer"
+    #: Optional hook ``f(values, ok, rows, cols, y)`` called after each processed chunk with the
+    #: per-row explanation values (``(B, *value_shape)`` or None when no row was explained),
+    #: which of them entered the estimate (``ok``, shape (B,)), their stream row indices and
+    #: the rows themselves (canonical columns, labels). Set by :mod:`ixplain.drift`.
+    _on_values: Any = None
     #: Whether ``_explain_batch`` needs labels ``y``.
     requires_labels = True
     #: Whether ``_explain_batch`` draws from the storage (rows seen on an empty storage are skipped).
@@ -214,6 +219,7 @@ class IncrementalExplainer:
         self.n_skipped_ = 0
         self._warned = False
         self.history_: deque = deque(maxlen=self.history_size)
+        self._kept_rows = np.zeros(0, dtype=np.intp)
 
     # ------------------------------------------------------------------ subclass hooks
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
@@ -393,8 +399,8 @@ class IncrementalExplainer:
             X = self._make_table(cols)
             values = np.asarray(self._explain_batch(X, y, sampler), dtype=np.float64)
         storage._write(cols, slots, y)
+        ok = keep
         if values is not None:
-            ok = keep
             if not np.isfinite(values).all():
                 finite = np.isfinite(values.reshape(B_kept, -1)).all(axis=1)
                 ok = keep & finite
@@ -413,6 +419,9 @@ class IncrementalExplainer:
             elif n_ok:
                 self._aggregator.update_many(values[ok])
             self.n_explained_ += n_ok
+        if self._on_values is not None:
+            rows = np.arange(B) if B_kept == B else self._kept_rows
+            self._on_values(values, ok, self.n_seen_ + rows, cols, y)
         self._after(B)
 
     def _process_one(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
@@ -425,6 +434,7 @@ class IncrementalExplainer:
         if y is not None:
             self._model.observe_labels(y)
         values = None
+        n_before = self.n_explained_
         if not self.requires_storage or len(storage) > 0:
             matrix = getattr(cols, "matrix", None)
             if matrix is not None and len(storage) > 0:
@@ -450,6 +460,9 @@ class IncrementalExplainer:
                 else:
                     message = "1 explanation(s) were not finite (does the model return NaN?)"
                 self._warn(message, depth=1)
+        if self._on_values is not None:
+            ok = np.array([self.n_explained_ > n_before])
+            self._on_values(values, ok, np.array([self.n_seen_]), cols, y)
         self._after(1)
 
     def _after(self, B: int) -> None:
@@ -500,6 +513,7 @@ class IncrementalExplainer:
         self.n_skipped_ += int(bad.sum())
         self._warn(f"observations with NaN (first in {first_bad})")
         good = ~bad
+        self._kept_rows = np.flatnonzero(good)  # their positions, for _on_values
         return (
             {k: v[good] for k, v in cols.items()},
             None if y is None else y[good],

@@ -31,6 +31,7 @@ from .._validation import (
     check_target,
     param_error,
 )
+from ..drift.detector import attach_detector
 from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
@@ -530,6 +531,9 @@ class IncrementalPFI(IncrementalExplainer):
         Override the model output chosen from the loss.
     nan_policy : {"skip", "raise", "pass"}, default="skip"
         See :mod:`ixplain.methods._incremental`.
+    drift_detector : ExplanationDriftDetector, optional
+        Tests every observation's explanation values for changes (:mod:`ixplain.drift`);
+        events in ``drift_detector.events_``.
 
     Attributes
     ----------
@@ -577,6 +581,7 @@ class IncrementalPFI(IncrementalExplainer):
         history_size: int = 1000,
         response_method: str = "auto",
         nan_policy: str = "skip",
+        drift_detector: Any = None,
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
@@ -604,6 +609,7 @@ class IncrementalPFI(IncrementalExplainer):
             nan_policy=nan_policy,
             random_state=random_state,
         )
+        self.drift_detector = attach_detector(self, drift_detector)
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         names = X.names
