@@ -3,9 +3,12 @@
 A channel receives a stream of value vectors (one value per feature and row) and runs one
 :class:`~ixplain.drift.base.ChangeTest` per feature. Values are scaled into [0, 1] (the range
 ADWIN's bound assumes) from a warm-up: ``u = clip(0.5 + (v - c) / (4 s), 0, 1)`` with ``c`` the
-warm-up median and ``s`` the largest warm-up deviation from it, so the warm-up range fills
-[0.25, 0.75] and a shift of up to the warm-up spread stays unclipped. The scaling is fixed once
-(a stationary stream stays stationary after it), so the tests' guarantees carry over.
+warm-up median and ``s`` the 90 % quantile of the warm-up deviations from it (their maximum if
+that is 0), so most warm-up values fall in [0.25, 0.75] and only the far tail of heavy-tailed
+values (squared-error increments) is clipped; a bound set by the largest value would make
+ADWIN's range term, ``2 / (3 m) log(2 / delta')``, swamp small shifts. The transform is fixed
+once, a monotone map of each value, so a stationary stream stays stationary and the tests'
+guarantees carry over.
 """
 
 from __future__ import annotations
@@ -138,7 +141,9 @@ class ValueChannel:
 
     def _fix_scale(self, values: np.ndarray) -> None:
         self.center = np.median(values, axis=0)
-        spread = np.abs(values - self.center).max(axis=0)
+        dev = np.abs(values - self.center)
+        spread = np.quantile(dev, 0.9, axis=0)
+        spread = np.where(spread > 0, spread, dev.max(axis=0))  # mostly-constant values
         floor = max(float(spread.max()) * 1e-9, 1e-300)
         self.scale = np.maximum(spread, floor)
 

@@ -4,6 +4,7 @@ the data or the model moved."""
 from __future__ import annotations
 
 import math
+from collections import deque
 from statistics import NormalDist
 from typing import Any
 
@@ -45,9 +46,10 @@ class ExplanationDriftDetector:
         Every ``check_every`` rows, the values of the **current model** on a fixed reference
         sample (the first ``n_reference`` rows; perturbation rows drawn from it with the same
         draws at every check) are compared with those at the last reference point: per feature
-        a paired z-test of the mean difference. An event needs significance *and* a change of at
-        least ``min_change`` times the total absolute importance (a model that keeps growing a
-        tree changes a little all the time). The reference point moves to the event.
+        a paired z-test of the mean difference (common random numbers: a model that did not change
+        gives differences of exactly 0). An event needs significance *and* a change of at least
+        ``min_change`` times the total absolute importance (a model that keeps growing a tree
+        changes a little all the time). The reference point moves to the event.
     ``"values"``
         Values fed directly with :meth:`update_values` (any source).
 
@@ -58,11 +60,11 @@ class ExplanationDriftDetector:
     changes, the probability that *any* feature fires by ``delta`` (ADWIN's Theorem 3.1, values
     scaled into [0, 1], see :mod:`ixplain.drift._channel`); ADWIN's bound is conservative, and
     the measured rate on stationary streams is far below ``delta`` per check (the benchmark
-    ``benchmarks/bench_explanation_drift.py`` reports false alarms per 100,000 rows). In the
-    model channel the ``m``-th check after a reference point runs at
-    ``delta / (k * m * (m + 1))``, which sums to ``delta`` over all checks (alpha spending), so
-    the family-wise probability of a significant model event while the model's explanation
-    does not move is at most ``delta``.
+    ``benchmarks/bench_explanation_drift.py`` reports false alarms per 100,000 rows). The model
+    channel's paired z-tests run at ``delta / k`` each, so at each check the probability that
+    any feature is reported while the model's explanation on the reference sample has not
+    moved is at most ``delta`` (normal approximation of the paired mean; a model that did not
+    change at all gives zero differences and is never reported).
 
     Parameters
     ----------
@@ -166,6 +168,8 @@ class ExplanationDriftDetector:
         self._channels: dict[str, ValueChannel] = {}
         self._shadows: list[tuple[Any, ValueChannel, Capture]] = []
         self._n_snapshots = 0
+        self._recent: deque = deque()
+        self._n_recent = 0
         self._ref_cols: dict[str, list[np.ndarray]] = {}
         self._ref_y: list[np.ndarray] = []
         self._ref_n = 0
@@ -253,7 +257,7 @@ class ExplanationDriftDetector:
             name = (self.feature_names_ or feature_names or [f"v{c}" for c in range(arr.shape[1])])
             raise ValueError(
                 f"{_OWNER}: the value of feature {list(name)[j]!r} at row {rows_arr[i]} is "
-                f"{arr[i, j]!r}; explanation values must be finite."
+                f"{float(arr[i, j])}; explanation values must be finite."
             )
         if self._k is None:
             names = ([f"v{j}" for j in range(arr.shape[1])] if feature_names is None
@@ -333,12 +337,13 @@ class ExplanationDriftDetector:
             self._set_features(names)
         k = self._k
         assert k is not None
-        if self.static_model and not self.label_free:
+        if self.static_model:
             if values is not None and ok.any():
                 flat = values.reshape(len(ok), -1)[:, :k]
                 self._push("data", flat[ok], rows[ok])
         else:
             self._feed_shadows(cols, y, rows)
+            self._remember_recent(rows, cols, y)
         self._remember_reference(cols, y)
         last = int(rows[-1]) + 1 if len(rows) else self.n_rows_
         before, self.n_rows_ = self.n_rows_, max(self.n_rows_, last)
@@ -360,14 +365,32 @@ class ExplanationDriftDetector:
             self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
 
     def _snapshot(self) -> None:
-        """Freeze the current model: a new data-channel copy of the explainer."""
+        """Freeze the current model: a new data-channel copy of the explainer, warmed up on
+        the last ``warmup`` rows (explained by a throw-away copy of it), so its tests hold a
+        regime before any change that follows."""
         shadow = detached_copy(self.explainer)
         capture = Capture()
         shadow._on_values = capture
-        assert self.feature_names_ is not None
         self._n_snapshots += 1
         channel = self._new_channel("data")
+        probe = detached_copy(shadow)
+        probe._on_values = warm = Capture()
+        k = self._k
+        for rows, cols, y in self._recent:
+            yy = pseudo_labels(probe._model, probe._make_table(cols)) if self.label_free else y
+            probe._process(cols, yy, False)
+            if warm.values is not None and warm.ok is not None:
+                flat = warm.values.reshape(len(warm.ok), -1)[:, :k]
+                self._push_to(channel, flat[warm.ok], rows[warm.ok])
         self._shadows.append((shadow, channel, capture))
+
+    def _remember_recent(self, rows: np.ndarray, cols: Any, y: Any) -> None:
+        """Keep the last ``warmup`` rows (at least) for warming up a new snapshot."""
+        self._recent.append((rows, {k: np.array(v) for k, v in cols.items()},
+                             None if y is None else np.array(y)))
+        self._n_recent += len(rows)
+        while self._n_recent - len(self._recent[0][0]) >= self.warmup:
+            self._n_recent -= len(self._recent.popleft()[0])
 
     # ------------------------------------------------------------------ model channel
     def _remember_reference(self, cols: Any, y: Any) -> None:
@@ -394,8 +417,7 @@ class ExplanationDriftDetector:
             self._snapshot()
             return
         self._n_checks += 1
-        m = self._n_checks
-        level = self.delta / (k * m * (m + 1))
+        level = self.delta / k
         events = self._model_events(row, now, level)
         if events:
             self._record_model(events, now, row)
