@@ -86,8 +86,8 @@ class ExplanationDriftDetector:
         then takes ``y=None``.
     n_reference : int, default=500
         Reference rows of the model channel.
-    check_every : int, default=500
-        Rows between model checks.
+    check_every : int, default=1000
+        Rows between model checks (each costs ``n_reference * (k + 1)`` model rows for iPFI).
     min_change : float, default=0.1
         Smallest model change reported, as a fraction of the total absolute importance.
     warmup : int, default=200
@@ -138,7 +138,7 @@ class ExplanationDriftDetector:
         static_model: bool = False,
         label_free: bool = False,
         n_reference: int = 500,
-        check_every: int = 500,
+        check_every: int = 1000,
         min_change: float = 0.1,
         warmup: int = 200,
         memory: int = 5000,
