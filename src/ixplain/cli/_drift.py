@@ -108,15 +108,14 @@ def _draw_events(ax: Any, run: StreamRun, method: str, det: Any) -> None:
 
 def drift_tables(run: StreamRun) -> list[Table]:
     """One table of events: row, feature, channel, before -> after (95 % bounds), test."""
-    frame = _events(run)
     if not run.explainers.drift:
         return []
     rows = [
-        [int(r.row), str(r.feature), str(r.channel),
-         f"{r.before:.4g} [{r.before_low:.3g}, {r.before_high:.3g}] -> "
-         f"{r.after:.4g} [{r.after_low:.3g}, {r.after_high:.3g}]",
-         str(r.direction), int(r.start), str(r.test)]
-        for r in frame.itertuples()
+        [e.row, e.feature, e.channel,
+         f"{e.before:.4g} [{e.before_low:.3g}, {e.before_high:.3g}] -> "
+         f"{e.after:.4g} [{e.after_low:.3g}, {e.after_high:.3g}]",
+         e.direction, e.start, e.test]
+        for det in run.explainers.drift.values() for e in det.events_
     ]
     caption = (f"Explanation drift events ({len(rows)}; known change points: "
                f"{run.known_drift_seen or 'none'}; ADWIN on the error: "
