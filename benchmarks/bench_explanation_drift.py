@@ -21,7 +21,7 @@ and a model that switches copy (error unchanged); 4 stationary Agrawal and bike 
 5 River's FriedmanDrift ``gra`` and ``lea``.
 
 Run: ``PYTHONPATH=src /work/benchvenv/bin/python benchmarks/bench_explanation_drift.py``
-(``--seeds N``, ``--quick``). Single thread; both detectors run in the same loop on the same
+(``--seeds N``, default 3; ``--rows N``, default 8000). Single thread; both detectors run in the same loop on the same
 model, so the machine's load affects neither figure (no times are compared).
 """
 
@@ -142,8 +142,7 @@ def linreg():
     return preprocessing.StandardScaler() | linear_model.LinearRegression()
 
 
-def streams(seed, quick):
-    n = 8000 if quick else 12000
+def streams(seed, n):
     pos = n // 2
     out = [
         Stream("1 agrawal 1->2 abrupt", agrawal_abrupt(n, pos, seed), [pos],
@@ -194,7 +193,8 @@ def run(stream: Stream, seed: int):
     for s in range(0, len(rows), 32):
         chunk = rows[s:s + 32]
         if stream.switch is not None and s <= stream.switch[1] < s + 32:
-            stream.switch[0].use = 1
+            stream.switch[0].use = 1  # from this chunk on: the change point is its first row
+            stream.changes = [s]
         X = [x for x, _ in chunk]
         y = [t for _, t in chunk]
         ipfi.explain_many(np.array(X) if stream.features else X, y)
@@ -236,13 +236,13 @@ def score(events, changes, n, right=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--rows", type=int, default=8000, help="rows per stream (stationary: 1.5x)")
     args = ap.parse_args()
     table: dict[str, dict] = {}
     start = time.perf_counter()
     for seed in range(args.seeds):
-        for st in streams(seed, args.quick):
+        for st in streams(seed, args.rows):
             st = copy.copy(st)
             events, err = run(st, seed)
             n = len(st.rows)

@@ -222,6 +222,15 @@ class DriftEvent:
     direction : {"increase", "decrease"}
     statistic : float
         Welch's z of ``after - before`` (signed).
+
+    Examples
+    --------
+    >>> e = DriftEvent(row=120, start=100, feature="age", channel="data", test="ADWIN(delta=0.001)",
+    ...                before=0.3, before_low=0.28, before_high=0.32, after=0.1, after_low=0.05,
+    ...                after_high=0.15, n_before=900, n_after=21, direction="decrease",
+    ...                statistic=-7.1)
+    >>> e.to_dict()["feature"], e.direction
+    ('age', 'decrease')
     """
 
     row: int

@@ -77,8 +77,9 @@ class ExplanationDriftDetector:
     delta : float in (0, 1), default=0.002
         Family-wise level across features (ADWIN's River default, shared by all features).
     static_model : bool, default=False
-        The model never learns: the explainer's own values form the data channel, no model
-        channel runs.
+        The model never learns: the explainer's own values form the data channel (with
+        ``label_free``, feed rows through :meth:`update` / :meth:`update_many`, which give the
+        explainer the model's predictions as labels), no model channel runs.
     label_free : bool, default=False
         Compute every channel's values with the model's own predictions as labels (``y := f(x)``;
         for iPFI with squared error ``lambda_j = (f(x with x_j replaced) - f(x))**2``, a
@@ -514,8 +515,34 @@ class ExplanationDriftDetector:
 
 def attach_detector(explainer: Any, detector: Any) -> Any:
     """Connect ``detector`` to ``explainer`` (the ``drift_detector`` parameter of the
-    incremental explainers); returns it. Raises ``TypeError`` for anything but an
-    :class:`ExplanationDriftDetector` or None."""
+    incremental explainers).
+
+    Parameters
+    ----------
+    explainer : IncrementalExplainer
+        Has not seen any row yet.
+    detector : ExplanationDriftDetector or None
+
+    Returns
+    -------
+    ExplanationDriftDetector or None
+        ``detector``.
+
+    Raises
+    ------
+    TypeError
+        For anything but an :class:`ExplanationDriftDetector` or None.
+    ValueError
+        If the detector already watches another explainer or the explainer has seen rows.
+
+    Examples
+    --------
+    >>> from ixplain import IncrementalPFI
+    >>> ipfi = IncrementalPFI(lambda A: A[:, 0], "squared_error")
+    >>> det = attach_detector(ipfi, ExplanationDriftDetector())
+    >>> det.explainer is ipfi, ipfi.drift_detector is det
+    (True, True)
+    """
     if detector is None:
         return None
     if not isinstance(detector, ExplanationDriftDetector):

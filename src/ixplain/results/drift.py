@@ -35,6 +35,12 @@ class DriftExplanation:
     before_rows, after_rows : tuple of int
         First and last stream rows behind each mean (equal for a model event: the check row).
 
+    References
+    ----------
+    F. Fumagalli, M. Muschalik, E. Hullermeier, B. Hammer, "Incremental Permutation Feature
+    Importance (iPFI)", Machine Learning 112, 2023 (explaining a change by the importances
+    around it).
+
     Examples
     --------
     >>> import numpy as np
