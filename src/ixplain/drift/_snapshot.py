@@ -76,7 +76,10 @@ def reference_values(
     probe = detached_copy(explainer, keep_storage=False)
     frame = pd.DataFrame({k: v for k, v in cols.items()})
     probe.storage = DatasetStorage(frame)
-    probe._rng = keyed_generator(seed, "reference")
+    # the same draws at every call: the probe's row streams restart at row 0 from one seed
+    ref_seed = int(keyed_generator(seed, "reference").integers(2**62))
+    probe._streams = type(explainer._streams)(ref_seed)
+    probe.n_seen_ = 0
     capture = Capture()
     probe._on_values = capture
     n = len(next(iter(cols.values())))
