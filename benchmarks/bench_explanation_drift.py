@@ -21,7 +21,7 @@ and a model that switches copy (error unchanged); 4 stationary Agrawal and bike 
 5 River's FriedmanDrift ``gra`` and ``lea``.
 
 Run: ``PYTHONPATH=src /work/benchvenv/bin/python benchmarks/bench_explanation_drift.py``
-(``--seeds N``, default 3; ``--rows N``, default 8000). Single thread; both detectors run in the same loop on the same
+(``--seeds N``, default 2; ``--rows N``, default 8000; about 8 minutes on a loaded two-core machine). Single thread; both detectors run in the same loop on the same
 model, so the machine's load affects neither figure (no times are compared).
 """
 
@@ -236,7 +236,7 @@ def score(events, changes, n, right=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--rows", type=int, default=8000, help="rows per stream (stationary: 1.5x)")
     args = ap.parse_args()
     table: dict[str, dict] = {}
