@@ -33,7 +33,7 @@ from .._validation import (
 )
 from ..drift.detector import attach_detector
 from ..losses import Loss, get_loss
-from ..models import Model, as_model, rows_for_budget
+from ..models import Model, as_model, call_rows, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage, seed_of
@@ -100,8 +100,8 @@ class _StackedTable(Table):
         if kind == "numpy" and not self.upcast and dtype in (None, np.float64):
             return self.matrix
         if kind == "records":
-            names = self.names
-            return [dict(zip(names, row)) for row in self.matrix.tolist()]
+            labels = self.schema.labels  # the user's record keys (may be ints)
+            return [dict(zip(labels, row)) for row in self.matrix.tolist()]
         return super().to_native(kind)
 
 
@@ -115,9 +115,11 @@ class _Plan:
     def __init__(self, schema: Any, upcast: Any = frozenset()) -> None:
         self.schema, self.upcast = schema, upcast
         self.names = list(schema.names)
+        self.keys = list(schema.labels)  # record keys: the user's labels (River: may be ints)
         self.native_kind: str | None = None
         self.budget_rows = 0
-        self._positions: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._layouts: dict[tuple, _Layout] = {}
+        self._last: _Layout | None = None
         self._source: tuple[Any, np.ndarray] | None = None
 
     def matrix(self, source: Table) -> np.ndarray | None:
@@ -132,24 +134,40 @@ class _Plan:
         self._source = (source, matrix)
         return matrix
 
-    def positions(self, B: int, S: int, cols: tuple, d: int) -> tuple[np.ndarray, np.ndarray]:
-        """Flat positions, for ``B`` observations, of every replaced cell ``(i, g, s, c)``: in
-        the perturbed rows (``(i * width + 1 + g * S + s) * d + c``) and in the draws when
-        they come in ``(i, g, s)`` order (``((i * G + g) * S + s) * d + c``)."""
+    def layout(self, B: int, S: int, cols: tuple, d: int) -> _Layout:
+        """The replaced cells' layout for at least ``B`` observations (the last one if it fits)."""
+        last = self._last
+        if last is not None and last.cols is cols and last.S == S and last.B >= B:
+            return last
         key = (S, cols, d)
-        dest, src = self._positions.get(key, (None, None))
-        k = sum(len(c) for c in cols) * S
-        if dest is None or dest.size < B * k:
-            G = len(cols)
-            local = [(g * S + s, c) for g, cs in enumerate(cols) for s in range(S) for c in cs]
-            r = np.array([q for q, _ in local], dtype=np.intp)
-            c = np.array([c for _, c in local], dtype=np.intp)
-            i = np.arange(max(B, 0 if dest is None else dest.size // max(k, 1)))[:, None]
-            dest = ((i * (1 + G * S) + 1 + r) * d + c).reshape(-1)
-            src = ((i * (G * S) + r) * d + c).reshape(-1)
-            self._positions[key] = (dest, src)
-        assert src is not None
-        return dest[: B * k], src[: B * k]
+        lay = self._layouts.get(key)
+        if lay is None or lay.B < B:
+            lay = self._layouts[key] = _Layout(max(B, 0 if lay is None else lay.B), S, cols, d,
+                                               self.keys)
+        self._last = lay
+        return lay
+
+
+class _Layout:
+    """Flat positions, for ``B`` observations, of every replaced cell ``(i, g, s, c)``: in the
+    perturbed rows (``dest``: ``(i * width + 1 + g * S + s) * d + c``) and in draws given in
+    ``(i, g, s)`` order (``src``: ``((i * G + g) * S + s) * d + c``); a batch of fewer
+    observations uses a prefix (``k`` cells per observation). ``cell_names``: the feature of
+    each cell of one observation."""
+
+    def __init__(self, B: int, S: int, cols: tuple, d: int, names: list[str]) -> None:
+        self.B, self.S, self.cols = B, S, cols
+        G = len(cols)
+        local = [(g * S + s, c) for g, cs in enumerate(cols) for s in range(S) for c in cs]
+        r = np.array([q for q, _ in local], dtype=np.intp)
+        c = np.array([c for _, c in local], dtype=np.intp)
+        i = np.arange(B)[:, None]
+        self.dest = ((i * (1 + G * S) + 1 + r) * d + c).reshape(-1)
+        self.src = ((i * (G * S) + r) * d + c).reshape(-1)
+        self.k = len(local)
+        self.cell_names = [names[j] for _, j in local]
+        self.sizes = [len(cs) for cs in cols for _ in range(S)]
+        self.single = self.k == G * S  # one column per group
 
 
 def _native_predict(model: Model, plan: _Plan, perturbed: np.ndarray) -> np.ndarray:
@@ -161,9 +179,8 @@ def _native_predict(model: Model, plan: _Plan, perturbed: np.ndarray) -> np.ndar
     if kind == "numpy":
         return model._call_native(perturbed, n_rows, kind, plan.names)
     if kind == "records":
-        names = plan.names
-        records = [dict(zip(names, row)) for row in perturbed.tolist()]
-        return model._call_native(records, n_rows, kind, names)
+        records = [dict(zip(plan.keys, row)) for row in perturbed.tolist()]
+        return model._call_native(records, n_rows, kind, plan.names)
     schema = plan.schema
     table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(plan.names)}, schema,
                           plan.upcast, perturbed)
@@ -184,12 +201,13 @@ def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, valu
     B, d = obs.shape
     G = len(cols)
     width = 1 + G * S
-    dest, src = plan.positions(B, S, cols, d)
+    lay = plan.layout(B, S, cols, d)
+    dest, src = lay.dest[: B * lay.k], lay.src[: B * lay.k]
     if drawn is not None:  # cell c of drawn row drawn[i, g * S + s] (src // d is i * G * S + q)
         src = drawn.reshape(-1).take(src // d) * d + src % d
     n_rows = B * width
     if plan.native_kind == "records" and n_rows <= plan.budget_rows:
-        records = _records(plan, obs, values.take(src), cols, S)
+        records = _records(plan.keys, lay, obs, values.take(src))
         preds = model._call_native(records, n_rows, "records", plan.names)
     else:
         perturbed = obs.repeat(width, axis=0)  # C-contiguous: the flat positions apply
@@ -199,33 +217,27 @@ def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, valu
     return losses[:, 1:].reshape(B, G, S) - losses[:, :1, None], losses[:, 0]
 
 
-def _records(plan: _Plan, obs: np.ndarray, cells: np.ndarray, cols: tuple,
-             S: int) -> list[dict]:
+def _records(names: list[str], lay: _Layout, obs: np.ndarray, cells: np.ndarray) -> list[dict]:
     """The records ``[dict(zip(names, r)) for r in perturbed.tolist()]`` would give (same keys
     in the same order, same floats), built as each observation's dict and copies of it with
     the replaced values (``cells``, in (i, g, s, c) order) set."""
-    names = plan.names
-    cell_names = [names[c] for cs in cols for _ in range(S) for c in cs]
-    k = len(cell_names)
+    cell_names, k = lay.cell_names, lay.k
     values = cells.tolist()
     records = []
-    if k == len(cols) * S:  # one column per group: one value per perturbed row
-        for i, row in enumerate(obs.tolist()):
-            base = dict(zip(names, row))
-            records.append(base)
-            for name, v in zip(cell_names, values[i * k : (i + 1) * k]):
-                rec = base.copy()
-                rec[name] = v
-                records.append(rec)
-        return records
-    sizes = [len(cs) for cs in cols for _ in range(S)]
     for i, row in enumerate(obs.tolist()):
         base = dict(zip(names, row))
         records.append(base)
-        j = i * k
-        for size in sizes:
+        mine = values[i * k : (i + 1) * k]
+        if lay.single:  # one value per perturbed row
+            for name, v in zip(cell_names, mine):
+                rec = base.copy()
+                rec[name] = v
+                records.append(rec)
+            continue
+        j = 0
+        for size in lay.sizes:
             rec = base.copy()
-            rec.update(zip(cell_names[j - i * k : j - i * k + size], values[j : j + size]))
+            rec.update(zip(cell_names[j : j + size], mine[j : j + size]))
             records.append(rec)
             j += size
     return records
@@ -601,7 +613,7 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     plan = _Plan(table.schema, table.upcast)  # the stacked matrix and layout, made once
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
     out = np.zeros((G, R))
-    budget_rows = rows_for_budget(len(table.names), memory_budget)
+    budget_rows = call_rows(len(table.names), memory_budget, n_rows=len(subsets[0]))
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
     plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))
                                                            for r, s in enumerate(subsets)]
