@@ -6,7 +6,6 @@ import copy
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._random import keyed_generator
 from ..storage import DatasetStorage
@@ -73,6 +72,8 @@ def reference_values(
     """Per-row values ``(n, k)`` of the explainer's *current* model on the reference rows,
     with the reference rows as perturbation data and draws fixed by ``seed`` (the same draws
     at every call, so two calls differ only where the model differs)."""
+    import pandas as pd
+
     probe = detached_copy(explainer, keep_storage=False)
     frame = pd.DataFrame({k: v for k, v in cols.items()})
     probe.storage = DatasetStorage(frame)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import math
 from collections import deque
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .._random import root_seed
 from .._validation import check_bool, check_float, check_int, check_options, param_error
@@ -17,6 +16,9 @@ from ..results.drift import DriftExplanation
 from ._channel import ValueChannel, as_float_rows, make_event, summary
 from ._snapshot import Capture, detached_copy, pseudo_labels, reference_values, value_labels
 from .base import TESTS, DriftEvent
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ExplanationDriftDetector", "attach_detector"]
 
@@ -295,6 +297,8 @@ class ExplanationDriftDetector:
 
     def events_frame(self) -> pd.DataFrame:
         """:attr:`events_` as a DataFrame, one row per event (columns: the event fields)."""
+        import pandas as pd
+
         columns = list(DriftEvent.__dataclass_fields__)
         return pd.DataFrame([e.to_dict() for e in self.events_], columns=columns)
 

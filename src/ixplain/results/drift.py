@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DriftExplanation"]
 
@@ -72,6 +74,8 @@ class DriftExplanation:
     def to_frame(self) -> pd.DataFrame:
         """One row per feature: ``feature``, ``before``, ``before_low``, ``before_high``,
         ``after``, ``after_low``, ``after_high``, ``change`` (95 % normal bounds)."""
+        import pandas as pd
+
         b, a = np.asarray(self.before), np.asarray(self.after)
         sb, sa = np.asarray(self.before_se), np.asarray(self.after_se)
         return pd.DataFrame({
