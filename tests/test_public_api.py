@@ -36,6 +36,11 @@ EXPECTED = {
     "tree_partial_dependence",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
+    # explanation-based drift detection (branch drift)
+    "DriftEvent",
+    "DriftExplanation",
+    "DriftExplanationDisplay",
+    "ExplanationDriftDetector",
 }
 
 

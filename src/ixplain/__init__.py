@@ -7,6 +7,7 @@ smoothed over a stream (incremental). See the README for the map of the package.
 from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
+from .drift import DriftEvent, ExplanationDriftDetector
 from .losses import get_loss
 from .methods._engine import ProgressInfo
 from .methods.ipdp import IncrementalPDP
@@ -15,10 +16,11 @@ from .methods.pdp import partial_dependence
 from .methods.pfi import IncrementalPFI, permutation_importance
 from .methods.sage import sage
 from .models import as_model
+from .plot.drift import DriftExplanationDisplay
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
-from .results import FeatureImportance, PartialDependence
+from .results import DriftExplanation, FeatureImportance, PartialDependence
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 from .tree import tree_partial_dependence
@@ -60,4 +62,9 @@ __all__ = [
     "tree_partial_dependence",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
+    # explanation-based drift detection (branch drift)
+    "DriftEvent",
+    "DriftExplanation",
+    "DriftExplanationDisplay",
+    "ExplanationDriftDetector",
 ]

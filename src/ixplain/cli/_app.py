@@ -103,7 +103,7 @@ def stream(
     ] = None,
     explain: Annotated[
         list[str] | None,
-        typer.Option(help="Methods, comma-separated: pfi, sage, pdp (default: all available)."),
+        typer.Option(help="Methods, comma-separated: pfi, sage, pdp, drift (default: all available; drift tests iPFI's per-row values for changes)."),
     ] = None,
     features: Annotated[
         list[str] | None,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import _plots
+from . import _drift, _plots
 from ._errors import CLIError
 from ._methods import DELTA, _public, importance_vector, pd_curve
 from ._writers import Table, importance_table, write_frame, write_json
@@ -82,6 +82,8 @@ class StreamExplainers:
     snapshots : dict of str to list
         Snapshots of methods without a field of their own, by method name (what a new
         method's ``snapshot`` records and its ``write``/``plot`` read).
+    drift : dict of str to ExplanationDriftDetector
+        The detector watching an importance explainer (``"pfi"``, else ``"sage"``).
     settings : dict
         ``"storage"``: a description of each importance explainer's storage.
     """
@@ -95,6 +97,7 @@ class StreamExplainers:
     pd_snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = field(default_factory=dict)
     snapshots: dict[str, list[Any]] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    drift: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -407,4 +410,7 @@ STREAM_METHODS: dict[str, StreamMethod] = {
         _importance_tables,
     ),
     "pdp": StreamMethod("IncrementalPDP", _build_pdp, _snapshot_pdp, _write_pdp, _plot_pdp),
+    # after the importance explainers it watches
+    "drift": StreamMethod("ExplanationDriftDetector", _drift.build_drift, _drift.snapshot_drift,
+                          _drift.write_drift, _drift.plot_drift, _drift.drift_tables),
 }

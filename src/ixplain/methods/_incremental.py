@@ -277,6 +277,11 @@ class IncrementalExplainer:
     """
 
     _owner = "IncrementalExplainer"
+    #: Optional hook ``f(values, ok, rows, cols, y)`` called after each processed chunk with the
+    #: per-row explanation values (``(B, *value_shape)`` or None when no row was explained),
+    #: which of them enter the estimate (``ok``, shape (B,)), their stream row indices and
+    #: the rows themselves (canonical columns, labels). Set by :mod:`ixplain.drift`.
+    _on_values: Any = None
     #: Whether ``_explain_batch`` needs labels ``y``.
     requires_labels = True
     #: Whether ``_explain_batch`` draws from the storage (rows seen on an empty storage are skipped).
@@ -521,6 +526,9 @@ class IncrementalExplainer:
             if good is not None:
                 rows = rows[good]
         values, ok = self._values(cols, y, rows) if len(rows) else (None, None)
+        if self._on_values is not None and len(rows):
+            self._on_values(values, np.zeros(len(rows), dtype=bool) if ok is None else ok, rows,
+                            cols, y)
         self._aggregate(values, ok, rows, B)
 
     def _values(
@@ -591,6 +599,7 @@ class IncrementalExplainer:
         if y is not None:
             self._model.observe_labels(y)
         values = None
+        n_before = self.n_explained_
         if not self.requires_storage or len(storage) > 0:
             matrix = getattr(cols, "matrix", None)
             if matrix is not None and len(storage) > 0:
@@ -613,6 +622,9 @@ class IncrementalExplainer:
                 else:
                     message = "1 explanation(s) were not finite (does the model return NaN?)"
                 self._warn(message, depth=1)
+        if self._on_values is not None:
+            ok = np.array([self.n_explained_ > n_before])
+            self._on_values(values, ok, np.array([self.n_seen_]), cols, y)
         self._after(1)
 
     def _after(self, B: int) -> None:

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, param_error
+from ..drift.detector import attach_detector
 from ..losses import get_loss
 from ..models import rows_for_budget
 from ..tabular import Table
@@ -88,6 +89,9 @@ class IncrementalSAGE(IncrementalExplainer):
         As in :class:`~ixplain.methods._incremental.IncrementalExplainer`: default storage
         ``GeometricReservoir(1000)`` for ``'ema'``, ``UniformReservoir(1000)`` for ``'mean'``;
         ``alpha=0.001``.
+    drift_detector : ExplanationDriftDetector, optional
+        Tests every observation's explanation values for changes (:mod:`ixplain.drift`);
+        events in ``drift_detector.events_``.
 
     Attributes
     ----------
@@ -146,6 +150,7 @@ class IncrementalSAGE(IncrementalExplainer):
         nan_policy: str = "skip",
         random_state: Any = None,
         max_batch: int | None = None,
+        drift_detector: Any = None,
     ) -> None:
         owner = self._owner
         self.loss = loss
@@ -183,6 +188,7 @@ class IncrementalSAGE(IncrementalExplainer):
         )
         if feature_names is not None:
             self._set_players(list(self.feature_names or []))
+        self.drift_detector = attach_detector(self, drift_detector)
 
     # ------------------------------------------------------------------ the explanation function
     def _set_players(self, names: list[str]) -> None:

@@ -32,6 +32,7 @@ from .._validation import (
     check_target,
     param_error,
 )
+from ..drift.detector import attach_detector
 from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
@@ -854,6 +855,9 @@ class IncrementalPFI(IncrementalExplainer):
     max_batch : int, default=2048
         Rows of :meth:`explain_many` per model call (each with ``1 + d * n_samples`` model
         rows); the results do not depend on it.
+    drift_detector : ExplanationDriftDetector, optional
+        Tests every observation's explanation values for changes (:mod:`ixplain.drift`);
+        events in ``drift_detector.events_``.
 
     Attributes
     ----------
@@ -902,6 +906,7 @@ class IncrementalPFI(IncrementalExplainer):
         response_method: str = "auto",
         nan_policy: str = "skip",
         max_batch: int | None = None,
+        drift_detector: Any = None,
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
@@ -927,6 +932,7 @@ class IncrementalPFI(IncrementalExplainer):
             random_state=random_state,
             max_batch=max_batch,
         )
+        self.drift_detector = attach_detector(self, drift_detector)
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         names = X.names

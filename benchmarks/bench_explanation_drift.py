@@ -1,0 +1,297 @@
+"""Explanation-based drift detection vs ADWIN on the prequential error (issue 14).
+
+For each stream with known change points, a River model learns prequentially (and, where it
+makes sense, a static model is explained instead): iPFI (0-1 loss for classification, squared
+error for regression, alpha = 0.001, default storage) feeds an ``ExplanationDriftDetector`` at
+its default settings, and River's ``ADWIN`` (default delta) watches the per-row error of the
+same model in the same loop. Reported per stream, over the seeds:
+
+* delay: rows from a change to the first correct event (an event in ``[c, c + 2 / alpha)``;
+  for the explanation detector it must also name a feature whose role changed),
+* missed: changes without a correct event within ``2 / alpha`` rows,
+* FA/100k: events outside every ``[c, c + 2 / alpha)`` window, per 100,000 rows (the
+  explanation detector's data-channel events; model-channel events outside the windows are
+  counted apart, ``model/100k``, since a learning model does change as it learns; a correct
+  detection may come from either channel),
+* first-ok: share of detected changes whose first event names a feature whose role changed.
+
+Streams (issue 14's types): 1 Agrawal rule 1 -> 2 (age+salary -> age+elevel), abrupt and
+gradual (width 1,000); 2 salary and commission swapped; 3 two redundant copies of the signal
+and a model that switches copy (error unchanged); 4 stationary Agrawal and bike sharing 2011;
+5 River's FriedmanDrift ``gra`` and ``lea``.
+
+Run: ``PYTHONPATH=src /work/benchvenv/bin/python benchmarks/bench_explanation_drift.py``
+(``--seeds N``, default 2; ``--rows N``, default 8000; about 8 minutes on a loaded two-core machine). Single thread; both detectors run in the same loop on the same
+model, so the machine's load affects neither figure (no times are compared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import time
+from dataclasses import dataclass, field
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import numpy as np  # noqa: E402
+from river import drift, linear_model, preprocessing, tree  # noqa: E402
+from river.datasets import synth  # noqa: E402
+
+from ixplain import ExplanationDriftDetector, IncrementalPFI  # noqa: E402
+
+ALPHA = 0.001
+HORIZON = int(2 / ALPHA)
+AGRAWAL = ["salary", "commission", "age", "elevel", "car", "zipcode", "hvalue", "hyears", "loan"]
+
+
+@dataclass
+class Stream:
+    name: str
+    rows: list
+    changes: list[int]
+    right: set[str]
+    task: str
+    model: object
+    static: bool
+    switch: object = None  # called with the row index for models that switch themselves
+    features: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- streams
+def rule1(X):
+    age = np.array([r["age"] for r in X])
+    sal = np.array([r["salary"] for r in X])
+    y = (((age < 40) & (sal >= 50_000) & (sal <= 100_000))
+         | ((age >= 40) & (age < 60) & (sal >= 75_000) & (sal <= 125_000))
+         | ((age >= 60) & (sal >= 25_000) & (sal <= 75_000)))
+    return y.astype(int)
+
+
+def agrawal(n, seed, fn=1):
+    return [(dict(x), int(y)) for x, y in synth.Agrawal(classification_function=fn,
+                                                        seed=seed).take(n)]
+
+
+def agrawal_abrupt(n, pos, seed):
+    return agrawal(pos, seed, 1) + agrawal(n - pos, seed + 1, 2)
+
+
+def agrawal_gradual(n, pos, seed, width=1000):
+    s = synth.ConceptDriftStream(stream=synth.Agrawal(classification_function=1, seed=seed),
+                                 drift_stream=synth.Agrawal(classification_function=2,
+                                                            seed=seed + 1),
+                                 position=pos, width=width, seed=seed)
+    return [(dict(x), int(y)) for x, y in s.take(n)]
+
+
+def agrawal_swap(n, pos, seed):
+    rows = agrawal(n, seed, 1)
+    out = []
+    for i, (x, y) in enumerate(rows):
+        if i >= pos:
+            x = dict(x, salary=x["commission"], commission=x["salary"])
+        out.append((x, y))
+    return out
+
+
+class Switch:
+    """A linear model on copy ``x0`` until ``use`` is set to 1, then on ``x1``."""
+
+    def __init__(self):
+        self.use = 0
+
+    def __call__(self, X):
+        return np.asarray(X)[:, self.use]
+
+
+def copies(n, seed):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n)
+    X = np.column_stack([z + 0.1 * rng.normal(size=n), z + 0.1 * rng.normal(size=n),
+                         rng.normal(size=(n, 3))])
+    y = z + 0.1 * rng.normal(size=n)
+    return [(row, float(t)) for row, t in zip(X, y)]
+
+
+def friedman(kind, n, seed):
+    pos = (n // 3, 2 * n // 3) if kind == "gra" else (n // 4, n // 2, 3 * n // 4)
+    s = synth.FriedmanDrift(drift_type=kind, position=pos, seed=seed)
+    rows = [({f"x{k}": v for k, v in x.items()}, float(y)) for x, y in s.take(n)]
+    return rows, list(pos)
+
+
+def bike_2011():
+    from ixplain.datasets import load_dataset
+
+    frame = load_dataset("bike")
+    frame = frame[frame["year"] == 0] if (frame["year"] == 0).any() else frame.iloc[:8645]
+    cols = ["month", "hour", "holiday", "weekday", "workingday", "temp", "feel_temp",
+            "humidity", "windspeed"]
+    X = frame[cols].astype(float).to_dict("records")
+    return list(zip(X, frame["count"].astype(float).tolist()))
+
+
+def ht():
+    return tree.HoeffdingTreeClassifier()
+
+
+def linreg():
+    return preprocessing.StandardScaler() | linear_model.LinearRegression()
+
+
+def streams(seed, n):
+    pos = n // 2
+    out = [
+        Stream("1 agrawal 1->2 abrupt", agrawal_abrupt(n, pos, seed), [pos],
+               {"salary", "elevel"}, "binary", ht(), False),
+        Stream("1 agrawal 1->2 abrupt (static)", agrawal_abrupt(n, pos, seed), [pos],
+               {"salary", "elevel"}, "binary", rule1, True),
+        Stream("1 agrawal 1->2 gradual", agrawal_gradual(n, pos, seed), [pos - 500],
+               {"salary", "elevel"}, "binary", ht(), False),
+        Stream("2 salary<->commission", agrawal_swap(n, pos, seed), [pos],
+               {"salary", "commission"}, "binary", ht(), False),
+        Stream("2 salary<->commission (static)", agrawal_swap(n, pos, seed), [pos],
+               {"salary", "commission"}, "binary", rule1, True),
+    ]
+    sw = Switch()
+    out.append(Stream("3 copy switch (error-blind)", copies(n, seed), [pos], {"x0", "x1"},
+                      "regression", sw, False, switch=(sw, pos),
+                      features=["x0", "x1", "x2", "x3", "x4"]))
+    stat = 3 * n // 2
+    out += [
+        Stream("4 stationary agrawal (static)", agrawal(stat, seed + 7), [], set(), "binary",
+               rule1, True),
+        Stream("4 stationary agrawal", agrawal(stat, seed + 7), [], set(), "binary", ht(),
+               False),
+    ]
+    if seed == 0:  # one real stream, one order
+        out.append(Stream("4 stationary bike 2011", bike_2011(), [], set(), "regression",
+                          linreg(), False))
+    for kind in ("gra", "lea"):
+        rows, cps = friedman(kind, n, seed)
+        right = {f"x{i}" for i in range(6)} if kind == "gra" else {f"x{i}" for i in range(5)}
+        out.append(Stream(f"5 friedman {kind}", rows, cps, right, "regression", linreg(),
+                          False))
+    return out
+
+
+# ---------------------------------------------------------------------------- one run
+def run(stream: Stream, seed: int):
+    loss = "zero_one" if stream.task == "binary" else "squared_error"
+    model = stream.model
+    det = ExplanationDriftDetector(static_model=stream.static, random_state=seed)
+    kwargs = {"feature_names": stream.features} if stream.features else {}
+    ipfi = IncrementalPFI(model, loss, alpha=ALPHA, random_state=seed, drift_detector=det,
+                          **kwargs)
+    adwin = drift.ADWIN()
+    error_events = []
+    learns = hasattr(model, "learn_one") and not stream.static
+    rows = stream.rows
+    for s in range(0, len(rows), 32):
+        chunk = rows[s:s + 32]
+        if stream.switch is not None and s <= stream.switch[1] < s + 32:
+            stream.switch[0].use = 1  # from this chunk on: the change point is its first row
+            stream.changes = [s]
+        X = [x for x, _ in chunk]
+        y = [t for _, t in chunk]
+        ipfi.explain_many(np.array(X) if stream.features else X, y)
+        preds = _predict(model, X, stream)
+        for i, (p, t) in enumerate(zip(preds, y)):
+            err = float(p != t) if stream.task == "binary" else abs(float(p) - float(t))
+            adwin.update(err)
+            if adwin.drift_detected:
+                error_events.append(s + i)
+        if learns:
+            for x, t in chunk:
+                model.learn_one(x, t)
+    return det.events_, error_events
+
+
+def _predict(model, X, stream):
+    if hasattr(model, "predict_one"):
+        out = [model.predict_one(x) for x in X]
+        return [0.0 if p is None else p for p in out]
+    return list(model(np.array(X) if stream.features else X))
+
+
+# ---------------------------------------------------------------------------- scoring
+def score(events, changes, n, right=None):
+    """(delays, missed, false alarms, first-ok flags) of events (rows, features)."""
+    delays, missed, first_ok = [], 0, []
+    for c in changes:
+        hits = [(r, f) for r, f in events if c <= r < c + HORIZON]
+        good = [(r, f) for r, f in hits if right is None or f in right]
+        if not good:
+            missed += 1
+            continue
+        delays.append(good[0][0] - c)
+        if right is not None:
+            first_ok.append(hits[0][1] in right)
+    false = sum(1 for r, _ in events if not any(c <= r < c + HORIZON for c in changes))
+    return delays, missed, false, first_ok
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--rows", type=int, default=8000, help="rows per stream (stationary: 1.5x)")
+    args = ap.parse_args()
+    table: dict[str, dict] = {}
+    start = time.perf_counter()
+    for seed in range(args.seeds):
+        for st in streams(seed, args.rows):
+            st = copy.copy(st)
+            events, err = run(st, seed)
+            n = len(st.rows)
+            both = [(e.row, e.feature) for e in events]
+            d, m, _, ok = score(both, st.changes, n, st.right)
+            _, _, fa, _ = score([(e.row, e.feature) for e in events if e.channel == "data"],
+                                st.changes, n, st.right)
+            _, _, n_model, _ = score([(e.row, e.feature) for e in events
+                                      if e.channel == "model"], st.changes, n, st.right)
+            ed, em, efa, _ = score([(r, "") for r in err], st.changes, n)
+            row = table.setdefault(st.name, {"rows": 0, "changes": 0, "d": [], "m": 0, "fa": 0,
+                                            "ok": [], "model": 0, "ed": [], "em": 0, "efa": 0})
+            row["rows"] += n
+            row["changes"] += len(st.changes)
+            row["d"] += d
+            row["m"] += m
+            row["fa"] += fa
+            row["ok"] += ok
+            row["model"] += n_model
+            row["ed"] += ed
+            row["em"] += em
+            row["efa"] += efa
+            print(f"  seed {seed} {st.name}: {len(events)} events, ADWIN(error) {len(err)} "
+                  f"[{time.perf_counter() - start:.0f} s]", flush=True)
+    _print(table, args.seeds)
+
+
+def _print(table, seeds):
+    def med(v):
+        return f"{int(np.median(v))}" if v else "-"
+
+    print(f"\nExplanation drift detector (iPFI, alpha={ALPHA}, defaults) vs ADWIN on the error; "
+          f"{seeds} seed(s); a detection counts within {HORIZON} rows of a change")
+    head = (f"{'stream':34s} {'changes':>7s} | {'delay':>6s} {'missed':>6s} {'FA/100k':>8s} "
+            f"{'first-ok':>8s} {'model/100k':>10s} | {'ADWIN(err) delay':>16s} {'missed':>6s} "
+            f"{'FA/100k':>8s}")
+    print(head)
+    print("-" * len(head))
+    for name, r in table.items():
+        per = 100_000 / r["rows"]
+        ok = f"{100 * np.mean(r['ok']):.0f}%" if r["ok"] else "-"
+        print(f"{name:34s} {r['changes']:7d} | {med(r['d']):>6s} {r['m']:6d} "
+              f"{r['fa'] * per:8.1f} {ok:>8s} {r['model'] * per:10.1f} | {med(r['ed']):>16s} "
+              f"{r['em']:6d} {r['efa'] * per:8.1f}")
+    print("delay: median rows from a change to the first correct event (either channel); "
+          "first-ok: the first event after the change names a feature whose role changed; "
+          "FA/100k: data-channel events outside the windows; model/100k: model-channel events "
+          "outside the windows (a learning model changes as it learns).")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+"""One channel of the explanation drift detector: scaling, one test per feature, a value memory.
+
+A channel receives a stream of value vectors (one value per feature and row) and runs one
+:class:`~ixplain.drift.base.ChangeTest` per feature. Values are scaled into [0, 1] (the range
+ADWIN's bound assumes) from a warm-up: ``u = clip(0.5 + (v - c) / (4 s), 0, 1)`` with ``c`` the
+warm-up median and ``s`` the 90 % quantile of the warm-up deviations from it (their maximum if
+that is 0), so most warm-up values fall in [0.25, 0.75] and only the far tail of heavy-tailed
+values (squared-error increments) is clipped; a bound set by the largest value would make
+ADWIN's range term, ``2 / (3 m) log(2 / delta')``, swamp small shifts. The transform is fixed
+once, a monotone map of each value, so a stationary stream stays stationary and the tests'
+guarantees carry over.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._random import keyed_generator
+from .base import DriftEvent, make_test
+
+_Z95 = 1.959963984540054
+
+
+class ValueMemory:
+    """The last ``size`` rows of values (and their stream rows), for before/after means."""
+
+    def __init__(self, size: int, k: int) -> None:
+        self.values = np.zeros((size, k))
+        self.rows = np.full(size, -1, dtype=np.int64)
+        self.pos = 0
+
+    def push(self, values: np.ndarray, rows: np.ndarray) -> None:
+        size = len(self.rows)
+        if len(rows) >= size:
+            values, rows = values[-size:], rows[-size:]
+        idx = (self.pos + np.arange(len(rows))) % size
+        self.values[idx] = values
+        self.rows[idx] = rows
+        self.pos = int((self.pos + len(rows)) % size)
+
+    def between(self, lo: int, hi: int) -> np.ndarray:
+        """Values of the stored rows in ``[lo, hi)`` in stream order, shape (n, k)."""
+        mask = (self.rows >= lo) & (self.rows < hi)
+        order = np.argsort(self.rows[mask], kind="stable")
+        return self.values[mask][order]
+
+    def rows_between(self, lo: int, hi: int) -> np.ndarray:
+        """The stored rows in ``[lo, hi)``, in stream order."""
+        rows = self.rows[(self.rows >= lo) & (self.rows < hi)]
+        return np.sort(rows)
+
+
+def summary(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column mean and its standard error (``inf`` with fewer than 2 values)."""
+    n = len(values)
+    if n == 0:
+        k = values.shape[1]
+        return np.full(k, np.nan), np.full(k, np.inf)
+    mean = values.mean(axis=0)
+    if n < 2:
+        return mean, np.full(values.shape[1], np.inf)
+    return mean, values.std(axis=0, ddof=1) / math.sqrt(n)
+
+
+def make_event(
+    row: int, start: int, feature: str, channel: str, test: str,
+    before: tuple[float, float, int], after: tuple[float, float, int],
+) -> DriftEvent:
+    """An event from (mean, standard error, n) before and after."""
+    (mb, sb, nb), (ma, sa, na) = before, after
+    spread = math.sqrt(sb**2 + sa**2) if math.isfinite(sb) and math.isfinite(sa) else math.inf
+    z = (ma - mb) / spread if spread > 0 else (0.0 if ma == mb else math.copysign(math.inf,
+                                                                                 ma - mb))
+    return DriftEvent(
+        row=int(row), start=int(start), feature=feature, channel=channel, test=test,
+        before=float(mb), before_low=float(mb - _Z95 * sb), before_high=float(mb + _Z95 * sb),
+        after=float(ma), after_low=float(ma - _Z95 * sa), after_high=float(ma + _Z95 * sa),
+        n_before=int(nb), n_after=int(na),
+        direction="increase" if ma >= mb else "decrease", statistic=float(z),
+    )
+
+
+class ValueChannel:
+    """Per-feature change tests over value vectors (the ``"data"`` and ``"values"`` channels).
+
+    Parameters
+    ----------
+    name : str
+        The channel named in events.
+    labels : list of str
+        One per value column.
+    test : str
+        A name of :func:`~ixplain.drift.base.make_test`.
+    level : float
+        Per-feature level (the family-wise level over ``len(labels)``).
+    seed : int
+    warmup : int
+        Rows used to fix the scaling before any test runs.
+    memory : int
+        Rows of values kept for before/after means.
+    """
+
+    def __init__(self, name: str, labels: list[str], test: str, level: float, seed: int,
+                 warmup: int, memory: int) -> None:
+        self.name = name
+        self.labels = list(labels)
+        k = len(labels)
+        self.tests = [
+            make_test(test, level, int(keyed_generator(seed, "test", name, j).integers(2**31)))
+            for j in range(k)
+        ]
+        self.warmup = int(warmup)
+        self._pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self._n_pending = 0
+        self.center: np.ndarray | None = None
+        self.scale: np.ndarray | None = None
+        self.memory = ValueMemory(memory, k)
+        self.last_start = np.full(k, -1, dtype=np.int64)  # the current regime's first row
+        self.n_rows = 0
+
+    def push(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
+        """Feed ``(B, k)`` values of stream rows ``rows`` (increasing); return new events."""
+        if len(rows) == 0:
+            return []
+        self.memory.push(values, rows)
+        self.n_rows += len(rows)
+        if self.center is None:
+            self._pending.append((values, rows))
+            self._n_pending += len(rows)
+            if self._n_pending < self.warmup:
+                return []
+            values = np.concatenate([v for v, _ in self._pending])
+            rows = np.concatenate([r for _, r in self._pending])
+            self._pending = []
+            self._fix_scale(values)
+            self.last_start[:] = rows[0]
+        return self._run_tests(values, rows)
+
+    def _fix_scale(self, values: np.ndarray) -> None:
+        self.center = np.median(values, axis=0)
+        dev = np.abs(values - self.center)
+        spread = np.quantile(dev, 0.9, axis=0)
+        spread = np.where(spread > 0, spread, dev.max(axis=0))  # mostly-constant values
+        floor = max(float(spread.max()) * 1e-9, 1e-300)
+        self.scale = np.maximum(spread, floor)
+
+    def _run_tests(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
+        assert self.center is not None and self.scale is not None
+        u = np.clip(0.5 + (values - self.center) / (4.0 * self.scale), 0.0, 1.0)
+        hits: list[tuple[int, int]] = []  # (row index in batch, feature)
+        for j, test in enumerate(self.tests):
+            update = test.update
+            hits.extend((i, j) for i, v in enumerate(u[:, j].tolist()) if update(v))
+        events = []
+        for i, j in sorted(hits):
+            row = int(rows[i])
+            start = self._change_point(j, row)
+            events.append(self._event(row, start, j))
+            self.last_start[j] = start
+        # same row: the strongest change first
+        events.sort(key=lambda e: (e.row, -abs(e.statistic)))
+        return events
+
+    def _change_point(self, j: int, row: int) -> int:
+        """First row of the new regime: the split of feature ``j``'s values since its last
+        change that maximises ``|mean_after - mean_before| * sqrt(n_b n_a / n)``."""
+        lo = int(self.last_start[j])
+        v = self.memory.between(lo, row + 1)[:, j]
+        seg_rows = self.memory.rows_between(lo, row + 1)
+        n = len(v)
+        if n < 4:
+            return row
+        c = np.cumsum(v)
+        t = np.arange(1, n)  # split after t values
+        diff = (c[-1] - c[:-1]) / (n - t) - c[:-1] / t
+        score = np.abs(diff) * np.sqrt(t * (n - t) / n)
+        return int(seg_rows[int(np.argmax(score)) + 1])
+
+    def _event(self, row: int, start: int, j: int) -> DriftEvent:
+        before = self.memory.between(int(self.last_start[j]), start)[:, j]
+        after = self.memory.between(start, row + 1)[:, j]
+        return make_event(
+            row, start, self.labels[j], self.name, self.tests[j].name,
+            _stats(before), _stats(after),
+        )
+
+    def compare(self, event: DriftEvent, previous_start: int) -> tuple[np.ndarray, ...]:
+        """Means and standard errors of every feature before and after ``event``."""
+        before = self.memory.between(previous_start, event.start)
+        after = self.memory.between(event.start, event.row + 1)
+        mb, sb = summary(before)
+        ma, sa = summary(after)
+        return mb, sb, ma, sa, np.array([len(before), len(after)])
+
+
+def _stats(v: np.ndarray) -> tuple[float, float, int]:
+    n = len(v)
+    if n == 0:
+        return math.nan, math.inf, 0
+    mean = float(v.mean())
+    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+    return mean, se, n
+
+
+def as_float_rows(values: Any, k: int | None, owner: str) -> np.ndarray:
+    """Values as float64 ``(B, k)``; raises for a changed width or non-finite values."""
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1) if k is None or arr.shape[0] == k else arr.reshape(-1, 1)
+    arr = arr.reshape(arr.shape[0], -1)
+    if k is not None and arr.shape[1] != k:
+        raise ValueError(
+            f"{owner}: got {arr.shape[1]} values per row, but the detector watches {k} "
+            "features (the feature set cannot change; build a new detector)."
+        )
+    return arr

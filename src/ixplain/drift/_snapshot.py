@@ -1,0 +1,95 @@
+"""Copies of an explainer for the two channels: a frozen model snapshot and a reference probe."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from .._random import keyed_generator
+from ..storage import DatasetStorage
+
+__all__ = ["Capture", "detached_copy", "pseudo_labels", "reference_values", "value_labels"]
+
+
+class Capture:
+    """A picklable ``_on_values`` hook that keeps the last chunk's values and mask."""
+
+    def __init__(self) -> None:
+        self.values: np.ndarray | None = None
+        self.ok: np.ndarray | None = None
+
+    def __call__(self, values: Any, ok: np.ndarray, rows: Any, cols: Any, y: Any) -> None:
+        self.values, self.ok = values, ok
+
+
+def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
+    """A deep copy of ``explainer`` (its model frozen as it is now) without the drift hook,
+    the detector, the history (and the storage unless ``keep_storage``)."""
+    memo: dict[int, Any] = {}
+    hook = explainer.__dict__.get("_on_values")
+    for obj in (hook, getattr(explainer, "drift_detector", None)):
+        if obj is not None:
+            memo[id(obj)] = None
+    if not keep_storage:
+        memo[id(explainer.storage)] = None
+    memo[id(explainer.history_)] = None
+    clone = copy.deepcopy(explainer, memo)
+    clone._on_values = None
+    clone.history_every = 0
+    clone.history_ = type(explainer.history_)(maxlen=1)
+    return clone
+
+
+def value_labels(explainer: Any, k: int) -> tuple[list[str], int]:
+    """Names of the first watched value columns and how many there are (iSAGE values end with
+    the two losses, which are not watched)."""
+    players = getattr(explainer, "players_", None)
+    names = [str(p) for p in (players if players is not None else explainer.feature_names_)]
+    if len(names) == k or (players is not None and len(names) == k - 2):
+        return names, len(names)
+    return [f"value[{i}]" for i in range(k)], k
+
+
+def pseudo_labels(model: Any, table: Any) -> np.ndarray:
+    """The model's predicted labels (classes for classifiers): the labels of label-free mode."""
+    pred = np.asarray(model.predict(table))
+    classes = model.classes_
+    method = model.response_method
+    if classes is None or len(classes) < 2 or method in ("predict", "predict_one"):
+        return pred
+    if pred.ndim == 2:
+        return np.asarray(classes, dtype=object)[pred.argmax(axis=1)]
+    cut = 0.0 if method == "decision_function" else 0.5
+    return np.where(pred > cut, classes[1], classes[0])
+
+
+def reference_values(
+    explainer: Any, cols: dict[str, np.ndarray], y: np.ndarray | None, seed: int,
+    label_free: bool,
+) -> np.ndarray:
+    """Per-row values ``(n, k)`` of the explainer's *current* model on the reference rows,
+    with the reference rows as perturbation data and draws fixed by ``seed`` (the same draws
+    at every call, so two calls differ only where the model differs)."""
+    import pandas as pd
+
+    probe = detached_copy(explainer, keep_storage=False)
+    frame = pd.DataFrame({k: v for k, v in cols.items()})
+    probe.storage = DatasetStorage(frame)
+    # the same draws at every call: the probe's row streams restart at row 0 from one seed
+    ref_seed = int(keyed_generator(seed, "reference").integers(2**62))
+    probe._streams = type(explainer._streams)(ref_seed)
+    probe.n_seen_ = 0
+    capture = Capture()
+    probe._on_values = capture
+    n = len(next(iter(cols.values())))
+    if label_free:
+        y = pseudo_labels(probe._model, probe._make_table(cols))
+    out = []
+    for s in range(0, n, probe.max_batch):
+        part = {k: v[s : s + probe.max_batch] for k, v in cols.items()}
+        probe._process(part, None if y is None else y[s : s + probe.max_batch], False)
+        assert capture.values is not None
+        out.append(capture.values)
+    return np.concatenate(out)

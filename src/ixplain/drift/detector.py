@@ -1,0 +1,556 @@
+"""Explanation-based drift detection: which features' explanations changed, when, and whether
+the data or the model moved."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._random import root_seed
+from .._validation import check_bool, check_float, check_int, check_options, param_error
+from ..results.drift import DriftExplanation
+from ._channel import ValueChannel, as_float_rows, make_event, summary
+from ._snapshot import Capture, detached_copy, pseudo_labels, reference_values, value_labels
+from .base import TESTS, DriftEvent
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ExplanationDriftDetector", "attach_detector"]
+
+_OWNER = "ExplanationDriftDetector"
+
+
+class ExplanationDriftDetector:
+    """Change detection over the per-observation explanation values of an incremental explainer.
+
+    Every incremental explainer computes, for each observation, one explanation value per
+    feature (iPFI's loss increase, iSAGE's marginal contribution ...) before smoothing them. This
+    detector runs one change test per feature over those values and reports a
+    :class:`~ixplain.drift.DriftEvent` -- row, feature, mean value before and after with 95 %
+    bounds, direction, statistic, test and channel -- when one changes.
+
+    Channels
+    --------
+    ``"data"``
+        The values of a **frozen snapshot** of the model on the incoming rows: the model is
+        fixed, so a change means the data or the data/target relation moved (virtual or real
+        concept drift). With ``static_model=True`` the explainer's own values are used (the model
+        never changes); otherwise a copy of the explainer with a deep copy of the model is fed
+        the same rows. The snapshot is replaced when the model channel fires (the model it froze
+        is no longer the model in use); the old snapshot keeps testing until the new one is
+        warmed up.
+    ``"model"``
+        Every ``check_every`` rows, the values of the **current model** on a fixed reference
+        sample (the first ``n_reference`` rows; perturbation rows drawn from it with the same
+        draws at every check) are compared with those at the last reference point: per feature
+        a paired z-test of the mean difference (common random numbers: a model that did not change
+        gives differences of exactly 0). An event needs significance *and* a change of at least
+        ``min_change`` times the total absolute importance (a model that keeps growing a tree
+        changes a little all the time). The reference point moves to the event.
+    ``"values"``
+        Values fed directly with :meth:`update_values` (any source).
+
+    False alarms across features
+    ----------------------------
+    ``delta`` is a family-wise level: each of the ``k`` features' tests runs at ``delta / k``
+    (Bonferroni). For ADWIN (default) this bounds, at each check and while no explanation
+    changes, the probability that *any* feature fires by ``delta`` (ADWIN's Theorem 3.1, values
+    scaled into [0, 1], see :mod:`ixplain.drift._channel`); ADWIN's bound is conservative, and
+    the measured rate on stationary streams is far below ``delta`` per check (the benchmark
+    ``benchmarks/bench_explanation_drift.py`` reports false alarms per 100,000 rows). The model
+    channel's paired z-tests run at ``delta / k`` each, so at each check the probability that
+    any feature is reported while the model's explanation on the reference sample has not
+    moved is at most ``delta`` (normal approximation of the paired mean; a model that did not
+    change at all gives zero differences and is never reported).
+
+    Parameters
+    ----------
+    explainer : IncrementalExplainer, optional
+        The explainer to watch (:meth:`update` / :meth:`update_many` explain rows through it).
+        Not needed for :meth:`update_values`, or when the detector is given to an explainer
+        (``IncrementalPFI(..., drift_detector=detector)``).
+    test : {"adwin", "kswin", "page_hinkley"}, default="adwin"
+        The per-feature change test (:mod:`ixplain.drift.base`).
+    delta : float in (0, 1), default=0.002
+        Family-wise level across features (ADWIN's River default, shared by all features).
+    static_model : bool, default=False
+        The model never learns: the explainer's own values form the data channel (with
+        ``label_free``, feed rows through :meth:`update` / :meth:`update_many`, which give the
+        explainer the model's predictions as labels), no model channel runs.
+    label_free : bool, default=False
+        Compute every channel's values with the model's own predictions as labels (``y := f(x)``;
+        for iPFI with squared error ``lambda_j = (f(x with x_j replaced) - f(x))**2``, a
+        prediction-sensitivity game), so streams without labels can be watched; :meth:`update`
+        then takes ``y=None``.
+    n_reference : int, default=500
+        Reference rows of the model channel.
+    check_every : int, default=1000
+        Rows between model checks (each costs ``n_reference * (k + 1)`` model rows for iPFI).
+    min_change : float, default=0.1
+        Smallest model change reported, as a fraction of the total absolute importance.
+    warmup : int, default=200
+        Rows a data channel uses to fix its scaling before testing.
+    memory : int, default=5000
+        Rows of values kept per channel for the before/after means of events.
+    callback : callable, optional
+        Called with each new :class:`DriftEvent`. Not pickled (set it again after loading).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds KSWIN's sampling and the model channel's draws.
+
+    Attributes
+    ----------
+    events_ : list of DriftEvent
+        All events so far, in the order found (strongest first within a row).
+    feature_names_ : list of str
+        The watched features.
+    n_rows_ : int
+        Rows the detector has seen.
+
+    References
+    ----------
+    F. Fumagalli, M. Muschalik, E. Hullermeier, B. Hammer, "Incremental Permutation Feature
+    Importance (iPFI)", Machine Learning 112, 2023 (explanations for drift detection). A. Bifet,
+    R. Gavalda, "Learning from Time-Changing Data with Adaptive Windowing", SDM 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> values = rng.normal(size=(4000, 2)) * 0.1
+    >>> values[2000:, 1] += 0.5                       # feature "b" changes at row 2000
+    >>> det = ExplanationDriftDetector(random_state=0)
+    >>> det = det.update_values(values, feature_names=["a", "b"])
+    >>> e = det.events_[0]
+    >>> e.feature, e.channel, e.direction, 2000 <= e.row < 2100, abs(e.start - 2000) < 20
+    ('b', 'values', 'increase', True, True)
+    >>> round(e.before, 1), round(e.after, 1)
+    (0.0, 0.5)
+    """
+
+    def __init__(
+        self,
+        explainer: Any = None,
+        *,
+        test: str = "adwin",
+        delta: float = 0.002,
+        static_model: bool = False,
+        label_free: bool = False,
+        n_reference: int = 500,
+        check_every: int = 1000,
+        min_change: float = 0.1,
+        warmup: int = 200,
+        memory: int = 5000,
+        callback: Any = None,
+        random_state: Any = None,
+    ) -> None:
+        self.test = check_options(test, "test", _OWNER, TESTS)
+        self.delta = float(check_float(delta, "delta", _OWNER, low=0.0, high=1.0,  # type: ignore[arg-type]
+                                       low_inclusive=False, high_inclusive=False))
+        self.static_model = check_bool(static_model, "static_model", _OWNER)
+        self.label_free = check_bool(label_free, "label_free", _OWNER)
+        self.n_reference = int(check_int(n_reference, "n_reference", _OWNER, min_value=2))  # type: ignore[arg-type]
+        self.check_every = int(check_int(check_every, "check_every", _OWNER, min_value=1))  # type: ignore[arg-type]
+        self.min_change = float(check_float(min_change, "min_change", _OWNER, low=0.0))  # type: ignore[arg-type]
+        self.warmup = int(check_int(warmup, "warmup", _OWNER, min_value=1))  # type: ignore[arg-type]
+        self.memory = int(check_int(memory, "memory", _OWNER, min_value=10))  # type: ignore[arg-type]
+        if callback is not None and not callable(callback):
+            raise param_error(_OWNER, "callback", "a callable or None", callback, exc=TypeError)
+        self.callback = callback
+        self.random_state = random_state
+        self._seed = root_seed(random_state, _OWNER)
+        self.events_: list[DriftEvent] = []
+        self._changes: list[DriftExplanation] = []
+        self.feature_names_: list[str] | None = None
+        self.n_rows_ = 0
+        self._k: int | None = None
+        self._channels: dict[str, ValueChannel] = {}
+        self._shadows: list[tuple[Any, ValueChannel, Capture]] = []
+        self._n_snapshots = 0
+        self._recent: deque = deque()
+        self._n_recent = 0
+        self._ref_cols: dict[str, list[np.ndarray]] = {}
+        self._ref_y: list[np.ndarray] = []
+        self._ref_n = 0
+        self._ref_values: np.ndarray | None = None
+        self._ref_row = 0
+        self._n_checks = 0
+        self.explainer: Any = None
+        if explainer is not None:
+            self._attach(explainer)
+
+    # ------------------------------------------------------------------ public API
+    def update(self, x: Any, y: Any = None) -> ExplanationDriftDetector:
+        """Explain one observation through the explainer and test its values.
+
+        Parameters
+        ----------
+        x : dict, pandas Series or ndarray of shape (n_features,)
+        y : object, optional
+            Its label; with ``label_free=True`` None uses the model's prediction.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Without an explainer, or (from the explainer) for a bad observation.
+        """
+        explainer = self._need_explainer("update")
+        if y is None and self.label_free:
+            y = pseudo_labels(explainer._model, explainer._make_table(
+                explainer._convert(x, single=True)))[0]
+        explainer.explain_one(x, y)
+        return self
+
+    def update_many(self, X: Any, y: Any = None) -> ExplanationDriftDetector:
+        """Explain a mini-batch through the explainer (same semantics as a loop of
+        :meth:`update`) and test its values.
+
+        Parameters
+        ----------
+        X : ndarray of shape (B, n_features), DataFrame or list of dict
+        y : array-like of shape (B,), optional (None with ``label_free=True``)
+
+        Returns
+        -------
+        self
+        """
+        explainer = self._need_explainer("update_many")
+        if y is None and self.label_free:
+            y = pseudo_labels(explainer._model, explainer._make_table(
+                explainer._convert(X, single=False)))
+        explainer.explain_many(X, y)
+        return self
+
+    def update_values(
+        self, values: Any, rows: Any = None, *, feature_names: Any = None
+    ) -> ExplanationDriftDetector:
+        """Test explanation values computed elsewhere (channel ``"values"``).
+
+        Parameters
+        ----------
+        values : array-like of shape (B, k) or (k,)
+            One row of values per observation.
+        rows : array-like of int, shape (B,), optional
+            Their stream rows (increasing); default: continue from the last row seen.
+        feature_names : sequence of k str, optional
+            Names of the value columns on the first call (default ``v0, v1, ...``).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For NaN or infinite values (naming the feature and row), a number of values per row
+            that differs from the first call, or rows that do not increase.
+        """
+        arr = as_float_rows(values, self._k, _OWNER)
+        rows_arr = self._check_rows(rows, len(arr))
+        if not np.isfinite(arr).all():
+            i, j = np.argwhere(~np.isfinite(arr))[0]
+            name = (self.feature_names_ or feature_names or [f"v{c}" for c in range(arr.shape[1])])
+            raise ValueError(
+                f"{_OWNER}: the value of feature {list(name)[j]!r} at row {rows_arr[i]} is "
+                f"{float(arr[i, j])}; explanation values must be finite."
+            )
+        if self._k is None:
+            names = ([f"v{j}" for j in range(arr.shape[1])] if feature_names is None
+                     else [str(n) for n in feature_names])
+            if len(names) != arr.shape[1]:
+                raise param_error(_OWNER, "feature_names", f"{arr.shape[1]} names", feature_names)
+            self._set_features(names)
+        self._push("values", arr, rows_arr)
+        self.n_rows_ = max(self.n_rows_, int(rows_arr[-1]) + 1)
+        return self
+
+    def explain_change(self, event: DriftEvent | int) -> DriftExplanation:
+        """Before/after importances of every feature around an event.
+
+        Parameters
+        ----------
+        event : DriftEvent or int
+            An event of :attr:`events_` or its index.
+
+        Returns
+        -------
+        DriftExplanation
+        """
+        if isinstance(event, DriftEvent):
+            idx = next((i for i, e in enumerate(self.events_) if e is event), None)
+            if idx is None:
+                raise ValueError(f"{_OWNER}.explain_change: the event is not one of events_.")
+        else:
+            idx = int(event)
+            if not -len(self.events_) <= idx < len(self.events_):
+                raise param_error(f"{_OWNER}.explain_change", "event",
+                                  f"an index of events_ (0..{len(self.events_) - 1})", event)
+        return self._changes[idx]
+
+    def events_frame(self) -> pd.DataFrame:
+        """:attr:`events_` as a DataFrame, one row per event (columns: the event fields)."""
+        import pandas as pd
+
+        columns = list(DriftEvent.__dataclass_fields__)
+        return pd.DataFrame([e.to_dict() for e in self.events_], columns=columns)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["callback"] = None
+        return state
+
+    def __repr__(self) -> str:
+        return (f"{_OWNER}(test={self.test!r}, delta={self.delta}, n_rows={self.n_rows_}, "
+                f"n_events={len(self.events_)})")
+
+    # ------------------------------------------------------------------ explainer side
+    def _attach(self, explainer: Any) -> None:
+        from ..methods._incremental import IncrementalExplainer
+
+        if not isinstance(explainer, IncrementalExplainer) or type(explainer)._process is not IncrementalExplainer._process:
+            raise param_error(
+                _OWNER, "explainer",
+                "an incremental explainer built on IncrementalExplainer (IncrementalPFI, "
+                "IncrementalSAGE)", explainer, exc=TypeError)
+        if self.explainer is not None and self.explainer is not explainer:
+            raise ValueError(f"{_OWNER} already watches another explainer; use one per explainer.")
+        if explainer.n_seen_:
+            raise ValueError(f"{_OWNER} must be attached before the explainer sees rows "
+                             f"(it has seen {explainer.n_seen_}).")
+        self.explainer = explainer
+        setattr(explainer, "drift_detector", self)  # noqa: B010 (not every explainer declares it)
+        explainer._on_values = self._on_values
+
+    def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
+                   y: Any) -> None:
+        """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``)."""
+        explainer = self.explainer
+        if self._k is None:
+            if values is None:
+                self.n_rows_ = int(rows[-1]) + 1 if len(rows) else self.n_rows_
+                self._remember_reference(cols, y)
+                return
+            names, _ = value_labels(explainer, int(np.prod(values.shape[1:])))
+            self._set_features(names)
+        k = self._k
+        assert k is not None
+        if self.static_model:
+            if values is not None and ok.any():
+                flat = values.reshape(len(ok), -1)[:, :k]
+                self._push("data", flat[ok], rows[ok])
+        else:
+            self._feed_shadows(cols, y, rows)
+            self._remember_recent(rows, cols, y)
+        self._remember_reference(cols, y)
+        last = int(rows[-1]) + 1 if len(rows) else self.n_rows_
+        before, self.n_rows_ = self.n_rows_, max(self.n_rows_, last)
+        if (not self.static_model and self._ref_n >= self.n_reference
+                and self.n_rows_ // self.check_every > before // self.check_every):
+            self._check_model(self.n_rows_ - 1)
+
+    def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
+        k = self._k
+        assert k is not None
+        for shadow, channel, capture in list(self._shadows):
+            yy = pseudo_labels(shadow._model, shadow._make_table(cols)) if self.label_free else y
+            shadow._process(cols, yy, False)
+            if capture.values is not None and capture.ok is not None:
+                ok = capture.ok
+                flat = capture.values.reshape(len(ok), -1)[:, :k]
+                self._push_to(channel, flat[ok], rows[ok])
+        if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
+            self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
+
+    def _snapshot(self) -> None:
+        """Freeze the current model: a new data-channel copy of the explainer, warmed up on
+        the last ``warmup`` rows (explained by a throw-away copy of it), so its tests hold a
+        regime before any change that follows."""
+        shadow = detached_copy(self.explainer)
+        capture = Capture()
+        shadow._on_values = capture
+        self._n_snapshots += 1
+        channel = self._new_channel("data")
+        probe = detached_copy(shadow)
+        probe._on_values = warm = Capture()
+        k = self._k
+        for rows, cols, y in self._recent:
+            yy = pseudo_labels(probe._model, probe._make_table(cols)) if self.label_free else y
+            probe._process(cols, yy, False)
+            if warm.values is not None and warm.ok is not None:
+                flat = warm.values.reshape(len(warm.ok), -1)[:, :k]
+                self._push_to(channel, flat[warm.ok], rows[warm.ok])
+        self._shadows.append((shadow, channel, capture))
+
+    def _remember_recent(self, rows: np.ndarray, cols: Any, y: Any) -> None:
+        """Keep the last ``warmup`` rows (at least) for warming up a new snapshot."""
+        self._recent.append((rows, {k: np.array(v) for k, v in cols.items()},
+                             None if y is None else np.array(y)))
+        self._n_recent += len(rows)
+        while self._n_recent - len(self._recent[0][0]) >= self.warmup:
+            self._n_recent -= len(self._recent.popleft()[0])
+
+    # ------------------------------------------------------------------ model channel
+    def _remember_reference(self, cols: Any, y: Any) -> None:
+        need = self.n_reference - self._ref_n
+        if need <= 0 or self.static_model:
+            return
+        n = len(next(iter(cols.values())))
+        take = min(need, n)
+        for name, col in cols.items():
+            self._ref_cols.setdefault(name, []).append(np.array(col[:take]))
+        if y is not None:
+            self._ref_y.append(np.asarray(y[:take]))
+        self._ref_n += take
+
+    def _check_model(self, row: int) -> None:
+        cols = {k: np.concatenate(v) for k, v in self._ref_cols.items()}
+        y = np.concatenate(self._ref_y) if self._ref_y else None
+        k = self._k
+        assert k is not None
+        now = reference_values(self.explainer, cols, y, self._seed, self.label_free)
+        now = now.reshape(len(now), -1)[:, :k]
+        if self._ref_values is None:
+            self._ref_values, self._ref_row = now, row
+            self._snapshot()
+            return
+        self._n_checks += 1
+        level = self.delta / k
+        events = self._model_events(row, now, level)
+        if events:
+            self._record_model(events, now, row)
+
+    def _model_events(self, row: int, now: np.ndarray, level: float) -> list[DriftEvent]:
+        ref = self._ref_values
+        assert ref is not None and self.feature_names_ is not None
+        diff = now - ref
+        n = len(diff)
+        mean = diff.mean(axis=0)
+        se = diff.std(axis=0, ddof=1) / math.sqrt(n)
+        z = np.where(se > 0, mean / np.where(se > 0, se, 1.0),
+                     np.where(mean == 0, 0.0, np.inf))
+        crit = NormalDist().inv_cdf(1.0 - level / 2.0)
+        size = max(float(np.abs(ref.mean(axis=0)).sum()), float(np.abs(now.mean(axis=0)).sum()))
+        fire = (np.abs(z) > crit) & (np.abs(mean) >= self.min_change * size) & (size > 0)
+        mb, sb = summary(ref)
+        ma, sa = summary(now)
+        test = f"paired z (level={level:.3g}, min_change={self.min_change})"
+        events = [
+            make_event(row, self._ref_row + 1, self.feature_names_[j], "model", test,
+                       (mb[j], sb[j], n), (ma[j], sa[j], n))
+            for j in np.flatnonzero(fire)
+        ]
+        events.sort(key=lambda e: -abs(e.statistic))
+        return events
+
+    def _record_model(self, events: list[DriftEvent], now: np.ndarray, row: int) -> None:
+        ref = self._ref_values
+        assert ref is not None and self.feature_names_ is not None
+        mb, sb = summary(ref)
+        ma, sa = summary(now)
+        for e in events:
+            change = DriftExplanation(
+                feature_names=list(self.feature_names_), before=mb, before_se=sb, after=ma,
+                after_se=sa, event=e, before_rows=(self._ref_row, self._ref_row),
+                after_rows=(row, row))
+            self._emit(e, change)
+        self._ref_values, self._ref_row, self._n_checks = now, row, 0
+        self._snapshot()
+
+    # ------------------------------------------------------------------ helpers
+    def _set_features(self, names: list[str]) -> None:
+        self.feature_names_ = list(names)
+        self._k = len(names)
+
+    def _new_channel(self, name: str) -> ValueChannel:
+        assert self.feature_names_ is not None and self._k is not None
+        return ValueChannel(f"{name}", self.feature_names_, self.test, self.delta / self._k,
+                            self._seed + self._n_snapshots, self.warmup, self.memory)
+
+    def _push(self, name: str, values: np.ndarray, rows: np.ndarray) -> None:
+        if name not in self._channels:
+            self._channels[name] = self._new_channel(name)
+        self._push_to(self._channels[name], values, rows)
+
+    def _push_to(self, channel: ValueChannel, values: np.ndarray, rows: np.ndarray) -> None:
+        before_starts = channel.last_start.copy()
+        for e in channel.push(values, rows):
+            j = channel.labels.index(e.feature)
+            prev = int(before_starts[j])
+            before_starts[j] = e.start
+            mb, sb, ma, sa, counts = channel.compare(e, prev)
+            change = DriftExplanation(
+                feature_names=list(channel.labels), before=mb, before_se=sb, after=ma,
+                after_se=sa, event=e, before_rows=(prev, e.start - 1), after_rows=(e.start, e.row))
+            self._emit(e, change)
+
+    def _emit(self, event: DriftEvent, change: DriftExplanation) -> None:
+        self.events_.append(event)
+        self._changes.append(change)
+        if self.callback is not None:
+            self.callback(event)
+
+    def _need_explainer(self, method: str) -> Any:
+        if self.explainer is None:
+            raise ValueError(
+                f"{_OWNER}.{method} explains rows through an explainer: pass "
+                f"ExplanationDriftDetector(explainer) (or use update_values for values)."
+            )
+        return self.explainer
+
+    def _check_rows(self, rows: Any, n: int) -> np.ndarray:
+        if rows is None:
+            return np.arange(self.n_rows_, self.n_rows_ + n)
+        arr = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if len(arr) != n:
+            raise ValueError(f"{_OWNER}: got {n} rows of values but {len(arr)} row indices.")
+        if (np.diff(arr) <= 0).any() or (len(arr) and arr[0] < self.n_rows_):
+            raise ValueError(f"{_OWNER}: row indices must increase (and continue after row "
+                             f"{self.n_rows_ - 1}); got {arr[:5].tolist()}...")
+        return arr
+
+
+def attach_detector(explainer: Any, detector: Any) -> Any:
+    """Connect ``detector`` to ``explainer`` (the ``drift_detector`` parameter of the
+    incremental explainers).
+
+    Parameters
+    ----------
+    explainer : IncrementalExplainer
+        Has not seen any row yet.
+    detector : ExplanationDriftDetector or None
+
+    Returns
+    -------
+    ExplanationDriftDetector or None
+        ``detector``.
+
+    Raises
+    ------
+    TypeError
+        For anything but an :class:`ExplanationDriftDetector` or None.
+    ValueError
+        If the detector already watches another explainer or the explainer has seen rows.
+
+    Examples
+    --------
+    >>> from ixplain import IncrementalPFI
+    >>> ipfi = IncrementalPFI(lambda A: A[:, 0], "squared_error")
+    >>> det = attach_detector(ipfi, ExplanationDriftDetector())
+    >>> det.explainer is ipfi, ipfi.drift_detector is det
+    (True, True)
+    """
+    if detector is None:
+        return None
+    if not isinstance(detector, ExplanationDriftDetector):
+        raise param_error(type(explainer).__name__, "drift_detector",
+                          "an ExplanationDriftDetector or None", detector, exc=TypeError)
+    detector._attach(explainer)
+    return detector

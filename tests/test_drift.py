@@ -1,0 +1,413 @@
+"""Explanation-based drift detection (issue 14): synthetic value streams with known shifts,
+stationary streams over many seeds, feature attribution on short Agrawal streams, the two
+channels, label-free mode, pickling mid-stream, bad input."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+
+from river.datasets import synth
+
+from ixplain import (
+    DriftEvent,
+    DriftExplanation,
+    ExplanationDriftDetector,
+    GeometricReservoir,
+    IncrementalPFI,
+    IncrementalSAGE,
+)
+from ixplain.drift import ADWINTest, ChangeTest, KSWINTest, PageHinkleyTest
+
+
+# ---------------------------------------------------------------------------- helpers
+def agrawal_rule_1(X):
+    """River's Agrawal classification function 1 (age and salary), the true rule as a model."""
+    age = np.array([r["age"] for r in X])
+    sal = np.array([r["salary"] for r in X])
+    y = (((age < 40) & (sal >= 50_000) & (sal <= 100_000))
+         | ((age >= 40) & (age < 60) & (sal >= 75_000) & (sal <= 125_000))
+         | ((age >= 60) & (sal >= 25_000) & (sal <= 75_000)))
+    return y.astype(int)
+
+
+def agrawal_abrupt(n, position, seed, functions=(1, 2)):
+    """Rows of rule ``functions[0]`` up to ``position``, then rows of rule ``functions[1]``."""
+    a = synth.Agrawal(classification_function=functions[0], seed=seed).take(position)
+    b = synth.Agrawal(classification_function=functions[1], seed=seed + 1).take(n - position)
+    return [(dict(x), int(y)) for x, y in list(a) + list(b)]
+
+
+def feed(explainer, rows, batch=32):
+    for s in range(0, len(rows), batch):
+        chunk = rows[s:s + batch]
+        explainer.explain_many([x for x, _ in chunk], [y for _, y in chunk])
+
+
+def adwin_delay_bound(shift_u, sd_u, delta_j, n0):
+    """Rows after which ADWIN's cut condition holds for a mean shift ``shift_u`` (values in
+    [0, 1] with standard deviation ``sd_u``), with half the shift as noise margin.
+
+    ADWIN cuts ``W = W0 W1`` when ``|mean(W0) - mean(W1)| >= eps`` with
+    ``eps = sqrt(2 / m * var * L) + 2 / (3 m) * L``, ``m = 1 / (1/n0 + 1/n1)``,
+    ``L = ln(2 / delta')`` and ``delta' = delta / n`` (the rigorous choice; River's is larger,
+    so it cuts no later). Solving ``shift_u / 2 >= eps`` for the smallest ``n1`` and adding the
+    clock (32 rows between checks) gives the bound.
+    """
+    for n1 in range(2, 100_000):
+        m = 1.0 / (1.0 / n0 + 1.0 / n1)
+        big_l = math.log(2.0 * (n0 + n1) / delta_j)
+        eps = math.sqrt(2.0 / m * sd_u**2 * big_l) + 2.0 / (3.0 * m) * big_l
+        if shift_u / 2 >= eps:
+            return n1 + 32
+    raise AssertionError("no bound")
+
+
+# ---------------------------------------------------------------------------- synthetic values
+def test_mean_shift_is_found_within_adwins_bound_on_the_right_feature():
+    """Four features of N(0, 0.1) values; feature 2 shifts by +0.3 at row 3000.
+
+    The channel scales values by 4 times the warm-up's largest deviation ``s`` (about 0.35 for
+    200 normal values of sd 0.1), so the shift is ``0.3 / (4 s)`` and the sd ``0.1 / (4 s)`` in
+    [0, 1]; each of the 4 tests runs at ``delta / 4`` (Bonferroni)."""
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        v = rng.normal(0.0, 0.1, size=(6000, 4))
+        v[3000:, 2] += 0.3
+        det = ExplanationDriftDetector(random_state=seed)
+        det.update_values(v, feature_names=list("abcd"))
+        channel = det._channels["values"]
+        s = float(channel.scale[2])
+        bound = adwin_delay_bound(0.3 / (4 * s), 0.1 / (4 * s), 0.002 / 4, 2800)
+        first = det.events_[0]
+        assert first.feature == "c" and first.channel == "values"
+        assert first.direction == "increase" and first.statistic > 0
+        assert 3000 <= first.row <= 3000 + bound
+        assert abs(first.start - 3000) <= 10  # the change point estimate
+        assert first.before_low <= 0.0 <= first.before_high  # true means inside the bounds
+        assert first.after_low <= 0.3 <= first.after_high
+        assert first.test == "ADWIN(delta=0.0005)"
+        assert all(e.feature == "c" for e in det.events_)
+
+
+def test_no_events_on_stationary_streams_over_many_seeds():
+    """ADWIN's guarantee: while the mean is constant, each check cuts with probability at most
+    ``delta / k`` per feature, so at most ``delta`` per check for the family. 40 seeds x 3000
+    rows x 5 features (continuous and {-1, 0, 1}-valued, like 0-1 loss differences) make about
+    3750 checks: the bound allows 7.5 false alarms in expectation; ADWIN is conservative and we
+    require none."""
+    n_events = 0
+    for seed in range(40):
+        rng = np.random.default_rng(100 + seed)
+        v = np.column_stack([
+            rng.normal(0.2, 0.3, size=(3000, 3)),
+            rng.choice([-1.0, 0.0, 1.0], p=[0.1, 0.6, 0.3], size=(3000, 2)),
+        ])
+        det = ExplanationDriftDetector(random_state=seed).update_values(v)
+        n_events += len(det.events_)
+    assert n_events == 0
+
+
+def test_kswin_and_page_hinkley_find_the_shift():
+    rng = np.random.default_rng(0)
+    v = rng.normal(0.0, 0.1, size=(3000, 3))
+    v[1500:, 0] -= 0.5
+    for test in ("kswin", "page_hinkley"):
+        det = ExplanationDriftDetector(test=test, delta=1e-6, random_state=0)
+        det.update_values(v, feature_names=["x", "y", "z"])
+        first = det.events_[0]
+        assert (first.feature, first.direction) == ("x", "decrease"), test
+        assert 1500 <= first.row < 1600, test
+
+
+def test_tests_follow_the_protocol():
+    for t in (ADWINTest(0.01), KSWINTest(0.01, seed=1), PageHinkleyTest(0.01)):
+        assert isinstance(t, ChangeTest)
+        assert not t.update(0.5)
+
+
+def test_mini_batches_give_the_events_of_single_rows():
+    rng = np.random.default_rng(3)
+    v = rng.normal(0.0, 0.1, size=(4000, 3))
+    v[2000:, 1] += 0.2
+    one = ExplanationDriftDetector(random_state=0)
+    for row in v:
+        one.update_values(row)
+    many = ExplanationDriftDetector(random_state=0)
+    for s in range(0, 4000, 77):
+        many.update_values(v[s:s + 77])
+    assert one.events_ and one.events_ == many.events_
+
+
+def test_callback_result_and_display():
+    rng = np.random.default_rng(1)
+    v = rng.normal(0.0, 0.05, size=(3000, 2))
+    v[1500:, 1] += 1.0
+    seen: list[DriftEvent] = []
+    det = ExplanationDriftDetector(callback=seen.append).update_values(v, feature_names=["a", "b"])
+    assert seen == det.events_
+    change = det.explain_change(det.events_[0])
+    assert isinstance(change, DriftExplanation)
+    frame = change.to_frame()
+    assert list(frame["feature"]) == ["a", "b"]
+    assert frame["change"].iloc[1] == pytest.approx(1.0, abs=0.05)
+    assert change.to_dict()["event"]["feature"] == "b"
+    assert det.events_frame()["feature"].iloc[0] == "b"
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from ixplain import DriftExplanationDisplay
+
+    disp = DriftExplanationDisplay.from_detector(det, 0)
+    assert disp.plot() is disp
+    assert len(disp.bars_after_) == 2 and list(disp.order_) == [1, 0]
+
+
+# ---------------------------------------------------------------------------- explainers
+def test_static_model_concept_drift_names_salary_first():
+    """The true rule 1 (age, salary) as a static model; the labels follow rule 2 (age, elevel)
+    from row 2000. Under rule 2 the labels do not depend on salary, so salary's loss increase
+    drops from 80/169 to about 0: the data channel must name salary (or age, whose
+    importance drops too) first, soon after row 2000."""
+    for seed in range(3):
+        det = ExplanationDriftDetector(static_model=True, random_state=seed)
+        ipfi = IncrementalPFI(agrawal_rule_1, "zero_one", alpha=0.01, random_state=seed,
+                              drift_detector=det)
+        feed(ipfi, agrawal_abrupt(3500, 2000, seed))
+        first = det.events_[0]
+        assert first.feature == "salary" and first.channel == "data"
+        assert first.direction == "decrease"
+        assert 2000 <= first.row <= 2000 + 2 / 0.01
+        assert ipfi.drift_detector is det
+
+
+def test_virtual_drift_on_a_perfect_static_model():
+    """Ages shifted to >= 60 from row 2000 (rule 1 unchanged, the model is the true rule):
+    the error stays 0, but the explanation of age changes."""
+    rows = agrawal_abrupt(2000, 2000, 0, functions=(1, 1))
+    rng = np.random.default_rng(0)
+    late = [(dict(x, age=float(rng.integers(60, 81))), 0) for x, _ in
+            agrawal_abrupt(1500, 1500, 5, functions=(1, 1))]
+    late = [(x, int(agrawal_rule_1([x])[0])) for x, _ in late]
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    # the replacement values come from the storage: the explanation moves as the storage
+    # turns over (half of a 200-row reservoir after about 139 rows)
+    ipfi = IncrementalPFI(agrawal_rule_1, "zero_one", alpha=0.01, random_state=0,
+                          storage=GeometricReservoir(200, p=1.0, random_state=0),
+                          drift_detector=det)
+    feed(ipfi, rows + late)
+    first = det.events_[0]
+    assert first.feature == "age" and 2000 <= first.row <= 2600
+
+
+class SwitchingModel:
+    """Predicts ``x0`` until ``switch`` is set, then ``x1`` (two noisy copies of one signal)."""
+
+    def __init__(self) -> None:
+        self.use = 0
+
+    def __call__(self, X):
+        return np.asarray(X)[:, self.use]
+
+
+def copies_stream(n, seed):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n)
+    X = np.column_stack([z + 0.1 * rng.normal(size=n), z + 0.1 * rng.normal(size=n),
+                         rng.normal(size=n)])
+    return X, z
+
+
+def test_model_change_the_error_cannot_see_fires_the_model_channel_only():
+    """Type 3: two redundant copies of the signal; at row 2000 the model switches from copy 0
+    to copy 1. The error distribution is unchanged (both copies carry noise of sd 0.1), the data
+    too; only the model channel may fire, naming x0 (decrease) or x1 (increase)."""
+    X, y = copies_stream(4000, 0)
+    model = SwitchingModel()
+    det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
+    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
+                          feature_names=["x0", "x1", "x2"], drift_detector=det)
+    for s in range(0, 4000, 50):
+        if s == 2000:
+            model.use = 1
+        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+    assert det.events_, "the switch was not detected"
+    assert {e.channel for e in det.events_} == {"model"}
+    first = det.events_[0]
+    assert first.feature in ("x0", "x1") and 2000 <= first.row <= 2250
+    assert {e.feature for e in det.events_ if e.row == first.row} == {"x0", "x1"}
+    change = det.explain_change(0).to_frame().set_index("feature")
+    assert change.loc["x0", "before"] > 1.0 > change.loc["x0", "after"]
+
+
+def test_learning_model_channels_and_snapshot():
+    """A Hoeffding tree learning rule 1 (age, salary), then rule 2 from row 3000. Before the
+    drift the tree grows: the model channel reports it (salary's importance rises from 0 as
+    the tree learns to split on it) and the data channel, a frozen snapshot on stationary rows,
+    reports nothing; every data event after the drift names salary (the frozen tree uses
+    salary, the new labels do not depend on it)."""
+    from river import tree
+
+    model = tree.HoeffdingTreeClassifier(grace_period=100)
+    det = ExplanationDriftDetector(random_state=0)
+    ipfi = IncrementalPFI(model, "zero_one", alpha=0.01, random_state=0, drift_detector=det)
+    rows = agrawal_abrupt(4000, 3000, 0)
+    for s in range(0, len(rows), 50):
+        chunk = rows[s:s + 50]
+        ipfi.explain_many([x for x, _ in chunk], [y for _, y in chunk])
+        for x, y in chunk:
+            model.learn_one(x, y)
+    model_events = [e for e in det.events_ if e.channel == "model"]
+    data_events = [e for e in det.events_ if e.channel == "data"]
+    assert model_events and model_events[0].row < 3000
+    assert model_events[0].feature == "salary" and model_events[0].direction == "increase"
+    assert det._shadows, "no snapshot was taken"
+    assert all(e.row >= 3000 and e.feature == "salary" for e in data_events)
+
+
+def test_label_free_mode_needs_no_labels():
+    """Regression ``f = 3 a + b``; from row 2000 the spread of ``a`` shrinks 10-fold. Label-free
+    values ``(f(x with a replaced) - f(x))**2 = 9 (a' - a)**2`` have mean
+    ``9 (Var(a') + Var(a))``: 18 before, 9.09 right after (the storage still holds the old
+    ``a'``), then 0.18 as the storage turns over. A shift of 9 against a standard deviation of
+    about 25 (``9 * 2 * sqrt(2)`` for a scaled chi-square) needs a few hundred rows."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4000, 2))
+    X[2000:, 0] *= 0.1
+
+    def f(A):
+        return 3 * A[:, 0] + A[:, 1]
+
+    ipfi = IncrementalPFI(f, "squared_error", alpha=0.01, feature_names=["a", "b"],
+                          random_state=0)
+    det = ExplanationDriftDetector(ipfi, static_model=True, label_free=True, random_state=0)
+    for s in range(0, 4000, 100):
+        det.update_many(X[s:s + 100])
+    det.update(X[0])
+    first = det.events_[0]
+    assert (first.feature, first.direction) == ("a", "decrease")
+    assert 2000 <= first.row <= 2500
+    assert ipfi.importances_[0] < 18 / 4  # the label-free importance followed (18 before)
+
+
+def test_sage_values_are_watched_per_player():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = X[:, 0] + X[:, 1]
+
+    def f(A):
+        return A[:, 0] + A[:, 1]
+
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    isage = IncrementalSAGE(f, loss="squared_error", n_samples=2, feature_names=["p", "q"],
+                            random_state=0, drift_detector=det)
+    X[1500:, 1] *= 0.1
+    y = X[:, 0] + X[:, 1]
+    for s in range(0, 3000, 100):
+        isage.explain_many(X[s:s + 100], y[s:s + 100])
+    assert det.feature_names_ == ["p", "q"]
+    assert det.events_[0].feature == "q" and det.events_[0].direction == "decrease"
+
+
+# ---------------------------------------------------------------------------- pickling, seeds
+def test_pickle_mid_stream_continues_with_the_same_events():
+    rows = agrawal_abrupt(3000, 1500, 0)
+    det = ExplanationDriftDetector(static_model=True, random_state=7, callback=print)
+    ipfi = IncrementalPFI(agrawal_rule_1, "zero_one", alpha=0.01, random_state=7,
+                          drift_detector=det)
+    feed(ipfi, rows[:1000])
+    clone = pickle.loads(pickle.dumps(ipfi))
+    assert clone.drift_detector.callback is None and clone.drift_detector.explainer is clone
+    feed(ipfi, rows[1000:])
+    feed(clone, rows[1000:])
+    assert det.events_ and clone.drift_detector.events_ == det.events_
+    # same seed, same events: a fresh run from the start in other mini-batches agrees
+    det2 = ExplanationDriftDetector(static_model=True, random_state=7)
+    again = IncrementalPFI(agrawal_rule_1, "zero_one", alpha=0.01, random_state=7,
+                           drift_detector=det2)
+    feed(again, rows, batch=77)  # other mini-batches: the explainer's values do not change
+    assert det2.events_ == det.events_
+
+
+def test_same_seed_same_kswin_events_and_other_seeds_differ():
+    """KSWIN samples its reference window at random: the detector's seed fixes it."""
+    rng = np.random.default_rng(4)
+    v = rng.normal(0.0, 0.1, size=(700, 2))
+    v[350:, 0] += 0.08
+
+    def run(seed):
+        det = ExplanationDriftDetector(test="kswin", delta=0.05, random_state=seed)
+        return det.update_values(v).events_
+
+    assert run(3) == run(3)
+    assert len({tuple(run(s)) for s in range(6)}) > 1
+
+
+def test_pickle_with_snapshots_and_reference():
+    X, y = copies_stream(1500, 1)
+    det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
+    ipfi = IncrementalPFI(SwitchingModel(), "squared_error", random_state=0,
+                          feature_names=["x0", "x1", "x2"], drift_detector=det)
+    ipfi.explain_many(X[:800], y[:800])
+    assert det._shadows and det._ref_values is not None
+    clone = pickle.loads(pickle.dumps(ipfi))
+    ipfi.model.use = 1
+    clone.model.use = 1
+    ipfi.explain_many(X[800:], y[800:])
+    clone.explain_many(X[800:], y[800:])
+    assert det.events_ == clone.drift_detector.events_
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_bad_values():
+    det = ExplanationDriftDetector()
+    det.update_values(np.zeros((5, 3)), feature_names=["a", "b", "c"])
+    bad = np.zeros((2, 3))
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"feature 'c' at row 6 is nan;"):
+        det.update_values(bad)
+    with pytest.raises(ValueError, match="got 4 values per row, but the detector watches 3"):
+        det.update_values(np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="row indices must increase"):
+        det.update_values(np.zeros((2, 3)), rows=[3, 4])
+    with pytest.raises(ValueError, match="'feature_names' parameter"):
+        ExplanationDriftDetector().update_values(np.zeros((2, 3)), feature_names=["a"])
+    with pytest.raises(ValueError, match="explains rows through an explainer"):
+        ExplanationDriftDetector().update({"a": 1.0})
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"test": "cusum"}, "'test' parameter of ExplanationDriftDetector"),
+    ({"delta": 0.0}, "'delta' parameter of ExplanationDriftDetector must be a float in"),
+    ({"delta": 1.0}, "'delta' parameter"),
+    ({"n_reference": 1}, "'n_reference' parameter"),
+    ({"check_every": 0}, "'check_every' parameter"),
+    ({"min_change": -1.0}, "'min_change' parameter"),
+    ({"warmup": 0}, "'warmup' parameter"),
+    ({"callback": 3}, "'callback' parameter"),
+])
+def test_bad_parameters(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        ExplanationDriftDetector(**kwargs)
+
+
+def test_bad_attachment():
+    def f(A):
+        return A[:, 0]
+
+    with pytest.raises(TypeError, match="'drift_detector' parameter of IncrementalPFI"):
+        IncrementalPFI(f, "squared_error", drift_detector=object())
+    det = ExplanationDriftDetector()
+    IncrementalPFI(f, "squared_error", drift_detector=det)
+    with pytest.raises(ValueError, match="already watches another explainer"):
+        IncrementalPFI(f, "squared_error", drift_detector=det)
+    used = IncrementalPFI(f, "squared_error")
+    used.explain_many(np.zeros((3, 2)), np.zeros(3))
+    with pytest.raises(ValueError, match="before the explainer sees rows"):
+        ExplanationDriftDetector(used)
+    with pytest.raises(TypeError, match="'explainer' parameter"):
+        ExplanationDriftDetector(explainer="ipfi")
