@@ -626,7 +626,7 @@ class PFIFunction(Method):
         self.model, self.loss = model, loss
         self.groups = tuple(tuple(g) for g in groups)
         self.n_draws = int(n_draws)
-        self._plan: _Plan | None = None  # pfi_losses' reused layout, made at the first batch
+        self._plan: _Plan | None = None  # pfi_losses' layout and stacked source, reused
 
     def rows_per_observation(self, table: Table) -> int:
         return 1 + len(self.groups) * self.n_draws
@@ -639,7 +639,7 @@ class PFIFunction(Method):
         assert batch.y is not None
         self.model.observe_labels(batch.y)
         source, rows, repl = self.source(batch)
-        if self._plan is None:
+        if self._plan is None or self._plan.schema is not source.schema:
             self._plan = _Plan(source.schema, source.upcast)
         diffs, _ = pfi_losses(self.model, self.loss, source, rows, repl, self.groups, batch.y,
                               plan=self._plan)

@@ -128,12 +128,17 @@ def check_no_nan(table: Table, what: str, owner: str) -> None:
                 )
 
 
-def _background_table(background: Any, table: Table, seed: int, owner: str) -> Table:
+def _background_table(background: Any, table: Table, seed: int | np.random.Generator,
+                      owner: str) -> Table:
+    """The background rows: ``background``, or 512 rows of ``table`` drawn with
+    ``keyed_generator(seed, "sage-background")`` (or from a Generator given as ``seed``)."""
     if background is None:
         n = table.n_rows
         if n <= 512:
             return table
-        pick = keyed_generator(seed, "sage-background").choice(n, 512, replace=False)
+        gen = seed if isinstance(seed, np.random.Generator) else keyed_generator(
+            seed, "sage-background")
+        pick = gen.choice(n, 512, replace=False)
         return table.take(np.sort(pick))
     bg = as_table(background, feature_names=list(table.names), owner=owner)
     if bg.n_rows == 0:
