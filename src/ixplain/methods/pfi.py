@@ -742,6 +742,17 @@ def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
     return scoring if isinstance(scoring, str) and scoring in _SCORER_LOSSES else None
 
 
+def _r2_scales(subsets, y, w):
+    """R^2's scale per repeat: the (weighted) variance of ``y`` on the repeat's rows."""
+    scales = np.ones(len(subsets))
+    for r, rows in enumerate(subsets):
+        wr = np.ones(len(rows)) if w is None else w[rows]
+        yr = y[rows].astype(np.float64)
+        mean = np.sum(wr * yr) / np.sum(wr)
+        scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
+    return scales
+
+
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
                          settings, memory_budget=DEFAULT_MEMORY_BUDGET, progress=None):
     owner = "permutation_importance"
@@ -756,13 +767,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
         model.refuse_nan_outputs(owner)
         imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
                              perms, groups, memory_budget, progress)
-        scales = np.ones(len(subsets))
-        if batched == "r2":
-            for r, rows in enumerate(subsets):
-                wr = np.ones(len(rows)) if w is None else w[rows]
-                yr = y[rows].astype(np.float64)
-                mean = np.sum(wr * yr) / np.sum(wr)
-                scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
+        scales = _r2_scales(subsets, y, w) if batched == "r2" else np.ones(len(subsets))
         if np.all(scales > 0):
             settings = dict(settings, scoring=batched,
                             standard_error=(se / scales.mean()).tolist())
