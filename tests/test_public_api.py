@@ -34,6 +34,9 @@ EXPECTED = {
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # accumulated local effects (branch ale)
+    "AccumulatedLocalEffects",
+    "accumulated_local_effects",
 }
 
 

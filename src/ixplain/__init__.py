@@ -8,6 +8,7 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.ale import accumulated_local_effects
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -17,7 +18,7 @@ from .models import as_model
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
-from .results import FeatureImportance, PartialDependence
+from .results import AccumulatedLocalEffects, FeatureImportance, PartialDependence
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 from .tree import tree_partial_dependence
@@ -59,4 +60,7 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # accumulated local effects (branch ale)
+    "AccumulatedLocalEffects",
+    "accumulated_local_effects",
 ]

@@ -1,6 +1,7 @@
 """Typed result objects with documented shapes, ``to_frame()`` and ``to_dict()``."""
 
+from .ale import AccumulatedLocalEffects
 from .importance import FeatureImportance, ImportanceTimeSeries
 from .partial_dependence import PartialDependence
 
-__all__ = ["FeatureImportance", "ImportanceTimeSeries", "PartialDependence"]
+__all__ = ["AccumulatedLocalEffects", "FeatureImportance", "ImportanceTimeSeries", "PartialDependence"]
