@@ -36,6 +36,7 @@ EXPECTED = {
     "tree_partial_dependence",
     # accumulated local effects (branch ale)
     "AccumulatedLocalEffects",
+    "AccumulatedLocalEffectsDisplay",
     "accumulated_local_effects",
 }
 

@@ -15,6 +15,7 @@ from .methods.pdp import partial_dependence
 from .methods.pfi import IncrementalPFI, permutation_importance
 from .methods.sage import sage
 from .models import as_model
+from .plot.ale import AccumulatedLocalEffectsDisplay
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
@@ -62,5 +63,6 @@ __all__ = [
     "tree_partial_dependence",
     # accumulated local effects (branch ale)
     "AccumulatedLocalEffects",
+    "AccumulatedLocalEffectsDisplay",
     "accumulated_local_effects",
 ]
