@@ -37,6 +37,7 @@ EXPECTED = {
     # accumulated local effects (branch ale)
     "AccumulatedLocalEffects",
     "AccumulatedLocalEffectsDisplay",
+    "IncrementalALE",
     "accumulated_local_effects",
 }
 

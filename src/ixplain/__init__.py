@@ -9,6 +9,7 @@ from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
 from .methods.ale import accumulated_local_effects
+from .methods.iale import IncrementalALE
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -64,5 +65,6 @@ __all__ = [
     # accumulated local effects (branch ale)
     "AccumulatedLocalEffects",
     "AccumulatedLocalEffectsDisplay",
+    "IncrementalALE",
     "accumulated_local_effects",
 ]
