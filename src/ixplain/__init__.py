@@ -8,8 +8,12 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+<<<<<<< HEAD
 from .methods.ale import accumulated_local_effects
 from .methods.iale import IncrementalALE
+=======
+from .methods._engine import ProgressInfo
+>>>>>>> engine-drivers
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -41,8 +45,6 @@ __all__ = [
     "permutation_importance",
     # bundled datasets and synthetic streams (branch cli)
     "datasets",
-    # incremental PDP (branch ipdp)
-    "IncrementalPDP",
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",
@@ -62,9 +64,14 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+<<<<<<< HEAD
     # accumulated local effects (branch ale)
     "AccumulatedLocalEffects",
     "AccumulatedLocalEffectsDisplay",
     "IncrementalALE",
     "accumulated_local_effects",
+=======
+    # the explanation engine (branch engine-drivers)
+    "ProgressInfo",
+>>>>>>> engine-drivers
 ]
