@@ -8,12 +8,9 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
-<<<<<<< HEAD
+from .methods._engine import ProgressInfo
 from .methods.ale import accumulated_local_effects
 from .methods.iale import IncrementalALE
-=======
-from .methods._engine import ProgressInfo
->>>>>>> engine-drivers
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -64,14 +61,11 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
-<<<<<<< HEAD
     # accumulated local effects (branch ale)
     "AccumulatedLocalEffects",
     "AccumulatedLocalEffectsDisplay",
     "IncrementalALE",
     "accumulated_local_effects",
-=======
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
->>>>>>> engine-drivers
 ]
