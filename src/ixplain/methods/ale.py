@@ -127,12 +127,12 @@ class FeatureBins:
         return len(self.grid) - 1
 
 
-def _weighted_lower_quantiles(x: np.ndarray, w: np.ndarray | None, probs: np.ndarray) -> np.ndarray:
-    """Data values at ``probs``: ``method="lower"`` (unweighted) or the inverted weighted CDF."""
+def _weighted_lower_quantiles(xs: np.ndarray, w: np.ndarray | None, probs: np.ndarray) -> np.ndarray:
+    """Data values at ``probs`` of sorted ``xs``: ``numpy.quantile(method="lower")`` without
+    weights, the inverted weighted CDF with weights (``w`` in the order of ``xs``)."""
     if w is None:
-        return np.quantile(x, probs, method="lower")
-    order = np.argsort(x, kind="stable")
-    xs, cw = x[order], np.cumsum(w[order])
+        return xs[np.floor(probs * (len(xs) - 1) + 1e-9).astype(np.intp)]
+    cw = np.cumsum(w)
     idx = np.searchsorted(cw, probs * cw[-1], side="left")
     return xs[np.clip(idx, 0, len(xs) - 1)]
 
@@ -192,11 +192,21 @@ def quantile_edges(
     >>> quantile_edges(np.arange(10.0), None, 3, 4)
     array([0., 4., 9.])
     """
-    n_bins = max(1, min(grid_resolution, len(x) // max(1, min_bin_size)))
+    order = np.argsort(x, kind="stable") if w is not None else None
+    xs = np.sort(x) if order is None else x[order]
+    return _sorted_quantile_edges(xs, None if order is None else w[order], grid_resolution,
+                                  min_bin_size)
+
+
+def _sorted_quantile_edges(
+    xs: np.ndarray, w: np.ndarray | None, grid_resolution: int, min_bin_size: int
+) -> np.ndarray:
+    """:func:`quantile_edges` of sorted values ``xs`` (weights ``w`` in their order)."""
+    n_bins = max(1, min(grid_resolution, len(xs) // max(1, min_bin_size)))
     probs = np.linspace(0.0, 1.0, n_bins + 1)
-    edges = np.unique(_weighted_lower_quantiles(x, w, probs))
-    edges[0], edges[-1] = x.min(), x.max()
-    return _merge_small_bins(np.sort(x), np.unique(edges), min_bin_size)
+    edges = np.unique(_weighted_lower_quantiles(xs, w, probs))
+    edges[0], edges[-1] = xs[0], xs[-1]
+    return _merge_small_bins(xs, np.unique(edges), min_bin_size)
 
 
 def _interval_bins(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -217,14 +227,17 @@ def _numeric_bins(
     present = x[~missing]
     if len(present) == 0:
         raise ValueError(f"{_OWNER}: feature {name!r} has no non-missing value.")
-    wp = None if w is None else w[~missing]
     if custom is not None:
         edges, rule = custom, "custom"
     else:
-        uniques = np.unique(present)
-        if not interval_only and len(uniques) <= grid_resolution + 1:
-            return _level_bins(name, "discrete", x, uniques, missing, "levels")
-        edges, rule = quantile_edges(present, wp, grid_resolution, min_bin_size), "quantile"
+        order = np.argsort(present, kind="stable") if w is not None else None
+        xs = np.sort(present) if order is None else present[order]
+        n_unique = 1 + int(np.count_nonzero(xs[1:] != xs[:-1]))
+        if not interval_only and n_unique <= grid_resolution + 1:
+            return _level_bins(name, "discrete", x, np.unique(xs), missing, "levels")
+        ws = None if w is None or order is None else w[~missing][order]
+        edges = _sorted_quantile_edges(xs, ws, grid_resolution, min_bin_size)
+        rule = "quantile"
         if len(edges) < 2:
             return _level_bins(name, "discrete", x, edges, missing, "levels")
     bins = _interval_bins(x, edges)
@@ -472,8 +485,10 @@ def bin_statistics(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _bin_sums(bins: np.ndarray, moments: np.ndarray, n_cells: int) -> np.ndarray:
     """Sum ``moments`` (B, 6, n_out) by bin into (6, n_out, n_cells); rows with bin -1 ignored."""
-    keep = bins >= 0
-    b, m = bins[keep], moments[keep]
+    if bins.min(initial=0) < 0:
+        keep = bins >= 0
+        bins, moments = bins[keep], moments[keep]
+    b, m = bins, moments
     out = np.empty((m.shape[1], m.shape[2], n_cells))
     for i in range(m.shape[1]):
         for o in range(m.shape[2]):
@@ -864,7 +879,10 @@ def _compute(model: Model, table: Table, fbs: list[FeatureBins], weights: np.nda
         level_counts = _level_weights(fbs[0], None)
     else:
         sums = _accumulate_sums(evaluator, fbs, weights)
-        if len(fbs) == 1:
+        if len(fbs) == 1 and fbs[0].kind == "numeric":  # bins: the sums hold the weights
+            ale, std, counts = _first_order(fbs[0], sums, sums[0, 0])
+            level_counts = counts
+        elif len(fbs) == 1:  # levels: the lowest level's rows give no difference
             ale, std, counts = _first_order(fbs[0], sums, _level_weights(fbs[0], weights))
             level_counts = _level_weights(fbs[0], None)
         else:
