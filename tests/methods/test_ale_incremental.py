@@ -81,7 +81,7 @@ def test_growing_range_is_covered_and_matches_recent_batch_ale():
     def g(A):
         return np.sqrt(A[:, 0]) / 100 * (1 + 0.5 * A[:, 1])
 
-    iale = IncrementalALE(g, "x0", alpha=0.01, grid_resolution=10)
+    iale = IncrementalALE(g, "x0", alpha=0.01, grid_resolution=10, random_state=0)
     iale.explain_many(X[:3000])
     before, regrids = iale.edges_.copy(), iale.n_regrids_
     iale.explain_many(X[3000:])

@@ -82,8 +82,9 @@ from ..grids import _sorted_levels, feature_deciles
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..results.ale import AccumulatedLocalEffects
 from ..tabular import Table, as_table
+from ._engine import Explained, Method, RowBatch, register
 
-__all__ = ["accumulated_local_effects", "local_differences", "row_moments"]
+__all__ = ["ALEFunction", "accumulated_local_effects", "local_differences", "row_moments"]
 
 _OWNER = "accumulated_local_effects"
 _RESPONSES = ("auto", "predict", "predict_proba", "decision_function")
@@ -192,10 +193,10 @@ def quantile_edges(
     >>> quantile_edges(np.arange(10.0), None, 3, 4)
     array([0., 4., 9.])
     """
-    order = np.argsort(x, kind="stable") if w is not None else None
-    xs = np.sort(x) if order is None else x[order]
-    return _sorted_quantile_edges(xs, None if order is None else w[order], grid_resolution,
-                                  min_bin_size)
+    if w is None:
+        return _sorted_quantile_edges(np.sort(x), None, grid_resolution, min_bin_size)
+    order = np.argsort(x, kind="stable")
+    return _sorted_quantile_edges(x[order], w[order], grid_resolution, min_bin_size)
 
 
 def _sorted_quantile_edges(
@@ -591,6 +592,101 @@ def second_order_surface(delta: np.ndarray, counts: np.ndarray) -> np.ndarray:
     h = h - f1[:, :, None] - f2[:, None, :]
     corners = (h[:, 1:, 1:] + h[:, :-1, 1:] + h[:, 1:, :-1] + h[:, :-1, :-1]) / 4
     return h - ((corners * c).sum(axis=(1, 2)) / c.sum())[:, None, None]
+
+
+# ------------------------------------------------------------------------ the engine method
+@register
+class ALEFunction(Method):
+    """The ALE explanation function of a numeric feature on fixed edges, for the engine.
+
+    ``explain`` returns each row's :func:`row_moments` placed in its bin: values of shape
+    ``(B, 6, n_outputs, K)``, zero outside the row's bin. Their mean over rows times the number
+    of rows is the per-bin sums the static ALE is made of, so every engine driver gives the
+    ALE: :func:`~ixplain.methods._engine.explain_rows` (static), ``ixplain.dask.explain``
+    (Dask) and :class:`~ixplain.IncrementalALE` (streams). :func:`accumulated_local_effects`
+    sums the same moments by bin directly (``numpy.bincount``): the dense per-row layout the
+    engine's mean needs costs ``K`` times the memory traffic, measured 7-30x slower at 200,000
+    rows than the per-bin sums (which run within 3x of the ``2 n``-prediction floor).
+
+    Parameters
+    ----------
+    model : Model
+        The adapter (:func:`ixplain.as_model`).
+    feature : str
+    edges : ndarray of shape (K + 1,)
+        Strictly increasing edges.
+    outside : {"exclude", "clip"}, default="exclude"
+        A row outside the edges (or missing) gives zeros (``"exclude"``, as the static ALE)
+        or counts in the nearest outer bin (``"clip"``, as the stream before a re-grid).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ixplain.methods._engine import explain_rows
+    >>> from ixplain.models import as_model
+    >>> from ixplain.tabular import as_table
+    >>> X = np.c_[np.linspace(0, 1, 11), np.ones(11)]
+    >>> method = ALEFunction(as_model(lambda A: A[:, 0] ** 2), "x0", np.array([0, 0.5, 1]))
+    >>> method.result(explain_rows(method, as_table(X))).average.round(3)
+    array([[-0.352, -0.102,  0.648]])
+    """
+
+    name = "ale"
+
+    def __init__(self, model: Model, feature: str, edges: np.ndarray,
+                 outside: str = "exclude") -> None:
+        self.model, self.feature = model, feature
+        self.edges = np.asarray(edges, dtype=np.float64)
+        self.outside = outside
+
+    def rows_per_observation(self, table: Table) -> int:
+        return 2
+
+    def bins(self, x: np.ndarray) -> np.ndarray:
+        """Bin of each value (``-1``: excluded)."""
+        if self.outside == "clip":
+            clipped = np.clip(x, self.edges[0], self.edges[-1])
+            return np.clip(_interval_bins(clipped, self.edges), 0, len(self.edges) - 2)
+        return _interval_bins(x, self.edges)
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        b = self.bins(batch.X.numeric_column(self.feature))
+        rows = np.flatnonzero(b >= 0)
+        ev = _Evaluator.build(self.model, batch.X, DEFAULT_MEMORY_BUDGET)
+        diffs = local_differences(ev.predict, rows,
+                                  [(self.feature, self.edges[b[rows]], self.edges[b[rows] + 1])])
+        moments = row_moments(diffs)
+        out = np.zeros((batch.n_rows,) + moments.shape[1:] + (len(self.edges) - 1,))
+        out[rows, :, :, b[rows]] = moments
+        return out
+
+    def result(self, explained: Explained) -> AccumulatedLocalEffects:
+        sums = explained.mean.get() * explained.mean.weight_sum
+        return ale_from_sums(self.feature, self.edges, sums, rule="custom")
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(300, 3))
+        model = as_model(lambda A: np.sin(A[:, 0]) * A[:, 1] + A[:, 2], input_kind="numpy")
+        return cls(model, "x0", np.linspace(-2, 2, 9)), X, np.zeros(300)
+
+
+def ale_from_sums(feature: str, edges: np.ndarray, sums: np.ndarray, rule: str = "custom",
+                  **fields: Any) -> AccumulatedLocalEffects:
+    """A numeric first-order :class:`~ixplain.results.AccumulatedLocalEffects` from per-bin
+    sums of :func:`row_moments` (shape (6, n_outputs, K)); ``fields`` fill the rest."""
+    mean, var, count = bin_statistics(sums)
+    mean = _fill_empty_1d(mean)
+    A = accumulation_matrix("numeric", sums[0, 0] if sums[0, 0].sum() > 0 else count + 1.0)
+    std = np.sqrt(np.where(np.isnan(var), np.inf, var) @ (A * A).T)
+    values = {"deciles": [None], "n_rows": int(count.sum()), "n_missing": (0,),
+              "n_outside": (0,), **fields}
+    return AccumulatedLocalEffects(
+        grid_values=[edges], average=mean @ A.T, std=np.where(np.isinf(std), np.nan, std),
+        bin_counts=count, features=(feature,), feature_kinds=("numeric",), edge_rule=(rule,),
+        **values,
+    )
 
 
 # ------------------------------------------------------------------------ static driver

@@ -2,7 +2,8 @@
 
 Each observation ``x_t`` falls in a bin ``k`` of the current edges ``z_0 < ... < z_K`` and gives
 the ALE explanation function's value ``(k, f_t(x_t with x_j := z_k) - f_t(x_t with x_j :=
-z_{k-1}))`` (:func:`~ixplain.methods.ale.local_differences`, a mini-batch in one model call).
+z_{k-1}))`` (the engine method :class:`~ixplain.methods.ale.ALEFunction`, a mini-batch in one
+model call).
 Its moments (:func:`~ixplain.methods.ale.row_moments`) placed in bin ``k`` are smoothed
 (``aggregation='ema'``) or averaged (``'mean'``) by the engine, so every bin keeps an
 exponentially smoothed mean difference, its spread and its share of the rows; the curve is
@@ -39,19 +40,12 @@ import numpy as np
 
 from .._validation import check_int, param_error
 from ..aggregation import EWMean, Mean
-from ..models import DEFAULT_MEMORY_BUDGET
 from ..results.ale import AccumulatedLocalEffects
 from ..storage.base import Batch
 from ..tabular import Table
+from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
-from .ale import (
-    _Evaluator,
-    _interval_bins,
-    accumulation_matrix,
-    bin_statistics,
-    local_differences,
-    row_moments,
-)
+from .ale import ALEFunction, _interval_bins, accumulation_matrix, bin_statistics
 
 __all__ = ["IncrementalALE"]
 
@@ -183,6 +177,7 @@ class IncrementalALE(IncrementalExplainer):
         self.edges_ = _check_edges(edges, owner)
         self.n_regrids_ = 0
         self.n_warmup_ = 0
+        self._method: ALEFunction | None = None
         super().__init__(
             model, feature_names=feature_names, storage=storage, aggregation=aggregation,
             alpha=alpha, bias_corrected=False, history_every=history_every,
@@ -215,17 +210,10 @@ class IncrementalALE(IncrementalExplainer):
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         name = self._numeric_feature()
-        x = X.numeric_column(name)
         assert self.edges_ is not None
-        edges = self.edges_
-        b = np.clip(_interval_bins(np.clip(x, edges[0], edges[-1]), edges), 0, len(edges) - 2)
-        ev = _Evaluator.build(self._model, X, DEFAULT_MEMORY_BUDGET)
-        rows = np.arange(X.n_rows)
-        diffs = local_differences(ev.predict, rows, [(name, edges[b], edges[b + 1])])
-        moments = row_moments(diffs)
-        out = np.zeros(moments.shape + (len(edges) - 1,))
-        out[rows, :, :, b] = moments
-        return out
+        if self._method is None or self._method.edges is not self.edges_:
+            self._method = ALEFunction(self._model, name, self.edges_, outside="clip")
+        return self._method.explain(RowBatch(X, y, self.n_seen_))
 
     # ------------------------------------------------------------------ re-gridding
     def _process(self, cols: Any, y: np.ndarray | None, has_nan: bool | None = None) -> None:
