@@ -3,9 +3,9 @@
 Settings: one feature (``x0``, correlated with ``x1``) of a 4-feature table at 10,000 and
 200,000 rows; two models -- a numpy function (``sin(3 x0) + x1^2 + x0 x2 + log(1 + |x3|)``)
 and a HistGradientBoostingRegressor fitted on it. For every library: seconds (the libraries
-interleaved within each repeat so the load of the machine hits them alike; the best of the repeats is reported, the least perturbed by the other processes) and
-the ratio to the *floor*: the time of one model call on ``2 n`` rows, the least any
-ALE needs (the rows at both edges of their bin).
+interleaved within each repeat so the load of the machine hits them alike; the best of the
+repeats, the least perturbed by the other processes) and the ratio to the *floor*: the time of
+one model call on ``2 n`` rows, the least any ALE needs (the rows at both edges of their bin).
 
 * ixplain: ``grid_resolution=20`` quantile bins, all rows, the accumulated band.
 * PyALE ``ale(grid_size=20, include_CI=True)``: the same quantile edges (``method="lower"``),
