@@ -222,7 +222,9 @@ def _setup(cfg: StreamConfig) -> _Setup:
     options = ExplainerOptions(
         loss=losses,
         feature_names=names,
-        pd_features=_pd_features(cfg, names, numeric) if "pdp" in methods else [],
+        pd_features=(
+            _pd_features(cfg, names, numeric) if {"pdp", "ale"} & set(methods) else []
+        ),
         alpha=alpha,
         seed=cfg.seed,
         grid_resolution=cfg.grid_resolution,

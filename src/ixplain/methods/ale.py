@@ -75,7 +75,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._validation import check_int, check_options, check_sample_weight, param_error
 from ..grids import _sorted_levels, feature_deciles
@@ -281,6 +280,8 @@ def _key(v: Any) -> Any:
 
 
 def _categorical_bins(table: Table, name: str, order: str) -> FeatureBins:
+    import pandas as pd
+
     col = table.column(name)
     missing = np.asarray(pd.isna(col), dtype=bool)
     if missing.all():
@@ -312,6 +313,8 @@ def _ks_distance(a: np.ndarray, b: np.ndarray) -> float:
 def _level_distances(table: Table, name: str, levels: np.ndarray, values: np.ndarray,
                      missing: np.ndarray) -> np.ndarray:
     """Sum over the other features of the distance between the levels' conditional laws."""
+    import pandas as pd
+
     L = len(levels)
     masks = [(values == lv) & ~missing for lv in levels]
     D = np.zeros((L, L))

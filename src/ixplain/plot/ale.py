@@ -254,9 +254,9 @@ def draw_ale_line(
 
 
 def _erfinv(level: float) -> float:
-    from scipy.special import erfinv
+    from statistics import NormalDist
 
-    return float(erfinv(level))
+    return NormalDist().inv_cdf(0.5 + level / 2) / float(np.sqrt(2))
 
 
 def _draw_two_way(ax: Any, result: AccumulatedLocalEffects, output: int,

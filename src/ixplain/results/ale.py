@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from scipy.stats import norm
 
 from .partial_dependence import _json_value, _nested
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["AccumulatedLocalEffects"]
 
@@ -121,7 +123,7 @@ class AccumulatedLocalEffects:
                 f"The 'level' parameter of AccumulatedLocalEffects.band must be a float in (0, 1)."
                 f" Got {level!r} instead."
             )
-        z = float(norm.ppf(0.5 + float(level) / 2))
+        z = NormalDist().inv_cdf(0.5 + float(level) / 2)
         return self.average - z * self.std, self.average + z * self.std
 
     def _output_labels(self) -> list[str]:
