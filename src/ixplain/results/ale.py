@@ -142,6 +142,8 @@ class AccumulatedLocalEffects:
             Columns ``output``, one per feature (the grid value), ``value`` and, for 1-way
             results, ``std``.
         """
+        import pandas as pd
+
         grids = [np.asarray(g, dtype=object) for g in self.grid_values]
         mesh = np.meshgrid(*[np.arange(len(g)) for g in grids], indexing="ij")
         idx = [m.ravel() for m in mesh]
