@@ -17,6 +17,7 @@ pytest.importorskip("typer")
 pytest.importorskip("matplotlib")
 
 
+@pytest.mark.slow  # a subprocess run of the CLI (end to end)
 def test_explain_methods_ale_equals_the_library(tmp_path):
     joblib = pytest.importorskip("joblib")
     from sklearn.ensemble import HistGradientBoostingRegressor
@@ -32,7 +33,7 @@ def test_explain_methods_ale_equals_the_library(tmp_path):
     joblib.dump(model, tmp_path / "model.joblib")
     out = tmp_path / "out"
     proc = run_cli("explain", "--data", str(tmp_path / "houses.csv"), "--target", "MedHouseVal",
-                   "--model", str(tmp_path / "model.joblib"), "--methods", "pd,ale",
+                   "--model", str(tmp_path / "model.joblib"), "--methods", "ale",
                    "--pd-features", "MedInc", "--grid-resolution", "10", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(out / "ale.csv")
@@ -44,6 +45,7 @@ def test_explain_methods_ale_equals_the_library(tmp_path):
     assert "ale.png" in (out / "report.html").read_text()
 
 
+@pytest.mark.slow  # a subprocess run of the CLI (end to end)
 def test_stream_explain_ale_writes_curves_over_time(tmp_path):
     from ixplain.datasets import load_bike_sharing
 
