@@ -57,6 +57,7 @@ def test_readme_main_job_on_a_fresh_clone(tmp_path):
         assert max(values, key=values.get) == "hour", (method, values)
     html = report.read_text()
     n_images = html.count('src="data:image/png;base64,')
-    assert n_images == 2 * ("pfi" in methods or "sage" in methods) + ("pdp" in methods) + 1
+    assert n_images == (2 * ("pfi" in methods or "sage" in methods) + ("pdp" in methods)
+                        + ("ale" in methods) + 1)
     assert "Final importances" in html and "bike" in html
     assert "http://" not in html and "https://" not in html
