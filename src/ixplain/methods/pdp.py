@@ -36,19 +36,20 @@ from typing import Any
 
 import numpy as np
 
+from .._random import keyed_generator
 from .._validation import (
     check_bool,
     check_int,
     check_n_jobs,
     check_options,
-    check_random_state,
     check_sample_weight,
     param_error,
 )
 from ..grids import FeatureGrid, feature_grid
-from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
+from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
+from ..storage.base import seed_of
 from ..tabular import Table, as_table
 from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
 from ._engine import (
@@ -825,7 +826,7 @@ def partial_dependence(
         subsample=subsample, memory_budget=memory_budget, n_jobs=n_jobs,
         include_missing=include_missing, feature_names=feature_names, progress=progress,
     )
-    rng = check_random_state(random_state, _OWNER)
+    rng = keyed_generator(seed_of(random_state, _OWNER), "partial_dependence", "subsample")
     table, feats = _data_and_features(X, features, feature_names, categorical_features)
     custom = _check_custom_values(custom_values, table, feats)
     weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
@@ -838,7 +839,7 @@ def partial_dependence(
     req = PDRequest(
         model=model, table=data, features=feats, grid_values=[g.values for g in grids],
         sample_weight=weights, kind=kind,
-        batch_rows=rows_for_budget(len(table.names), opts["memory_budget"]),
+        batch_rows=call_rows(len(table.names), opts["memory_budget"], n_rows=data.n_rows),
         n_jobs=opts["n_jobs"], memory_budget=opts["memory_budget"], progress=opts["progress"],
     )
     used, average, individual = _run_method(method, req)
