@@ -609,7 +609,9 @@ class ALEFunction(Method):
     (Dask) and :class:`~ixplain.IncrementalALE` (streams). :func:`accumulated_local_effects`
     sums the same moments by bin directly (``numpy.bincount``): the dense per-row layout the
     engine's mean needs costs ``K`` times the memory traffic, measured 7-30x slower at 200,000
-    rows than the per-bin sums (which run within 3x of the ``2 n``-prediction floor).
+    rows than the per-bin sums (which run within 3x of the ``2 n``-prediction floor). With a
+    driver's ``sample_weight`` the bin means are the weighted means and the band reads the
+    weights as frequencies (``accumulated_local_effects`` uses the sandwich variance instead).
 
     Parameters
     ----------
