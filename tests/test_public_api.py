@@ -34,6 +34,11 @@ EXPECTED = {
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # accumulated local effects (branch ale)
+    "AccumulatedLocalEffects",
+    "AccumulatedLocalEffectsDisplay",
+    "IncrementalALE",
+    "accumulated_local_effects",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

@@ -10,17 +10,20 @@ from .aggregation import EWMean, Mean
 from .drift import DriftEvent, ExplanationDriftDetector
 from .losses import get_loss
 from .methods._engine import ProgressInfo
+from .methods.ale import accumulated_local_effects
+from .methods.iale import IncrementalALE
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
 from .methods.pfi import IncrementalPFI, permutation_importance
 from .methods.sage import sage
 from .models import as_model
+from .plot.ale import AccumulatedLocalEffectsDisplay
 from .plot.drift import DriftExplanationDisplay
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
-from .results import DriftExplanation, FeatureImportance, PartialDependence
+from .results import AccumulatedLocalEffects, DriftExplanation, FeatureImportance, PartialDependence
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 from .tree import tree_partial_dependence
@@ -60,6 +63,11 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # accumulated local effects (branch ale)
+    "AccumulatedLocalEffects",
+    "AccumulatedLocalEffectsDisplay",
+    "IncrementalALE",
+    "accumulated_local_effects",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

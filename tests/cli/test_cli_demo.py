@@ -58,6 +58,6 @@ def test_readme_main_job_on_a_fresh_clone(tmp_path):
     html = report.read_text()
     n_images = html.count('src="data:image/png;base64,')
     assert n_images == (2 * ("pfi" in methods or "sage" in methods) + ("pdp" in methods) + 1
-                        + ("drift" in methods))
+                        + ("ale" in methods) + ("drift" in methods))
     assert "Final importances" in html and "bike" in html
     assert "http://" not in html and "https://" not in html

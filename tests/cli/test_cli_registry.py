@@ -22,8 +22,8 @@ def test_every_entry_needs_a_public_explainer():
     for registry in (STATIC_METHODS, STREAM_METHODS):
         for name, entry in registry.items():
             assert hasattr(ixplain, entry.needs), (name, entry.needs)
-    assert list(STATIC_METHODS) == ["pfi", "sage", "pd", "ice"]
-    assert list(STREAM_METHODS) == ["pfi", "sage", "pdp", "drift"]
+    assert list(STATIC_METHODS) == ["pfi", "sage", "pd", "ice", "ale"]
+    assert list(STREAM_METHODS) == ["pfi", "sage", "pdp", "ale", "drift"]
 
 
 def test_a_new_static_method_is_one_entry_plus_its_functions(tmp_path, monkeypatch):

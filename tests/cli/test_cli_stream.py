@@ -213,7 +213,7 @@ def test_default_methods_follow_what_this_build_has(monkeypatch, bike_csv, tmp_p
               "--every", "32", "--out", str(out), "--no-progress"])
     assert info.value.code in (0, None)
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["settings"]["methods"] == "pfi, pdp, drift"
+    assert summary["settings"]["methods"] == "pfi, pdp, ale, drift"
     assert "skipped: sage" in (out / "report.html").read_text()
     with pytest.raises(SystemExit) as info:  # asking for it explicitly is an error
         main(["stream", "--data", str(bike_csv), "--target", "count", "--explain", "sage",

@@ -104,6 +104,7 @@ class ExplainerCase:
 def explainer_cases() -> dict[type, ExplainerCase]:
     """``{class: ExplainerCase}`` (one line per incremental explainer class)."""
     from ..compat import ixai
+    from ..methods.iale import IncrementalALE
     from ..methods.ipdp import IncrementalPDP
     from ..methods.isage import IncrementalSAGE
     from ..methods.pfi import IncrementalPFI
@@ -117,6 +118,7 @@ def explainer_cases() -> dict[type, ExplainerCase]:
         ),
         IncrementalSAGE: ExplainerCase(lambda m, rs: IncrementalSAGE(m, loss="squared_error", alpha=0.05, random_state=rs)),
         IncrementalPDP: ExplainerCase(lambda model, rs: IncrementalPDP(model, "c", feature_names=["a", "b", "c"], alpha=0.05, random_state=rs), ignored_value=lambda e: max(float(np.ptp(v)) for _, v in e.ice_history_), batch_rtol=1e-12),  # PD of the ignored c: flat ICE curves; batch_rtol: _PointStore.accumulate smooths a batch in closed form (1 ulp)
+        IncrementalALE: ExplainerCase(lambda model, rs: IncrementalALE(model, "c", feature_names=["a", "b", "c"], grid_resolution=5, regrid_every=20, alpha=0.05, random_state=rs), ignored_value=lambda e: float(np.ptp(e.importances_))),  # ALE of the ignored c: flat
     }
 
 

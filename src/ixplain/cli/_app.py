@@ -103,7 +103,7 @@ def stream(
     ] = None,
     explain: Annotated[
         list[str] | None,
-        typer.Option(help="Methods, comma-separated: pfi, sage, pdp, drift (default: all available; drift tests iPFI's per-row values for changes)."),
+        typer.Option(help="Methods, comma-separated: pfi, sage, pdp, ale, drift (default: all available; drift tests iPFI's per-row values for changes)."),
     ] = None,
     features: Annotated[
         list[str] | None,
@@ -243,7 +243,7 @@ def explain_cmd(
     ] = None,
     methods: Annotated[
         list[str] | None,
-        typer.Option(help="Comma-separated: pd, ice, pfi, sage (default: all available)."),
+        typer.Option(help="Comma-separated: pd, ice, pfi, sage, ale (default: all available)."),
     ] = None,
     pd_features: Annotated[
         list[str] | None,

@@ -157,9 +157,10 @@ def plot_importance_bars(
 
 
 def plot_pd_over_time(
-    path: Path, snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]], ylabel: str
+    path: Path, snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]], ylabel: str,
+    title: str = "iPDP of {feature} over the stream (newest darkest)",
 ) -> Path:
-    """One panel per feature: PD snapshots overlaid, newest darkest (at most 8 per panel)."""
+    """One panel per feature: PD (or ALE) snapshots overlaid, newest darkest (at most 8)."""
     fig, axes = _figure(len(snapshots))
     try:
         from matplotlib import colormaps
@@ -183,7 +184,7 @@ def plot_pd_over_time(
                 color = cmap(shade) if cmap is not None else str(1 - shade)
                 _draw_curve(ax, grid, values, color=color, label=f"row {row}")
             ax.legend(fontsize=7, ncol=2, framealpha=0.8)
-        ax.set_title(f"iPDP of {_text(feature)} over the stream (newest darkest)")
+        ax.set_title(title.format(feature=_text(feature)))
         ax.set_xlabel(_text(feature))
         ax.set_ylabel(_text(ylabel))
         ax.grid(alpha=0.3)

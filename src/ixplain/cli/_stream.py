@@ -232,7 +232,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
     every = cfg.every if cfg.every is not None else max(1, n_total // 200)
     losses = {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
-    pd_features = _pd_features(cfg, names, numeric) if "pdp" in methods else []
+    pd_features = _pd_features(cfg, names, numeric) if {"pdp", "ale"} & set(methods) else []
     options = ExplainerOptions(
         loss=losses,
         feature_names=names,

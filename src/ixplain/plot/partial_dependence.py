@@ -47,6 +47,11 @@ class PartialDependenceDisplay:
         ICE lines drawn per panel: a count, a fraction of the rows, or ``None`` for all.
     random_state : int, Generator or None, default=None
         Seeds the choice of the ICE lines drawn.
+    ale : list of (AccumulatedLocalEffects or None), optional
+        One entry per panel: an ALE result of the same numeric feature drawn on the PD axis
+        (with its band). ALE is centred (mean 0 over the data) and PD is not, so the ALE
+        curve is shifted by the constant that gives it the PD's mean over the PD grid: the
+        shapes compare, the level is the PD's.
 
     Attributes
     ----------
@@ -65,6 +70,8 @@ class PartialDependenceDisplay:
     contours_ : list of (QuadContourSet or AxesImage or None)
         The contour set or heatmap of each 2-way panel.
     colorbars_ : list of (Colorbar or None)
+    ale_lines_ : list of (Line2D or None)
+        The ALE line drawn on each panel (``None`` where no ALE was given).
 
     References
     ----------
@@ -92,6 +99,7 @@ class PartialDependenceDisplay:
         output: int = 0,
         subsample: int | float | None = 1000,
         random_state: Any = None,
+        ale: Sequence[Any] | None = None,
     ) -> None:
         if isinstance(results, PartialDependence):
             results = [results]
@@ -107,6 +115,7 @@ class PartialDependenceDisplay:
         self.output = check_int(output, "output", _OWNER, min_value=0) or 0
         self.subsample = _check_subsample(subsample)
         self.random_state = random_state
+        self.ale = _check_ale(ale, len(self.results))
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -132,6 +141,7 @@ class PartialDependenceDisplay:
         random_state: Any = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         n_jobs: int | None = None,
+        ale: bool = False,
         ax: Any = None,
         n_cols: int = 3,
         line_kw: dict[str, Any] | None = None,
@@ -155,6 +165,9 @@ class PartialDependenceDisplay:
             ICE lines drawn per panel (all rows are used in the computation).
         random_state : int, Generator or None
             Seeds the ICE lines drawn.
+        ale : bool, default=False
+            Also compute :func:`ixplain.accumulated_local_effects` of every 1-way numeric
+            panel and draw it on the same axis (PD can mislead on correlated features).
         ax, n_cols, line_kw, ice_lines_kw, pd_line_kw, contour_kw, bar_kw
             Passed to :meth:`plot`.
 
@@ -180,7 +193,19 @@ class PartialDependenceDisplay:
                     memory_budget=memory_budget, n_jobs=n_jobs,
                 )
             )
-        display = cls(results, subsample=subsample, random_state=random_state)
+        ale_results = None
+        if ale:
+            from ..methods.ale import accumulated_local_effects
+
+            ale_results = [
+                accumulated_local_effects(
+                    estimator, X, list(entry), sample_weight=sample_weight,
+                    categorical_features=categorical_features, feature_names=feature_names,
+                    response_method=response_method, target=target,
+                ) if len(entry) == 1 and r.feature_kinds[0] == "numeric" else None
+                for entry, r in zip(entries, results)
+            ]
+        display = cls(results, subsample=subsample, random_state=random_state, ale=ale_results)
         return display.plot(
             ax=ax, n_cols=n_cols, line_kw=line_kw, ice_lines_kw=ice_lines_kw,
             pd_line_kw=pd_line_kw, contour_kw=contour_kw, bar_kw=bar_kw,
@@ -260,7 +285,8 @@ class PartialDependenceDisplay:
         pd_kw = {"color": "tab:orange", "linewidth": 2.0, **base, **(pd_line_kw or {})}
         self.lines_, self.ice_lines_, self.deciles_vlines_ = [], [], []
         self.bars_, self.contours_, self.colorbars_ = [], [], []
-        for result, panel in zip(self.results, axes.ravel()):
+        self.ale_lines_ = []
+        for result, panel, ale in zip(self.results, axes.ravel(), self.ale):
             arts = _draw_panel(panel, result, self._output(result), self.subsample, rng,
                                ice_kw, pd_kw, dict(contour_kw or {}), dict(bar_kw or {}))
             self.lines_.append(arts.get("line"))
@@ -269,6 +295,7 @@ class PartialDependenceDisplay:
             self.bars_.append(arts.get("bars"))
             self.contours_.append(arts.get("contour"))
             self.colorbars_.append(arts.get("colorbar"))
+            self.ale_lines_.append(_draw_ale(panel, result, ale, self._output(result)))
         return self
 
     def _output(self, result: PartialDependence) -> int:
@@ -281,6 +308,43 @@ class PartialDependenceDisplay:
 
 
 # ---------------------------------------------------------------------------------- helpers
+def _check_ale(ale: Any, n_panels: int) -> list[Any]:
+    from ..results.ale import AccumulatedLocalEffects
+
+    if ale is None:
+        return [None] * n_panels
+    items = [ale] if isinstance(ale, AccumulatedLocalEffects) else list(ale)
+    if len(items) != n_panels or not all(
+        a is None or (isinstance(a, AccumulatedLocalEffects) and len(a.features) == 1)
+        for a in items
+    ):
+        raise param_error(_OWNER, "ale", f"None or {n_panels} 1-way ALE results (or None each)",
+                          ale, exc=TypeError)
+    return items
+
+
+def _draw_ale(ax: Any, result: PartialDependence, ale: Any, output: int) -> Any:
+    """ALE on the PD axis, shifted so that its mean over the PD grid is the PD's mean there."""
+    if ale is None or result.average is None or len(result.features) != 1:
+        return None
+    if ale.features[0] != result.features[0] or result.feature_kinds[0] != "numeric":
+        raise ValueError(
+            f"{_OWNER}: an ALE result of {ale.features[0]!r} cannot share the panel of the "
+            f"PD of {result.features[0]!r} (numeric features only, the same feature)."
+        )
+    from .ale import draw_ale_line
+
+    grid = np.asarray(result.grid_values[0], dtype=float)
+    keep = ~np.isnan(grid)
+    edges = np.asarray(ale.grid_values[0], dtype=float)
+    ale_at = np.interp(grid[keep], edges, ale.average[output])
+    offset = float(np.mean(result.average[output][keep] - ale_at))
+    arts = draw_ale_line(ax, ale, output, offset=offset)
+    ax.set_ylabel("partial dependence / ALE")
+    ax.legend(loc="best", fontsize="small")
+    return arts.get("line")
+
+
 def _check_subsample(subsample: Any) -> int | float | None:
     rule = "None, an int >= 1 or a float in (0, 1]"
     if subsample is None:

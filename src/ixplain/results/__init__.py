@@ -1,7 +1,14 @@
 """Typed result objects with documented shapes, ``to_frame()`` and ``to_dict()``."""
 
+from .ale import AccumulatedLocalEffects
 from .drift import DriftExplanation
 from .importance import FeatureImportance, ImportanceTimeSeries
 from .partial_dependence import PartialDependence
 
-__all__ = ["DriftExplanation", "FeatureImportance", "ImportanceTimeSeries", "PartialDependence"]
+__all__ = [
+    "AccumulatedLocalEffects",
+    "DriftExplanation",
+    "FeatureImportance",
+    "ImportanceTimeSeries",
+    "PartialDependence",
+]

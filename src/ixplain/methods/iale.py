@@ -1,0 +1,361 @@
+"""Incremental accumulated local effects (iALE): ALE of a numeric feature on a data stream.
+
+Each observation ``x_t`` falls in a bin ``k`` of the current edges ``z_0 < ... < z_K`` and gives
+the ALE explanation function's value ``(k, f_t(x_t with x_j := z_k) - f_t(x_t with x_j :=
+z_{k-1}))`` (the engine method :class:`~ixplain.methods.ale.ALEFunction`, a mini-batch in one
+model call).
+Its moments (:func:`~ixplain.methods.ale.row_moments`) placed in bin ``k`` are smoothed
+(``aggregation='ema'``) or averaged (``'mean'``) by the engine, so every bin keeps an
+exponentially smoothed mean difference, its spread and its share of the rows; the curve is
+accumulated and centred exactly as the static ALE, with the accumulated band.
+
+Edges on a stream
+-----------------
+Unless ``edges`` are given, the first ``regrid_every`` rows are a warm-up: they are stored,
+not explained, and the ``K = grid_resolution`` bins start at the quantiles of the feature in the
+storage after them. The edges are re-estimated every ``regrid_every`` rows from the quantiles of
+the feature in the storage (rows before that point), when the stored values leave the current range or a bin
+holds fewer than a quarter of its share. Re-forming the bins never restarts the estimate: the
+smoothed statistics of the old bins are carried to the new ones through their *slopes* (effect
+per unit width): a new bin receives from every old bin the fraction of the old bin it overlaps,
+with the differences scaled by the ratio of the widths (merging and splitting are the same
+rule). A new bin with no overlap (the range grew) takes the slope of the nearest bin until its
+own rows arrive. Rows outside the current range count in the nearest outer bin until the next
+re-grid. Re-grids happen at multiples of ``regrid_every`` of the rows seen, so the state after a
+row does not depend on how the stream was batched.
+
+With fixed ``edges`` and ``aggregation='mean'`` over a dataset the estimate equals
+:func:`~ixplain.accumulated_local_effects` with ``custom_edges`` on the same rows (float
+rounding).
+
+The band of ``'ema'`` treats the smoothed moments as means over ``(2 - alpha) / alpha``
+effective rows (capped by the rows explained), the effective size of an exponential window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int, param_error
+from ..aggregation import EWMean, Mean
+from ..results.ale import AccumulatedLocalEffects
+from ..storage.base import Batch
+from ..tabular import Table
+from ._engine import RowBatch
+from ._incremental import IncrementalExplainer, Sampler
+from .ale import ALEFunction, _interval_bins, accumulation_matrix, bin_statistics
+
+__all__ = ["IncrementalALE"]
+
+#: Power of the difference in each moment of :func:`row_moments` (how it scales with width).
+_ORDERS = np.array([0, 1, 2, 1, 0, 0])
+
+
+def stream_edges(values: np.ndarray, n_bins: int) -> np.ndarray | None:
+    """``n_bins + 1`` strictly increasing edges at quantiles of ``values``.
+
+    Ties are resolved by splitting the widest bin at its middle until there are ``n_bins``
+    bins; ``None`` if ``values`` has fewer than two distinct finite values.
+
+    Examples
+    --------
+    >>> stream_edges(np.array([0.0, 0.0, 0.0, 1.0]), 4)
+    array([0.    , 0.25  , 0.4375, 0.625 , 1.    ])
+    """
+    values = values[np.isfinite(values)]
+    if len(values) == 0 or values.min() == values.max():
+        return None
+    edges = np.unique(np.quantile(values, np.linspace(0, 1, n_bins + 1)))
+    while len(edges) < n_bins + 1:
+        k = int(np.argmax(np.diff(edges)))
+        edges = np.insert(edges, k + 1, (edges[k] + edges[k + 1]) / 2)
+    return edges
+
+
+def rebin_matrix(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``R`` of shape (6, K_new, K_old): moments of the new bins = ``R[m] @`` moments of the old.
+
+    ``R[m, b, k]`` is the fraction of old bin ``k`` inside new bin ``b`` times
+    ``(width_b / width_k) ** order_m`` (a difference over a bin is its slope times its width).
+    """
+    lo = np.maximum(new[:-1, None], old[None, :-1])
+    hi = np.minimum(new[1:, None], old[None, 1:])
+    frac = np.clip(hi - lo, 0, None) / np.diff(old)[None, :]
+    ratio = np.diff(new)[:, None] / np.diff(old)[None, :]
+    return frac[None] * ratio[None] ** _ORDERS[:, None, None]
+
+
+class IncrementalALE(IncrementalExplainer):
+    """Accumulated local effects of one numeric feature on a data stream (iALE).
+
+    Parameters
+    ----------
+    model : estimator, River model, Booster or callable
+        Anything :func:`ixplain.as_model` accepts; called at explain time.
+    feature : str or int
+        The numeric feature (a name, or a position in the observations).
+    grid_resolution : int, default=20
+        Number of bins ``K`` (ignored when ``edges`` are given).
+    edges : array-like of shape (K + 1,), optional
+        Fixed, strictly increasing edges (no re-grid).
+    regrid_every : int, default=100
+        Re-estimate the edges from the storage every this many rows (see the module docstring).
+    feature_names, storage, aggregation, alpha, history_every, history_size, response_method,
+    nan_policy, random_state
+        As in :class:`~ixplain.methods._incremental.IncrementalExplainer` (the storage only
+        serves the edges; default ``GeometricReservoir(1000)`` for ``'ema'``).
+
+    Attributes
+    ----------
+    ale_ : AccumulatedLocalEffects
+        The current curve, band and effective bin counts (``extra["n_seen"]``).
+    edges_ : ndarray of shape (K + 1,) or None
+    n_regrids_ : int
+        How many times the bins were re-formed.
+    n_warmup_ : int
+        Rows that only filled the storage before the first edges (the first ``regrid_every``
+        rows when ``edges`` is None; a constant feature extends the warm-up).
+    history_ : deque of (n_seen, ale, std)
+        Snapshots of the centred curve (shape (n_outputs, K + 1)) and its standard error.
+    edges_history_ : deque of ndarray
+        The edges at each snapshot of ``history_``.
+
+    References
+    ----------
+    D. W. Apley, J. Zhu, "Visualizing the effects of predictor variables in black box
+    supervised learning models", JRSS-B 82(4), 2020. M. Muschalik, F. Fumagalli, R. Jagtani,
+    B. Hammer, E. Hüllermeier, "iPDP: On partial dependence plots in dynamic modeling
+    scenarios", xAI 2023 (the incremental scheme).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ixplain import IncrementalALE
+    >>> x = np.random.default_rng(0).uniform(size=(2000, 2))
+    >>> iale = IncrementalALE(lambda A: 3 * A[:, 0] + A[:, 1], "x0", grid_resolution=4,
+    ...                       aggregation="mean")
+    >>> _ = iale.explain_many(x)
+    >>> np.diff(iale.ale_.average[0]) / np.diff(iale.edges_)  # slope 3 in every bin
+    array([3., 3., 3., 3.])
+    >>> iale.n_warmup_, iale.n_explained_
+    (100, 1900)
+    """
+
+    _owner = "IncrementalALE"
+    requires_labels = False
+    requires_storage = False
+
+    def __init__(
+        self,
+        model: Any,
+        feature: str | int,
+        *,
+        grid_resolution: int = 20,
+        edges: Any = None,
+        regrid_every: int = 100,
+        feature_names: Any = None,
+        storage: Any = None,
+        aggregation: str = "ema",
+        alpha: float = 0.001,
+        history_every: int = 100,
+        history_size: int = 1000,
+        response_method: str = "auto",
+        nan_policy: str = "skip",
+        random_state: Any = None,
+    ) -> None:
+        owner = self._owner
+        if isinstance(feature, bool) or not isinstance(feature, (str, int, np.integer)):
+            raise param_error(owner, "feature", "a feature name (str) or position (int)", feature,
+                              exc=TypeError)
+        self.feature = feature
+        self.grid_resolution = int(check_int(grid_resolution, "grid_resolution", owner,
+                                             min_value=1) or 1)
+        self.regrid_every = int(check_int(regrid_every, "regrid_every", owner, min_value=1) or 1)
+        self.edges = edges
+        self.edges_ = _check_edges(edges, owner)
+        self.n_regrids_ = 0
+        self.n_warmup_ = 0
+        self._method: ALEFunction | None = None
+        super().__init__(
+            model, feature_names=feature_names, storage=storage, aggregation=aggregation,
+            alpha=alpha, bias_corrected=False, history_every=history_every,
+            history_size=history_size, response_method=response_method, nan_policy=nan_policy,
+            random_state=random_state,
+        )
+        from collections import deque
+
+        self.edges_history_: deque = deque(maxlen=self.history_size)
+
+    # ------------------------------------------------------------------ the explanation function
+    def _feature_name(self, names: tuple[str, ...]) -> str:
+        f = self.feature
+        if isinstance(f, str):
+            if f not in names:
+                raise ValueError(f"{self._owner}: unknown feature {f!r}; the observations have "
+                                 f"{list(names)}.")
+            return f
+        if not 0 <= int(f) < len(names):
+            raise param_error(self._owner, "feature", f"a position in [0, {len(names) - 1}]", f)
+        return names[int(f)]
+
+    def _numeric_feature(self) -> str:
+        assert self._schema is not None
+        name = self._feature_name(self._schema.names)
+        if self._schema.kind(name) != "numeric":
+            raise ValueError(f"{self._owner}: feature {name!r} is not numeric; iALE explains a "
+                             "numeric feature.")
+        return name
+
+    def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
+        name = self._numeric_feature()
+        assert self.edges_ is not None
+        if self._method is None or self._method.edges is not self.edges_:
+            self._method = ALEFunction(self._model, name, self.edges_, outside="clip")
+        return self._method.explain(RowBatch(X, y, self.n_seen_))
+
+    # ------------------------------------------------------------------ re-gridding
+    def _process(self, cols: Any, y: np.ndarray | None, has_nan: bool | None = None) -> None:
+        B = len(next(iter(cols.values())))
+        every, s = self.regrid_every, 0
+        while s < B:
+            if self.edges is None and self.n_seen_ and self.n_seen_ % every == 0:
+                self._regrid()
+            e = min(B, s + every - self.n_seen_ % every)
+            if s == 0 and e == B:
+                part, part_nan = cols, has_nan
+            else:
+                part = cols.rows(slice(s, e)) if isinstance(cols, Batch) else {
+                    k: v[s:e] for k, v in cols.items()}
+                part_nan = None
+            part_y = None if y is None else y[s:e]
+            if self.edges_ is None:
+                self._warm_up(part, part_y, e - s)
+            else:
+                super()._process(part, part_y, part_nan)
+            s = e
+
+    def _warm_up(self, cols: Any, y: np.ndarray | None, B: int) -> None:
+        """Rows before the first edges: stored (the edges come from them), not explained."""
+        self._numeric_feature()
+        n_rows = B
+        if self.nan_policy != "pass":  # the same rows the engine would store
+            cols, y, B = self._apply_nan_policy(cols, y, B)
+        storage = self.storage
+        if storage._schema is None:
+            assert self._schema is not None
+            storage._ensure_schema(self._schema)
+        if B:
+            storage._write(cols, storage._plan(B), y)
+        self.n_warmup_ += B
+        self._after(n_rows)
+
+    def _regrid(self) -> None:
+        n = len(self.storage)
+        if n < 2 or self._schema is None:
+            return
+        name = self._feature_name(self._schema.names)
+        values = np.asarray(self.storage._cols[name][:n], dtype=np.float64)
+        values = values[np.isfinite(values)]
+        old = self.edges_
+        if old is None:  # end of the warm-up
+            self.edges_ = stream_edges(values, self.grid_resolution)
+            return
+        counts = np.bincount(np.clip(_interval_bins(np.clip(values, old[0], old[-1]), old), 0,
+                                     None), minlength=len(old) - 1)
+        outside = values.min() < old[0] or values.max() > old[-1]
+        if not outside and counts.min() >= 0.25 * len(values) / (len(old) - 1):
+            return
+        new = stream_edges(values, len(old) - 1)
+        if new is None:
+            return
+        R = rebin_matrix(old, new)
+        agg = self._aggregator
+        for attr in ("_mean", "_sq", "_m2"):
+            state = getattr(agg, attr, None)
+            if state is not None:
+                setattr(agg, attr, np.einsum("bk,mok->mob", R[0], state) if attr != "_mean"
+                        else np.einsum("mbk,mok->mob", R, state))
+        self.edges_ = new
+        self.n_regrids_ += 1
+
+    # ------------------------------------------------------------------ results
+    def _scale(self) -> float:
+        agg = self._aggregator
+        if isinstance(agg, Mean):
+            return float(agg.n)
+        assert isinstance(agg, EWMean)
+        return float(min(agg.n, (2 - self.alpha) / self.alpha))
+
+    def _curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(centred ALE, its std, effective rows per bin) from the smoothed moments."""
+        if self._aggregator.n == 0 or self.edges_ is None:
+            raise ValueError(f"{self._owner} has not explained any observation yet.")
+        sums = self._aggregator.get() * self._scale()
+        mean, var, _ = bin_statistics(sums)
+        widths = np.diff(self.edges_)
+        mean, var = _fill_by_slope(mean, widths), _fill_by_slope(var, widths**2)
+        share = sums[0, 0]
+        A = accumulation_matrix("numeric", share if share.sum() > 0 else np.ones_like(share))
+        ale = mean @ A.T
+        std = np.sqrt(np.nan_to_num(var, nan=np.inf) @ (A * A).T)
+        return ale, np.where(np.isinf(std), np.nan, std), share
+
+    @property
+    def ale_(self) -> AccumulatedLocalEffects:
+        """The current ALE as an :class:`~ixplain.results.AccumulatedLocalEffects`."""
+        ale, std, share = self._curve()
+        assert self._schema is not None and self.edges_ is not None
+        name = self._feature_name(self._schema.names)
+        return AccumulatedLocalEffects(
+            grid_values=[self.edges_.copy()], average=ale, std=std, bin_counts=share,
+            features=(name,), feature_kinds=("numeric",), deciles=[None],
+            output_names=self._model.output_names, response_method=self._model.response_method,
+            n_rows=self.n_explained_, n_missing=(0,), n_outside=(0,), edge_rule=("stream",),
+            extra={"n_seen": self.n_seen_, "aggregation": self.aggregation, "alpha": self.alpha,
+                   "n_regrids": self.n_regrids_},
+        )
+
+    @property
+    def importances_(self) -> np.ndarray:
+        """The centred ALE at ``edges_``, shape (n_outputs, K + 1); empty before any row."""
+        if self._aggregator.n == 0:
+            return np.zeros(0)
+        return self._curve()[0]
+
+    @property
+    def variances_(self) -> np.ndarray:
+        """Squared standard error of :attr:`importances_`."""
+        if self._aggregator.n == 0:
+            return np.zeros(0)
+        return self._curve()[1] ** 2
+
+    def _after(self, B: int) -> None:
+        n_before = len(self.history_)
+        last = self.history_[-1] if n_before else None
+        super()._after(B)
+        if len(self.history_) and self.history_[-1] is not last and self.edges_ is not None:
+            self.edges_history_.append(self.edges_.copy())
+
+
+def _fill_by_slope(values: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Bins without rows (NaN) take the nearest bin's value per unit ``scale`` times theirs."""
+    if not np.isnan(values).any():
+        return values
+    ok = np.flatnonzero(~np.isnan(values[0]))
+    if len(ok) == 0:
+        return np.zeros_like(values)
+    idx = np.arange(values.shape[1])
+    nearest = ok[np.abs(idx[:, None] - ok[None, :]).argmin(axis=1)]
+    return values[:, nearest] / scale[nearest] * scale
+
+
+def _check_edges(edges: Any, owner: str) -> np.ndarray | None:
+    if edges is None:
+        return None
+    arr = np.asarray(edges, dtype=np.float64)
+    if arr.ndim != 1 or len(arr) < 2 or not np.isfinite(arr).all() or not np.all(np.diff(arr) > 0):
+        raise param_error(owner, "edges", "None or at least 2 finite, strictly increasing values",
+                          edges)
+    return arr
