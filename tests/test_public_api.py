@@ -34,6 +34,10 @@ EXPECTED = {
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # Friedman's H-statistic (branch hstat)
+    "HStatistic",
+    "HStatisticDisplay",
+    "h_statistic",
 }
 
 

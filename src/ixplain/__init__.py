@@ -8,16 +8,18 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.hstatistic import h_statistic
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
 from .methods.pfi import IncrementalPFI, permutation_importance
 from .methods.sage import sage
 from .models import as_model
+from .plot.hstatistic import HStatisticDisplay
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
-from .results import FeatureImportance, PartialDependence
+from .results import FeatureImportance, HStatistic, PartialDependence
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 from .tree import tree_partial_dependence
@@ -59,4 +61,8 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # Friedman's H-statistic (branch hstat)
+    "HStatistic",
+    "HStatisticDisplay",
+    "h_statistic",
 ]
