@@ -54,11 +54,9 @@ class HStatistic:
     ...                np.array([[[np.nan, 0.25], [0.25, np.nan]]]),
     ...                np.array([[[np.nan, 1.0], [1.0, np.nan]]]), np.array([2.0]),
     ...                [(0, 1)], ["a", "b"], ["y"])
-    >>> r.to_frame()[["feature_i", "feature_j", "value"]]
-      feature_i feature_j  value
-    0         a       NaN   0.50
-    1         b       NaN   0.00
-    2         a         b   0.25
+    >>> frame = r.to_frame()
+    >>> frame["feature_i"].tolist(), frame["feature_j"].isna().tolist(), frame["value"].tolist()
+    (['a', 'b', 'a'], [True, True, False], [0.5, 0.0, 0.25])
     >>> r.with_statistic(normalize=False, squared=False).overall
     array([[1., 0.]])
     """
