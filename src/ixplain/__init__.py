@@ -9,6 +9,7 @@ from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
 from .methods.hstatistic import h_statistic
+from .methods._engine import ProgressInfo
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -40,8 +41,6 @@ __all__ = [
     "permutation_importance",
     # bundled datasets and synthetic streams (branch cli)
     "datasets",
-    # incremental PDP (branch ipdp)
-    "IncrementalPDP",
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",
@@ -65,4 +64,6 @@ __all__ = [
     "HStatistic",
     "HStatisticDisplay",
     "h_statistic",
+    # the explanation engine (branch engine-drivers)
+    "ProgressInfo",
 ]
