@@ -8,8 +8,8 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
-from .methods.hstatistic import h_statistic
 from .methods._engine import ProgressInfo
+from .methods.hstatistic import h_statistic
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence

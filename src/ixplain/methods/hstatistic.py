@@ -103,7 +103,7 @@ from ..results.hstatistic import HStatistic
 from ..tabular import Table, as_table
 from ..tree._convert import UnsupportedModelError
 from ..tree.data_pd import data_pd_plan
-from .pdp import _array_stack, _chunks, _stacked_predict
+from .pdp import _TARGET_CELLS, _array_stack, ice_predict
 
 __all__ = ["h_statistic"]
 
@@ -364,15 +364,19 @@ class _Brute:
 
     def _ice(self, names: list[str], points: list[np.ndarray]
              ) -> Iterator[tuple[int, int, np.ndarray]]:
-        """``(start, stop, pred)`` over chunks of grid points; pred (stop-start, n, K)."""
+        """``(start, stop, pred)`` over chunks of grid points; pred (stop-start, n, K): every
+        row with each grid point of the chunk, in one call of the shared ICE function."""
         stack = _array_stack(self.model, self.table, names, points)
         width = len(self.table.names) if stack is None else stack.base.shape[1]
-        n = self.table.n_rows
-        for s, e in _chunks(n, len(points[0]), self.batch_rows, 1, width):
-            pred, _ = _stacked_predict(self.model, self.table, stack, names, points, s, e,
-                                       self.batch_rows)
-            yield s, e, _as_outputs(pred.reshape((e - s) * n, -1), self.model, n).reshape(
-                e - s, n, -1)
+        n, n_points = self.table.n_rows, len(points[0])
+        per = max(1, min(self.batch_rows, max(n, _TARGET_CELLS // max(1, width))) // n)
+        for s in range(0, n_points, per):
+            e = min(s + per, n_points)
+            rows = np.tile(np.arange(n), e - s)
+            idx = np.repeat(np.arange(s, e), n)
+            pred, _ = ice_predict(self.model, self.table, names, points, rows, idx,
+                                  batch_rows=self.batch_rows, stack=stack, owner=_OWNER)
+            yield s, e, pred.reshape(e - s, n, -1)
 
     def one_way(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         """``(f, PD_j, PD_{-j}, flat)`` at the rows (see :class:`~ixplain.tree.data_pd.DataPD`)."""
