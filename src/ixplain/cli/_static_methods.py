@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import _plots
 from ._errors import CLIError
+from ._hstat import compute_hstat, hstat_tables, plot_hstat, write_hstat
 from ._methods import _public
 from ._writers import Table, importance_table, write_frame, write_json
 
@@ -47,6 +48,8 @@ class StaticRun:
         The features whose curves were computed.
     timings : dict of str to float
         Seconds spent computing each method (``"pd"`` for PD and ICE together).
+    extra : dict of str to object
+        Results of the methods without a slot above, by method (``"hstat"``: HStatistic).
     """
 
     cfg: Any
@@ -64,6 +67,7 @@ class StaticRun:
     )
     pd_features: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.X = self.frame.drop(columns=[self.target])
@@ -297,4 +301,5 @@ STATIC_METHODS: dict[str, StaticMethod] = {
     ),
     "pd": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
     "ice": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
+    "hstat": StaticMethod("h_statistic", compute_hstat, write_hstat, plot_hstat, hstat_tables),
 }
