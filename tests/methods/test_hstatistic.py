@@ -404,3 +404,19 @@ def test_bad_data_and_model():
     assert labels.dtype.kind == "U"
     with pytest.raises(TypeError, match="'model' parameter of h_statistic"):
         h_statistic(object(), X)
+
+
+def test_fine_pair_grids_of_a_link_model_use_stacked_calls(monkeypatch):
+    """A boosted classifier (sigmoid link) whose pair grid exceeds the per-row budget: the pair
+    goes through model calls and still equals brute force."""
+    from ixplain.methods import hstatistic
+
+    X, models = _models()
+    model, target = models["hgb_classifier"]
+    model.fit(X, target)
+    monkeypatch.setattr(hstatistic, "_LINK_GRID_MAX", 10)
+    tree = h_statistic(model, X, pairs=[(0, 1), (1, 2)])
+    monkeypatch.undo()
+    brute = h_statistic(model, X, pairs=[(0, 1), (1, 2)], method="brute", n_max=None)
+    assert tree.settings["method"] == "tree"
+    _assert_same(tree, brute, 1e-9)

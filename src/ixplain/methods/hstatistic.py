@@ -42,7 +42,10 @@ value. A pair needs ``PD_jk`` at the sample's distinct ``(x_j, x_k)``.
 * ``method="tree"`` (scikit-learn trees and forests, (Hist)GradientBoosting, LightGBM, XGBoost):
   these PDs are computed exactly through the trees (:mod:`ixplain.tree.data_pd`) at about the
   cost of a prediction pass per feature and per pair, with no model call: exact H on thousands
-  of rows.
+  of rows. One exception: with a non-identity link (boosted classifiers' probabilities) a pair
+  costs ``n * G_j * G_k`` (``G``: pieces of the feature's step function holding data), so a pair
+  with more than ``2**17`` cells is computed by stacked model calls instead (same values); the
+  raw score (``response_method="decision_function"``) has the identity link and no such cost.
 * ``method="brute"`` (any model): the grid points are stacked into few large model calls
   (``n * n_distinct`` predictions per feature and per pair), on a random subsample of
   ``n_max`` rows (300 by default, as ``hstats``).
@@ -109,6 +112,10 @@ __all__ = ["h_statistic"]
 
 _OWNER = "h_statistic"
 _METHODS = ("auto", "tree", "brute")
+#: Largest per-row pair grid (``G_j * G_k`` cells) the tree method builds for a non-identity
+#: link; a pair with a finer grid (boosted classifiers on finely split continuous features) is
+#: computed by stacked model calls instead (same values; ``n`` predictions per distinct pair).
+_LINK_GRID_MAX = 2**17
 #: Default ``n_max`` per method: exact tree paths afford thousands of rows; brute force costs
 #: ``n^2`` predictions per feature and pair (300 is hstats' default).
 _AUTO_N_MAX = {"tree": 5000, "brute": 300}
@@ -329,15 +336,32 @@ def _backend(req: _Request) -> tuple[Any, str, np.ndarray | None]:
         table = req.table if rows is None else req.table.take(rows)
         w = req.w if rows is None else req.w[rows]
         try:
-            return data_pd_plan(req.model, table, w), "tree", rows
+            plan = data_pd_plan(req.model, table, w)
         except (UnsupportedModelError, TypeError, ValueError) as exc:
             if req.method == "tree":
                 raise TypeError(f"{_OWNER}: method='tree' cannot explain this model: {exc}") from exc
+        else:
+            return _Tree(plan, req), "tree", rows
     rows = _sample(req, "brute")
     table = req.table if rows is None else req.table.take(rows)
     w = req.w if rows is None else req.w[rows]
     batch_rows = rows_for_budget(len(table.names), req.memory_budget)
     return _Brute(req.model, table, w, batch_rows), "brute", rows
+
+
+class _Tree:
+    """The exact tree backend; pairs too fine for a non-identity link go to stacked calls."""
+
+    def __init__(self, plan: Any, req: _Request) -> None:
+        self.plan, self.w, self._req = plan, plan.w, req
+        self.uses, self.predict, self.one_way = plan.uses, plan.predict, plan.one_way
+
+    def two_way(self, first: str, second: str) -> np.ndarray:
+        if self.plan.pair_cells(first, second) <= _LINK_GRID_MAX:
+            return self.plan.two_way(first, second)
+        batch_rows = rows_for_budget(len(self.plan.table.names), self._req.memory_budget)
+        brute = _Brute(self._req.model, self.plan.table, self.w, batch_rows)
+        return brute.two_way(first, second)
 
 
 def _codes(values: Any) -> tuple[np.ndarray, np.ndarray]:

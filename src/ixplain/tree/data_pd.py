@@ -128,6 +128,13 @@ class DataPD:
         pd_j = pd_sum[:, idx] / W
         return self._kept(f), self._kept(pd_j), self._kept(notj), flat
 
+    def pair_cells(self, first: str, second: str) -> int:
+        """Per-row grid cells of the pair's PD: ``G_j * G_k`` with a non-identity link (every
+        row's 2-D score is built), 0 with the identity link (one walk, no per-row grids)."""
+        if self.ens.link == "identity":
+            return 0
+        return self._target(first)[0].size * self._target(second)[0].size
+
     def two_way(self, first: str, second: str) -> np.ndarray:
         """``PD_jk(x_ij, x_ik)`` at every row: (n_outputs, n_rows)."""
         ens = self.ens
