@@ -420,3 +420,14 @@ def test_fine_pair_grids_of_a_link_model_use_stacked_calls(monkeypatch):
     brute = h_statistic(model, X, pairs=[(0, 1), (1, 2)], method="brute", n_max=None)
     assert tree.settings["method"] == "tree"
     _assert_same(tree, brute, 1e-9)
+
+
+def test_column_order_does_not_matter():
+    X, y = _data(n=80, d=4)
+    perm = [2, 0, 3, 1]
+    forest = sklearn_ensemble.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    a = h_statistic(forest, X, pairwise_m=4)
+    f = lambda Z: forest.predict(Z[:, np.argsort(perm)])  # noqa: E731
+    b = h_statistic(f, X[:, perm], pairwise_m=4, n_max=None)
+    np.testing.assert_allclose(b.overall_h2[0], a.overall_h2[0, perm], atol=1e-12)
+    np.testing.assert_allclose(b.pairwise_h2[0], a.pairwise_h2[0][np.ix_(perm, perm)], atol=1e-12)
