@@ -163,18 +163,25 @@ def run(name, model, X, X1k, quick):
     }
 
 
+HEAD = (f"{'model':14s} {'tree s':>7s} {'brute 1f+1p s':>13s} {'brute est s':>11s} "
+        f"{'x':>8s} {'tree 1k s':>9s} {'brute 1k s':>10s} {'x 1k':>7s} "
+        f"{'max|diff| 1k':>12s} {'own brute':>9s} {'unused H2':>9s} {'unguarded j/(0,8)/(8,9)':>22s}")
+
+
+def print_row(r):
+    print(f"{r['model']:14s} {r['tree']:7.2f} {r['unit']:13.1f} {r['brute_est']:11.0f} "
+          f"{r['brute_est'] / r['tree']:7.0f}x {r['tree1k']:9.3f} {r['brute1k']:10.1f} "
+          f"{r['brute1k'] / r['tree1k']:6.0f}x {r['diff']:12.1e} {r['diff_own']:9.1e} "
+          f"{r['unused']:9.2g} {'/'.join(f'{v:.2g}' for v in r['unused_brute']):>22s}",
+          flush=True)
+
+
 def print_rows(rows, n):
-    head = (f"{'model':14s} {'tree s':>7s} {'brute 1f+1p s':>13s} {'brute est s':>11s} "
-            f"{'x':>8s} {'tree 1k s':>9s} {'brute 1k s':>10s} {'x 1k':>7s} "
-            f"{'max|diff| 1k':>12s} {'own brute':>9s} {'unused H2':>9s} {'unguarded j/(0,8)/(8,9)':>22s}")
     print(f"\nH-statistic, {n} rows, 10 features, pairwise_m={PAIRWISE_M} (single thread)")
-    print(head)
-    print("-" * len(head))
+    print(HEAD)
+    print("-" * len(HEAD))
     for r in rows:
-        print(f"{r['model']:14s} {r['tree']:7.2f} {r['unit']:13.1f} {r['brute_est']:11.0f} "
-              f"{r['brute_est'] / r['tree']:7.0f}x {r['tree1k']:9.3f} {r['brute1k']:10.1f} "
-              f"{r['brute1k'] / r['tree1k']:6.0f}x {r['diff']:12.1e} {r['diff_own']:9.1e} "
-              f"{r['unused']:9.2g} {'/'.join(f'{v:.2g}' for v in r['unused_brute']):>22s}")
+        print_row(r)
     for r in rows:
         print(f"  {r['model']}: pairs {r['pairs']}")
 
@@ -182,6 +189,8 @@ def print_rows(rows, n):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 rows and smaller models")
+    parser.add_argument("--models", default="HGB,LightGBM,RandomForest",
+                        help="comma-separated subset of HGB, LightGBM, RandomForest")
     args = parser.parse_args()
     import lightgbm as lgb
 
@@ -199,10 +208,11 @@ def main() -> None:
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name, model in models.items():
-            model.fit(Xt, yt)
+        print(HEAD, flush=True)
+        for name in args.models.split(","):
+            model = models[name].fit(Xt, yt)
             rows.append(run(name, model, X, X[:1000], args.quick))
-            print(f"  {name} done", flush=True)
+            print_row(rows[-1])
     print_rows(rows, n)
     print("\ntree = ixplain h_statistic(method='tree'), full statistic; brute 1f+1p = the brute "
           "anchor on the same rows for feature x0 and pair (x0, x1); brute est = that scaled to "
