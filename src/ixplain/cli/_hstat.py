@@ -17,12 +17,12 @@ _TOP_PAIRS = 10
 def compute_hstat(run: Any) -> None:
     """Overall and pairwise ``H^2`` (exact for tree ensembles, else on a 300-row subsample)."""
     with run.timed("hstat"):
-        run.extra["hstat"] = _public("h_statistic")(run.model, run.X, random_state=run.cfg.seed)
+        run.results["hstat"] = _public("h_statistic")(run.model, run.X, random_state=run.cfg.seed)
 
 
 def write_hstat(run: Any) -> list[Path]:
     """``hstat.csv`` (and ``.parquet``): the long table; ``hstat.json``: every array."""
-    result = run.extra.get("hstat")
+    result = run.results.get("hstat")
     if result is None:
         return []
     files = write_frame(run.out, "hstat", result.to_frame())
@@ -30,7 +30,7 @@ def write_hstat(run: Any) -> list[Path]:
 
 
 def plot_hstat(run: Any) -> list[tuple[str, Path]]:
-    result = run.extra.get("hstat")
+    result = run.results.get("hstat")
     if result is None:
         return []
     display = _public("HStatisticDisplay").from_result(result)
@@ -47,7 +47,7 @@ def plot_hstat(run: Any) -> list[tuple[str, Path]]:
 
 
 def hstat_tables(run: Any) -> list[Table]:
-    result = run.extra.get("hstat")
+    result = run.results.get("hstat")
     if result is None:
         return []
     frame = result.to_frame(output=0)

@@ -48,8 +48,9 @@ class StaticRun:
         The features whose curves were computed.
     timings : dict of str to float
         Seconds spent computing each method (``"pd"`` for PD and ICE together).
-    extra : dict of str to object
-        Results of the methods without a slot above, by method (``"hstat"``: HStatistic).
+    results : dict of str to object
+        Results of methods without a field of their own, by method name (where a new method's
+        ``compute`` leaves what its ``write``/``plot``/``tables`` read).
     """
 
     cfg: Any
@@ -67,7 +68,7 @@ class StaticRun:
     )
     pd_features: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.X = self.frame.drop(columns=[self.target])
