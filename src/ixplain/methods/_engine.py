@@ -23,6 +23,12 @@ It then gets from the engine
 * the **incremental form**: an :class:`~ixplain.methods._incremental.IncrementalExplainer`
   subclass whose ``_explain_batch`` calls the same ``explain`` (the storage supplies ``P``).
 
+Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunction`, the
+ICE curve on a fixed grid), ``permutation_importance`` and
+``permutation_importance_background`` (:class:`~ixplain.methods.pfi.PermutationPFI`,
+:class:`~ixplain.methods.pfi.BackgroundPFI`), ``sage``
+(:class:`~ixplain.methods.sage.SAGEFunction`).
+
 Randomness
 ----------
 :attr:`RowBatch.start` is the index of the batch's first row in the whole table (in the
@@ -110,7 +116,7 @@ import numpy as np
 
 from .._validation import param_error
 from ..aggregation import Mean
-from ..models.base import DEFAULT_MEMORY_BUDGET, rows_for_budget
+from ..models.base import DEFAULT_MEMORY_BUDGET, call_rows
 from ..tabular import Table
 
 __all__ = [
@@ -213,9 +219,11 @@ class Method:
         return 1
 
     def chunk_rows(self, table: Table, memory_budget: int) -> int:
-        """Rows explained per :meth:`explain` call: the model input fits ``memory_budget``."""
+        """Rows explained per :meth:`explain` call: their model input is one call of
+        :func:`~ixplain.models.call_rows` rows (cache-sized, never smaller than one perturbed
+        copy of the table, within ``memory_budget``)."""
         per = max(1, int(self.rows_per_observation(table)))
-        return max(1, rows_for_budget(len(table.names), memory_budget) // per)
+        return max(1, call_rows(len(table.names), memory_budget, n_rows=table.n_rows) // per)
 
     @classmethod
     def example(cls) -> tuple[Method, Any, Any] | None:
@@ -557,6 +565,10 @@ def _explain_partition(
 
     table = as_table(part[columns].reset_index(drop=True), owner=owner)
     labels = None if y is None else part[y].to_numpy()
+    if labels is not None and labels.dtype.kind in "fc" and not np.isfinite(labels).all():
+        row = start + int((~np.isfinite(labels)).argmax())
+        raise ValueError(f"{owner}: the target column {y!r} contains NaN or infinite values "
+                         f"(first at row {row}); drop or fill those rows.")
     weights = None if sample_weight is None else part[sample_weight].to_numpy(dtype=np.float64)
     return explain_rows(method, table, labels, sample_weight=weights, start=start,
                         memory_budget=memory_budget, keep_values=keep_values)

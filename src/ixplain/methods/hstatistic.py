@@ -101,12 +101,12 @@ from .._validation import (
     check_sample_weight,
     param_error,
 )
-from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
+from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.hstatistic import HStatistic
 from ..tabular import Table, as_table
 from ..tree._convert import UnsupportedModelError
 from ..tree.data_pd import data_pd_plan
-from .pdp import _TARGET_CELLS, _array_stack, ice_predict
+from .pdp import _array_stack, ice_predict
 
 __all__ = ["h_statistic"]
 
@@ -345,8 +345,7 @@ def _backend(req: _Request) -> tuple[Any, str, np.ndarray | None]:
     rows = _sample(req, "brute")
     table = req.table if rows is None else req.table.take(rows)
     w = req.w if rows is None else req.w[rows]
-    batch_rows = rows_for_budget(len(table.names), req.memory_budget)
-    return _Brute(req.model, table, w, batch_rows), "brute", rows
+    return _Brute(req.model, table, w, req.memory_budget), "brute", rows
 
 
 class _Tree:
@@ -359,8 +358,7 @@ class _Tree:
     def two_way(self, first: str, second: str) -> np.ndarray:
         if self.plan.pair_cells(first, second) <= _LINK_GRID_MAX:
             return self.plan.two_way(first, second)
-        batch_rows = rows_for_budget(len(self.plan.table.names), self._req.memory_budget)
-        brute = _Brute(self._req.model, self.plan.table, self.w, batch_rows)
+        brute = _Brute(self._req.model, self.plan.table, self.w, self._req.memory_budget)
         return brute.two_way(first, second)
 
 
@@ -373,8 +371,9 @@ def _codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
 class _Brute:
     """Partial dependence at the data points by stacked model calls (internal)."""
 
-    def __init__(self, model: Model, table: Table, w: np.ndarray, batch_rows: int) -> None:
-        self.model, self.table, self.w, self.batch_rows = model, table, w, batch_rows
+    def __init__(self, model: Model, table: Table, w: np.ndarray, memory_budget: int) -> None:
+        self.model, self.table, self.w, self.memory_budget = model, table, w, memory_budget
+        self.batch_rows = rows_for_budget(len(table.names), memory_budget)
         self.n_outputs = self.predict().shape[0]
 
     def uses(self, name: str) -> bool:
@@ -393,7 +392,7 @@ class _Brute:
         stack = _array_stack(self.model, self.table, names, points)
         width = len(self.table.names) if stack is None else stack.base.shape[1]
         n, n_points = self.table.n_rows, len(points[0])
-        per = max(1, min(self.batch_rows, max(n, _TARGET_CELLS // max(1, width))) // n)
+        per = max(1, call_rows(width, self.memory_budget, n_rows=n) // n)  # whole grid points
         for s in range(0, n_points, per):
             e = min(s + per, n_points)
             rows = np.tile(np.arange(n), e - s)

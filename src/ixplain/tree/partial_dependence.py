@@ -65,8 +65,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_instance
 from .._validation import check_options, param_error
 from ..models import Model, as_model
 from ..tabular import Table, as_table
@@ -355,7 +355,7 @@ def _read(ens: TreeEnsemble, adapter: Model, table: Table) -> np.ndarray:
         raw = np.empty((table.n_rows, ens.n_features))
         for j in range(ens.n_features):
             name = table.names[ens.column_position(j)]
-            if isinstance(table.schema.dtypes[ens.column_position(j)], pd.CategoricalDtype):
+            if is_instance(table.schema.dtypes[ens.column_position(j)], "pandas", "CategoricalDtype"):
                 raise UnsupportedModelError(
                     f"{_OWNER}: column {name!r} is a pandas categorical; the tree method reads "
                     f"pandas categoricals only for HistGradientBoosting and LightGBM models "
