@@ -90,7 +90,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._random import keyed_generator, root_seed
 from .._validation import (
@@ -364,6 +363,8 @@ class _Tree:
 
 def _codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
     """Each row's index into the distinct values (NaN is one value), and the values."""
+    import pandas as pd
+
     codes, uniques = pd.factorize(pd.Series(values, copy=False), use_na_sentinel=False)
     return np.asarray(codes, dtype=np.intp), np.asarray(uniques)
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .._validation import check_bool, check_options, param_error
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["HStatistic"]
 
@@ -124,6 +126,8 @@ class HStatistic:
             Columns ``output``, ``feature_i``, ``feature_j``, ``h2`` (normalised),
             ``unnormalized`` (numerator) and ``value`` (the reported statistic).
         """
+        import pandas as pd
+
         outputs = self._outputs(output)
         rows: list[dict[str, Any]] = []
         for k in outputs:
