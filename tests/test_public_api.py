@@ -39,6 +39,10 @@ EXPECTED = {
     "AccumulatedLocalEffectsDisplay",
     "IncrementalALE",
     "accumulated_local_effects",
+    # Friedman's H-statistic (branch hstat)
+    "HStatistic",
+    "HStatisticDisplay",
+    "h_statistic",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

@@ -11,6 +11,7 @@ from .drift import DriftEvent, ExplanationDriftDetector
 from .losses import get_loss
 from .methods._engine import ProgressInfo
 from .methods.ale import accumulated_local_effects
+from .methods.hstatistic import h_statistic
 from .methods.iale import IncrementalALE
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
@@ -20,10 +21,17 @@ from .methods.sage import sage
 from .models import as_model
 from .plot.ale import AccumulatedLocalEffectsDisplay
 from .plot.drift import DriftExplanationDisplay
+from .plot.hstatistic import HStatisticDisplay
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
-from .results import AccumulatedLocalEffects, DriftExplanation, FeatureImportance, PartialDependence
+from .results import (
+    AccumulatedLocalEffects,
+    DriftExplanation,
+    FeatureImportance,
+    HStatistic,
+    PartialDependence,
+)
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 from .tree import tree_partial_dependence
@@ -68,6 +76,10 @@ __all__ = [
     "AccumulatedLocalEffectsDisplay",
     "IncrementalALE",
     "accumulated_local_effects",
+    # Friedman's H-statistic (branch hstat)
+    "HStatistic",
+    "HStatisticDisplay",
+    "h_statistic",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

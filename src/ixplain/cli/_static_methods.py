@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import _plots
 from ._errors import CLIError
+from ._hstat import compute_hstat, hstat_tables, plot_hstat, write_hstat
 from ._methods import _public
 from ._writers import Table, importance_table, write_frame, write_json
 
@@ -373,4 +374,5 @@ STATIC_METHODS: dict[str, StaticMethod] = {
     "pd": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
     "ice": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
     "ale": StaticMethod("accumulated_local_effects", _compute_ale, _write_ale, _plot_ale),
+    "hstat": StaticMethod("h_statistic", compute_hstat, write_hstat, plot_hstat, hstat_tables),
 }

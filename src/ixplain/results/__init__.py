@@ -2,6 +2,7 @@
 
 from .ale import AccumulatedLocalEffects
 from .drift import DriftExplanation
+from .hstatistic import HStatistic
 from .importance import FeatureImportance, ImportanceTimeSeries
 from .partial_dependence import PartialDependence
 
@@ -9,6 +10,7 @@ __all__ = [
     "AccumulatedLocalEffects",
     "DriftExplanation",
     "FeatureImportance",
+    "HStatistic",
     "ImportanceTimeSeries",
     "PartialDependence",
 ]
