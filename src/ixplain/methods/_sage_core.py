@@ -114,18 +114,30 @@ def coalition_table(
     draw) is draw ``draws[draw_idx[i, j]]`` with the columns of the first ``k`` players of
     ``orders[i]`` taken from ``x[i]``; the last ``n`` rows are ``x`` itself (the full coalition).
     """
-    nb, s = draw_idx.shape
     n_players = orders.shape[1]
     rank = np.empty_like(orders)
     np.put_along_axis(rank, orders, np.arange(n_players)[None, :], axis=1)
     ks = np.arange(k_start, n_players)
+    inside = rank[:, col_player][:, None, :] < ks[None, :, None]  # (nb, K, d): column from x
+    return masked_table(x, draws, draw_idx, inside)
+
+
+def masked_table(x: Table, draws: Table, draw_idx: np.ndarray, inside: np.ndarray) -> Table:
+    """The model input for arbitrary coalitions of every observation, plus the observations.
+
+    ``inside`` of shape (n, K, d) (or (1, K, d), the same coalitions for every observation)
+    marks the columns taken from ``x[i]`` in coalition ``k``; the others come from draw
+    ``draws[draw_idx[i, j]]``. Row block ``(i, k, j)`` (observation-major, then coalition, then
+    draw); the last ``n`` rows are ``x`` itself (the full coalition).
+    """
+    nb, s = draw_idx.shape
+    d = inside.shape[2]
     combined = Table.concat([x, draws])
     obs = np.arange(nb)
-    inside = rank[:, col_player][:, None, :] < ks[None, :, None]  # (nb, K, d): column from x
     idx = np.where(
         inside[:, :, None, :], obs[:, None, None, None], nb + draw_idx[:, None, :, None]
-    ).reshape(-1, len(col_player))
-    idx = np.concatenate([idx, np.repeat(obs[:, None], len(col_player), axis=1)])
+    ).reshape(-1, d)
+    idx = np.concatenate([idx, np.repeat(obs[:, None], d, axis=1)])
     cols = {
         name: _take(combined.columns[name], np.ascontiguousarray(idx[:, c]))
         for c, name in enumerate(x.names)
@@ -166,6 +178,41 @@ def averaged_loss(
     return base
 
 
+def masked_losses(
+    model: Model,
+    loss: Loss,
+    correction: str,
+    table: Table,
+    y: np.ndarray,
+    n_coalitions: int,
+    n_samples: int,
+    *,
+    batch_rows: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Evaluate a :func:`masked_table` in one batched model call and estimate its losses.
+
+    Returns
+    -------
+    est : ndarray of shape (n, n_coalitions)
+        Estimates of ``loss(E[f(x_S, X')], y)`` for each coalition, from the ``n_samples``
+        draws with ``correction``.
+    full_loss : ndarray of shape (n,)
+        ``loss(f(x), y)``.
+    full_pred : ndarray of shape (n,) or (n, k)
+        The model's predictions ``f(x)``.
+    """
+    nb = len(y)
+    pred = positive_column(model.predict(table, batch_rows=batch_rows), loss, model)
+    classes = model.classes_
+    n_inner = nb * n_coalitions * n_samples
+    inner = pred[:n_inner].reshape((nb * n_coalitions, n_samples) + pred.shape[1:])
+    full_pred = pred[n_inner:]
+    y_arr = np.asarray(y)
+    y_rep = np.repeat(y_arr, n_coalitions, axis=0)
+    est = averaged_loss(loss, correction, y_rep, inner, classes).reshape(nb, n_coalitions)
+    return est, loss(y_arr, full_pred, classes), full_pred
+
+
 def coalition_losses(
     model: Model,
     loss: Loss,
@@ -204,21 +251,15 @@ def coalition_losses(
     n_players = orders.shape[1]
     k_start = 0 if empty_pred is None else 1
     table = coalition_table(x, draws, draw_idx, orders, col_player, k_start)
-    pred = positive_column(model.predict(table, batch_rows=batch_rows), loss, model)
-    classes = model.classes_
-    n_k = n_players - k_start
-    inner = pred[: nb * n_k * s]
-    full_pred = pred[nb * n_k * s :]
-    inner = inner.reshape((nb * n_k, s) + pred.shape[1:])
-    y_arr = np.asarray(y)
-    y_rep = np.repeat(y_arr, n_k, axis=0)
-    est = averaged_loss(loss, correction, y_rep, inner, classes).reshape(nb, n_k)
+    est, full_loss, full_pred = masked_losses(
+        model, loss, correction, table, y, n_players - k_start, s, batch_rows=batch_rows
+    )
     losses = np.empty((nb, n_players + 1))
     losses[:, k_start:n_players] = est
     if empty_pred is not None:
         const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
-        losses[:, 0] = loss(y_arr, np.ascontiguousarray(const), classes)
-    losses[:, n_players] = loss(y_arr, full_pred, classes)
+        losses[:, 0] = loss(np.asarray(y), np.ascontiguousarray(const), model.classes_)
+    losses[:, n_players] = full_loss
     return losses, full_pred
 
 
