@@ -34,6 +34,10 @@ EXPECTED = {
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # Shapley interactions (branch shapley)
+    "InteractionTimeSeries",
+    "ShapleyInteractions",
+    "shapley_interactions",
 }
 
 

@@ -8,6 +8,7 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.interactions import shapley_interactions
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -18,6 +19,7 @@ from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
 from .results import FeatureImportance, PartialDependence
+from .results.interactions import InteractionTimeSeries, ShapleyInteractions
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 from .tree import tree_partial_dependence
@@ -59,4 +61,8 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # Shapley interactions (branch shapley)
+    "InteractionTimeSeries",
+    "ShapleyInteractions",
+    "shapley_interactions",
 ]
