@@ -35,6 +35,7 @@ EXPECTED = {
     "sage",
     "tree_partial_dependence",
     # Shapley interactions (branch shapley)
+    "IncrementalShapleyInteractions",
     "InteractionTimeSeries",
     "ShapleyInteractions",
     "shapley_interactions",

@@ -8,6 +8,7 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods.iinteractions import IncrementalShapleyInteractions
 from .methods.interactions import shapley_interactions
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
@@ -62,6 +63,7 @@ __all__ = [
     "sage",
     "tree_partial_dependence",
     # Shapley interactions (branch shapley)
+    "IncrementalShapleyInteractions",
     "InteractionTimeSeries",
     "ShapleyInteractions",
     "shapley_interactions",

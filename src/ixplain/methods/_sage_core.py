@@ -131,17 +131,19 @@ def masked_table(x: Table, draws: Table, draw_idx: np.ndarray, inside: np.ndarra
     draw); the last ``n`` rows are ``x`` itself (the full coalition).
     """
     nb, s = draw_idx.shape
-    d = inside.shape[2]
     combined = Table.concat([x, draws])
     obs = np.arange(nb)
-    idx = np.where(
-        inside[:, :, None, :], obs[:, None, None, None], nb + draw_idx[:, None, :, None]
-    ).reshape(-1, d)
-    idx = np.concatenate([idx, np.repeat(obs[:, None], d, axis=1)])
-    cols = {
-        name: _take(combined.columns[name], np.ascontiguousarray(idx[:, c]))
-        for c, name in enumerate(x.names)
-    }
+    rows = nb + draw_idx[:, None, :]  # (n, 1, s): the draws' rows in ``combined``
+    cols = {}
+    for c, name in enumerate(x.names):
+        col = combined.columns[name]
+        keep = inside[:, :, None, c]  # (n or 1, K, 1)
+        if isinstance(col, np.ndarray):  # the values directly: no index array per cell
+            block = np.where(keep, col[:nb, None, None], col[rows]).reshape(-1)
+            cols[name] = np.concatenate([block, col[:nb]])
+        else:
+            idx = np.where(keep, obs[:, None, None], rows).reshape(-1)
+            cols[name] = _take(col, np.concatenate([idx, obs]))
     return Table(cols, x.schema, combined.upcast)
 
 
