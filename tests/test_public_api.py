@@ -36,7 +36,9 @@ EXPECTED = {
     "tree_partial_dependence",
     # Shapley interactions (branch shapley)
     "IncrementalShapleyInteractions",
+    "InteractionHeatmapDisplay",
     "InteractionTimeSeries",
+    "InteractionTraceDisplay",
     "ShapleyInteractions",
     "shapley_interactions",
 }

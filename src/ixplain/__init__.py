@@ -17,6 +17,7 @@ from .methods.pfi import IncrementalPFI, permutation_importance
 from .methods.sage import sage
 from .models import as_model
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
+from .plot.interactions import InteractionHeatmapDisplay, InteractionTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
 from .results import FeatureImportance, PartialDependence
@@ -64,7 +65,9 @@ __all__ = [
     "tree_partial_dependence",
     # Shapley interactions (branch shapley)
     "IncrementalShapleyInteractions",
+    "InteractionHeatmapDisplay",
     "InteractionTimeSeries",
+    "InteractionTraceDisplay",
     "ShapleyInteractions",
     "shapley_interactions",
 ]
