@@ -530,6 +530,9 @@ class IncrementalPFI(IncrementalExplainer):
         Override the model output chosen from the loss.
     nan_policy : {"skip", "raise", "pass"}, default="skip"
         See :mod:`ixplain.methods._incremental`.
+    max_batch : int, default=2048
+        Rows of :meth:`explain_many` per model call (each with ``1 + d * n_samples`` model
+        rows); the results do not depend on it.
 
     Attributes
     ----------
@@ -577,6 +580,7 @@ class IncrementalPFI(IncrementalExplainer):
         history_size: int = 1000,
         response_method: str = "auto",
         nan_policy: str = "skip",
+        max_batch: int | None = None,
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
@@ -603,6 +607,7 @@ class IncrementalPFI(IncrementalExplainer):
             response_method=_response_for(model, self._loss, response_method),
             nan_policy=nan_policy,
             random_state=random_state,
+            max_batch=max_batch,
         )
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
@@ -626,13 +631,13 @@ class IncrementalPFI(IncrementalExplainer):
                               self._groups, y)
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
-    def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
+    def _explain_numeric_row(
+        self, xm: np.ndarray, y: np.ndarray | None, sampler: Sampler
+    ) -> np.ndarray | None:
         if self._all_numeric is False or y is None:
             return None
         d = xm.shape[1]
-        return self._explain_numeric(
-            xm, y, self.storage._draw_numeric(d * self.n_samples, self._rng)
-        )
+        return self._explain_numeric(xm, y, sampler.draw_numeric_one(d * self.n_samples))
 
     def _numeric_layout(self, B: int, d: int) -> tuple[np.ndarray, np.ndarray]:
         """Flat positions of the replaced cells for ``B`` rows (cached; a prefix of the
