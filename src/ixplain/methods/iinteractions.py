@@ -174,7 +174,7 @@ class IncrementalShapleyInteractions(IncrementalExplainer):
         draw_idx = np.arange(B * s).reshape(B, s)
         order_u = None
         if plan.method == "permutation":
-            order_u = self._rng.random((B, plan.n_players))
+            order_u = sampler.uniforms(plan.n_players, "order")
         per_obs = plan.rows_per_observation(s)
         values, losses = explain_interactions(
             plan, self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,
