@@ -8,6 +8,7 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .losses import get_loss
+from .methods._engine import ProgressInfo
 from .methods.iinteractions import IncrementalShapleyInteractions
 from .methods.interactions import shapley_interactions
 from .methods.ipdp import IncrementalPDP
@@ -42,8 +43,6 @@ __all__ = [
     "permutation_importance",
     # bundled datasets and synthetic streams (branch cli)
     "datasets",
-    # incremental PDP (branch ipdp)
-    "IncrementalPDP",
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",
@@ -70,4 +69,6 @@ __all__ = [
     "InteractionTraceDisplay",
     "ShapleyInteractions",
     "shapley_interactions",
+    # the explanation engine (branch engine-drivers)
+    "ProgressInfo",
 ]

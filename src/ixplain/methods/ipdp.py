@@ -20,6 +20,7 @@ from ..results.partial_dependence import PartialDependence
 from ..tabular import Table
 from . import _stream_grid as sg
 from ._incremental import IncrementalExplainer
+from .pdp import ice_predict
 
 __all__ = ["IncrementalPDP", "NotStartedError", "PDSnapshot"]
 
@@ -719,17 +720,15 @@ class IncrementalPDP(IncrementalExplainer):
 
     # ------------------------------------------------------------------ computation
     def _evaluate(self, table: Table, ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """ICE values of the pairs (row ``rows[i]``, grid value ``ids[i]``): shape (k, n_outputs),
+        from the same batched ICE function as static PD (:func:`~ixplain.methods.pdp.ice_predict`)."""
         if len(ids) == 0:  # nothing to evaluate yet (only missing levels seen)
             return np.empty((0, max(1, self._store.n_outputs)))
-        grid_values = self._store.key_array(self.feature_kind_ == "numeric")[ids]
-        out = self._evaluate_one(table, grid_values) if table.n_rows == 1 else None
-        if out is None:
-            name = str(self.feature_name_)
-            ice_table = table.take(rows).set_column(name, grid_values)
-            if self._needs_upcast(table, grid_values):
-                ice_table = replace(ice_table, upcast=ice_table.upcast | {name})
-            out = np.asarray(self._model.predict(ice_table), dtype=np.float64)
-        out = out.reshape(len(ids), -1)
+        name = str(self.feature_name_)
+        keys = self._store.key_array(self.feature_kind_ == "numeric")
+        if self._needs_upcast(table, keys[ids]):
+            table = replace(table, upcast=table.upcast | {name})
+        out, _ = ice_predict(self._model, table, [name], [keys], rows, ids, owner=_OWNER)
         if np.isnan(out).any():
             raise ValueError(
                 f"{_OWNER}: the model returned NaN for {int(np.isnan(out).any(axis=1).sum())} of "
@@ -745,29 +744,6 @@ class IncrementalPDP(IncrementalExplainer):
             return False
         values = np.asarray(grid_values, dtype=np.float64)
         return bool(np.any(values != np.round(values)))
-
-    def _evaluate_one(self, table: Table, grid_values: np.ndarray) -> np.ndarray | None:
-        """One observation's ICE rows built directly in the model's input type (records or a
-        numeric array): the streaming fast path. ``None`` for other input types."""
-        model, name = self._model, str(self.feature_name_)
-        kind = model.native_kind(table)
-        names = list(table.names)
-        n = len(grid_values)
-        if kind == "records":
-            record = table.to_native("records")[0]
-            label = table.schema.labels[table.schema.index(name)]
-            native: Any = [{**record, label: v} for v in grid_values.tolist()]
-        elif kind == "numpy" and self.feature_kind_ == "numeric":
-            row = table.to_native("numpy")
-            if row.dtype.kind not in "fiu":
-                return None
-            if self._needs_upcast(table, grid_values):
-                row = row.astype(np.float64)
-            native = np.repeat(row, n, axis=0)
-            native[:, table.schema.index(name)] = grid_values
-        else:
-            return None
-        return np.asarray(model._call_native(native, n, kind, names), dtype=np.float64)
 
     def _accumulate(
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, positions: np.ndarray, B: int

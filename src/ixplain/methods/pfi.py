@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._random import RowStream, uniform_index
 from .._validation import (
     check_int,
     check_n_jobs,
@@ -37,6 +38,7 @@ from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage
 from ..tabular import Table, _take, as_table
+from ._engine import Method, ProgressInfo, RowBatch, explain_rows, make_progress, register
 from ._incremental import IncrementalExplainer, Sampler
 
 __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
@@ -258,6 +260,7 @@ def permutation_importance(
     features: Any = None,
     response_method: str = "auto",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    progress: Any = False,
 ) -> Any:
     """Permutation feature importance (scikit-learn's arguments and result, plus losses/groups).
 
@@ -307,13 +310,20 @@ def permutation_importance(
         Model output used with ``loss`` (default: what the loss needs).
     memory_budget : int, default=256 MB
         Bound on one model input, in bytes (rows are chunked to fit).
+    progress : bool or callable, default=False
+        Report rows done: ``True`` shows a tqdm bar (or prints lines to stderr without tqdm);
+        a callable receives a :class:`~ixplain.ProgressInfo` (``done``, ``total``) after every
+        chunk of rows (after every repeat for scorers outside the batched path). The values do
+        not depend on it.
 
     Returns
     -------
     FeatureImportance or dict of str to FeatureImportance
         ``importances_mean`` (n_features,), ``importances_std`` (n_features,) and
         ``importances`` (n_features, n_repeats), in the order of ``features``; a dict for
-        multi-metric ``scoring``.
+        multi-metric ``scoring``. With ``loss`` (or a batched scorer),
+        ``settings["standard_error"]`` (n_features,) is the standard error of
+        ``importances_mean`` from the spread of the per-row loss increases.
 
     Raises
     ------
@@ -342,6 +352,7 @@ def permutation_importance(
     owner = "permutation_importance"
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
+    report = make_progress(progress, owner)
     rng = check_random_state(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
@@ -366,36 +377,128 @@ def permutation_importance(
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
         model.observe_labels(y_arr)
-        imp = _importances_loss(model, loss_obj, table, y_arr, w, subsets, perms, groups,
-                                memory_budget)
+        imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
+                             memory_budget, report)
         settings["loss"] = loss_obj.name
+        settings["standard_error"] = se.tolist()
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
-                                labels, settings, memory_budget)
+                                labels, settings, memory_budget, report)
 
 
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
     """(G, R) mean loss increases from explicit row subsets (R,) and permutations (G, R, m)."""
+    return _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget)[0]
+
+
+def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None):
+    """:func:`_importances_loss` and the (G,) standard errors of the mean over repeats (from the
+    spread of the per-row values), by the engine's static driver."""
     G, R, m = perms.shape
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
-    out = np.zeros((G, R))
-    budget_rows = rows_for_budget(len(table.names), memory_budget)
+    out, se = np.zeros((G, R)), np.zeros(G)
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
     plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))
                                                            for r, s in enumerate(subsets)]
+    total = sum(len(rows) for rows, _ in plans)
+    done = 0
     for rows, reps in plans:
-        width = 1 + G * len(reps)
-        chunk = max(1, budget_rows // width)
-        weights = np.ones(len(rows)) if w is None else w[rows]
-        total = np.zeros((G, len(reps)))
-        for s in range(0, len(rows), chunk):
-            pos = np.arange(s, min(s + chunk, len(rows)))
-            # replacement source row of observation rows[pos[i]] for group g, repeat r
-            repl = rows[perms[:, reps, :][:, :, pos]].transpose(2, 0, 1)
-            diffs, _ = pfi_losses(model, loss, table, rows[pos], repl, groups, y[rows[pos]])
-            total += np.tensordot(weights[pos], diffs, axes=1)
-        out[:, reps] = total / weights.sum()
-    return out
+        fn = PermutationPFI(model, loss, groups, table, rows, perms[:, reps, :])
+        weights = None if w is None else w[rows]
+        explained = explain_rows(fn, table.take(rows), y[rows], sample_weight=weights,
+                                 memory_budget=memory_budget, progress=progress, total=total,
+                                 done=done)
+        done += len(rows)
+        mean = explained.mean.get()
+        out[:, reps] = mean[:, 1:]
+        se += explained.standard_error[:, 0] ** 2 / len(plans) ** 2
+    return out, np.sqrt(se)
+
+
+class PFIFunction(Method):
+    """PFI's explanation function for the engine, with the replacement rows left to subclasses.
+
+    For a batch of observations, every group ``g`` and draw ``r`` it returns the loss increase
+    ``loss(y, f(x with x_S_g := x'_{g r})) - loss(y, f(x))`` (:func:`pfi_losses`), as values of
+    shape (B, G, 1 + R): column 0 the mean over the R draws (the per-observation ``lambda``,
+    whose spread over rows gives the standard error), columns 1.. the draws. Subclasses say
+    where ``x'`` comes from (:meth:`source`).
+    """
+
+    name = "pfi"
+    needs_labels = True
+
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], n_draws: int):
+        self.model, self.loss = model, loss
+        self.groups = tuple(tuple(g) for g in groups)
+        self.n_draws = int(n_draws)
+
+    def rows_per_observation(self, table: Table) -> int:
+        return 1 + len(self.groups) * self.n_draws
+
+    def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
+        """``(source table, observation rows (B,), replacement rows (B, G, R))`` in it."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        assert batch.y is not None
+        self.model.observe_labels(batch.y)
+        source, rows, repl = self.source(batch)
+        diffs, _ = pfi_losses(self.model, self.loss, source, rows, repl, self.groups, batch.y)
+        return np.concatenate([diffs.mean(axis=2, keepdims=True), diffs], axis=2)
+
+
+
+@register
+class PermutationPFI(PFIFunction):
+    """``x'`` of observation ``rows[p]`` for group ``g``, draw ``r``: row ``rows[perms[g, r, p]]``
+    of ``table`` (scikit-learn's permutations, drawn by the caller)."""
+
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], table: Table,
+                 rows: np.ndarray, perms: np.ndarray) -> None:
+        super().__init__(model, loss, groups, perms.shape[1])
+        self.table, self.rows, self.perms = table, np.asarray(rows), perms
+
+    name = "permutation_importance"
+
+    def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
+        pos = np.arange(batch.start, batch.start + batch.n_rows)
+        repl = self.rows[self.perms[:, :, pos]].transpose(2, 0, 1)
+        return self.table, self.rows[pos], repl
+
+
+@register
+class BackgroundPFI(PFIFunction):
+    """``x'`` of row ``t`` for group ``g``, draw ``r``: a row of ``background`` drawn uniformly
+    with the uniforms of row ``t`` (``RowStream(seed, "pfi_background")``): the same draws for
+    a row however the rows are chunked or partitioned (the Dask form of PFI)."""
+
+    name = "permutation_importance_background"
+
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]],
+                 background: Table, n_draws: int, seed: int) -> None:
+        super().__init__(model, loss, groups, n_draws)
+        self.background, self.seed = background, int(seed)
+
+    def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
+        B, G = batch.n_rows, len(self.groups)
+        u = RowStream(self.seed, "pfi_background", G * self.n_draws).uniforms(batch.start, B)
+        repl = B + uniform_index(u, self.background.n_rows).reshape(B, G, self.n_draws)
+        return Table.concat([batch.X, self.background]), np.arange(B), repl
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(0).normal(size=(120, 3))
+        y = 2 * X[:, 0] - X[:, 1]
+        background = as_table(X[:40], ["x0", "x1", "x2"])
+        model = as_model(_example_model)
+        fn = cls(model, get_loss("squared_error"), [["x0"], ["x1"], ["x2"]], background, 2, 0)
+        return fn, X, y
+
+
+def _example_model(X: Any) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    return 2 * A[:, 0] - A[:, 1] + 0.5 * A[:, 0] * A[:, 2]
 
 
 #: Scorers that are a (weighted) mean of a per-row loss: score = -mean loss (or 1 - mean loss),
@@ -426,7 +529,7 @@ def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
 
 
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
-                         settings, memory_budget=DEFAULT_MEMORY_BUDGET):
+                         settings, memory_budget=DEFAULT_MEMORY_BUDGET, progress=None):
     owner = "permutation_importance"
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
@@ -436,8 +539,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
     batched = _batched_scoring(estimator, scoring, y)
     if batched is not None:
         model = as_model(estimator, response_method="predict", owner=owner)
-        imp = _importances_loss(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
-                                perms, groups, memory_budget)
+        imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
+                             perms, groups, memory_budget, progress)
         scales = np.ones(len(subsets))
         if batched == "r2":
             for r, rows in enumerate(subsets):
@@ -446,7 +549,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
                 mean = np.sum(wr * yr) / np.sum(wr)
                 scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
         if np.all(scales > 0):
-            settings = dict(settings, scoring=batched)
+            settings = dict(settings, scoring=batched,
+                            standard_error=(se / scales.mean()).tolist())
             return FeatureImportance.from_importances(imp / scales, labels, settings)
     from sklearn.metrics import check_scoring
 
@@ -472,6 +576,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             for name in names:
                 cols[name] = _take(table.columns[name], src)
             permuted[g][r] = score(rows, cols)
+        if progress is not None:
+            progress(ProgressInfo((r + 1) * m, R * m, owner))
     settings = dict(settings, scoring=scoring if isinstance(scoring, (str, type(None))) else
                     repr(scoring))
     if isinstance(baselines[0], dict):

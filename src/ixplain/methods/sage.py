@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._random import RowStream, uniform_index
 from .._validation import (
     check_float,
     check_int,
@@ -26,6 +27,7 @@ from ..losses import get_loss
 from ..models import Model, as_model
 from ..results.importance import FeatureImportance
 from ..tabular import Table, as_table
+from ._engine import Explained, Method, ProgressInfo, RowBatch, make_progress, register
 from ._sage_core import (
     coalition_losses,
     contributions,
@@ -180,6 +182,7 @@ def estimate_sage(
     rng: np.random.Generator,
     n_jobs: int = 1,
     control_variate: bool = True,
+    progress: Any = None,
 ) -> SageEstimate:
     """The SAGE estimator on validated inputs (see :func:`sage`)."""
     n, m = table.n_rows, background.n_rows
@@ -246,6 +249,8 @@ def estimate_sage(
             values, std = acc.result(control_variate)
             gap = max(float(values.max() - values.min()), 1e-12 * (1.0 + float(np.abs(values).max())))
             ratio = float(std.max() / gap)
+            if progress is not None:
+                progress(ProgressInfo(acc.n, n_permutations, _OWNER, ratio))
             if threshold is not None and ratio < threshold:
                 converged = True
                 break
@@ -282,6 +287,7 @@ def sage(
     batch_size: int = 512,
     n_jobs: int | None = None,
     control_variate: bool = True,
+    progress: Any = False,
 ) -> FeatureImportance:
     """SAGE values: Shapley values of the loss explained by each feature (or group).
 
@@ -342,6 +348,13 @@ def sage(
         Use the per-observation total ``loss(empty) - loss(model)``, whose mean over ``X`` is
         known, as a control variate. Unbiased; it reduces the variance caused by observations
         with large losses and makes the values sum exactly to the explained loss.
+    progress : bool or callable, default=False
+        Report after every ``batch_size`` orders: ``True`` shows a tqdm bar (or prints lines to
+        stderr without tqdm) with the convergence ratio; a callable receives a
+        :class:`~ixplain.ProgressInfo` with ``done`` (orders so far), ``total``
+        (``n_permutations``, or None when only convergence stops the run) and
+        ``convergence_ratio`` (``max(std) / (max(phi) - min(phi))``, compared with
+        ``convergence_threshold``). The values do not depend on it.
 
     Returns
     -------
@@ -380,7 +393,7 @@ def sage(
         model, X, y, loss=loss, background=background, n_permutations=n_permutations,
         convergence_threshold=convergence_threshold, groups=groups, n_samples=n_samples,
         random_state=random_state, batch_size=batch_size, n_jobs=n_jobs,
-        control_variate=control_variate,
+        control_variate=control_variate, progress=progress,
     )
     settings = {
         "loss": loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
@@ -395,7 +408,7 @@ def sage(
 def _run(
     model: Any, X: Any, y: Any, *, loss: Any, background: Any, n_permutations: Any,
     convergence_threshold: Any, groups: Any, n_samples: Any, random_state: Any, batch_size: Any,
-    n_jobs: Any, control_variate: Any,
+    n_jobs: Any, control_variate: Any, progress: Any = False,
 ) -> SageEstimate:
     owner = _OWNER
     loss_obj = get_loss(loss, owner)
@@ -412,6 +425,7 @@ def _run(
     jobs = check_n_jobs(n_jobs, owner)
     if not isinstance(control_variate, (bool, np.bool_)):
         raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
+    report = make_progress(progress, owner)
     rng = check_random_state(random_state, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
@@ -429,6 +443,7 @@ def _run(
         mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
         players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
         batch_size=bs, rng=rng, n_jobs=jobs, control_variate=bool(control_variate),
+        progress=report,
     )
 
 
@@ -456,3 +471,91 @@ def _to_result(est: SageEstimate, settings: dict[str, Any]) -> FeatureImportance
         feature_names=list(est.players),
         settings=info,
     )
+
+
+# ---------------------------------------------------------------------------- engine form
+@register
+class SAGEFunction(Method):
+    """SAGE's explanation function for the engine: one random order per row, keyed by the row.
+
+    Row ``t`` walks the order ``argsort(u_t)`` of its uniforms (``RowStream(seed, "sage")``)
+    and draws its background rows from the same uniforms, so its marginal contributions do not
+    depend on the chunk or partition it is computed in. Its values, shape
+    ``(2 * G + 3,)``, are ``[lambda (G), t, lambda * t (G), t**2, t_exact]`` with ``t`` the
+    row's estimated total ``l(empty) - l(all)`` and ``t_exact = loss(mean background
+    prediction) - loss(f(x))``: their means are the moments of :class:`_Accumulator`'s control
+    variate, so :meth:`result` gives the same estimator as :func:`sage` (one order per row).
+    """
+
+    name = "sage"
+    needs_labels = True
+
+    def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
+                 players: list[str], n_samples: int, exact_inner: bool, seed: int,
+                 control_variate: bool = True) -> None:
+        self.model, self.loss, self.background = model, loss, background
+        self.col_player, self.players = np.asarray(col_player), list(players)
+        self.n_samples, self.exact_inner, self.seed = int(n_samples), bool(exact_inner), seed
+        self.control_variate = bool(control_variate)
+        self.correction = "exact" if exact_inner else correction_for(loss)
+        bg_pred = positive_column(model.predict(background), loss, model)
+        self.empty_pred = bg_pred.mean(axis=0)
+
+    def rows_per_observation(self, table: Table) -> int:
+        return (len(self.players) - (1 if self.exact_inner else 0)) * self.n_samples + 1
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        G, m, B = len(self.players), self.background.n_rows, batch.n_rows
+        y = np.asarray(batch.y)
+        self.model.observe_labels(y)
+        u = RowStream(self.seed, "sage", G + (0 if self.exact_inner else self.n_samples))
+        draws = u.uniforms(batch.start, B)
+        orders = np.argsort(draws[:, :G], axis=1, kind="stable")
+        if self.exact_inner:
+            draw_idx = np.broadcast_to(np.arange(m), (B, m))
+        else:
+            draw_idx = uniform_index(draws[:, G:], m)
+        losses, _ = coalition_losses(
+            self.model, self.loss, self.correction, batch.X, y, self.background, draw_idx,
+            orders, self.col_player, empty_pred=self.empty_pred if self.exact_inner else None,
+        )
+        scores = contributions(losses, orders)
+        total = losses[:, 0] - losses[:, -1]
+        const = np.ascontiguousarray(np.broadcast_to(self.empty_pred, (B,) + np.shape(
+            self.empty_pred)))
+        exact = self.loss(y, const, self.model.classes_) - losses[:, -1]
+        return np.column_stack([scores, total, scores * total[:, None], total**2, exact])
+
+    def result(self, explained: Explained) -> SageEstimate:
+        G, mean = len(self.players), explained.mean
+        n = mean.n
+        m = mean.get()
+        var = np.asarray(mean.variance) * (n - 1) / max(n, 1)  # population variances
+        ma, mb, t_bar = m[:G], float(m[G]), float(m[-1])
+        values, std = ma, np.sqrt(var[:G] / max(n - 1, 1))
+        vt = float(var[G])
+        if self.control_variate and n >= 2 and vt > 1e-300:
+            cov = m[G + 1 : 2 * G + 1] - ma * mb
+            values = ma - cov / vt * (mb - t_bar)
+            std = np.sqrt(np.maximum(var[:G] - cov**2 / vt, 0.0) / (n - 2 if n > 2 else 1))
+        gap = max(float(values.max() - values.min()), 1e-12 * (1.0 + float(np.abs(values).max())))
+        return SageEstimate(
+            players=self.players, values=values, std=std, n_permutations=n, converged=False,
+            ratio=float(std.max() / gap), explained_loss=t_bar, n_samples=self.n_samples,
+            correction=self.correction,
+        )
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(0).normal(size=(90, 3))
+        y = X[:, 0] + 0.5 * X[:, 1] * X[:, 2]
+        model = as_model(_example_model)
+        background = as_table(X[:16], ["x0", "x1", "x2"])
+        fn = cls(model, get_loss("squared_error"), background, np.arange(3), ["x0", "x1", "x2"],
+                 4, False, 0)
+        return fn, X, y
+
+
+def _example_model(X: Any) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    return A[:, 0] + 0.5 * A[:, 1] * A[:, 2]
