@@ -20,12 +20,28 @@ from typing import Any
 import numpy as np
 
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
-from .._validation import check_float, check_int, check_options, check_target, param_error
+from .._validation import (
+    check_float,
+    check_int,
+    check_n_jobs,
+    check_options,
+    check_target,
+    param_error,
+)
 from ..aggregation import Mean
 from ..losses import Loss, get_loss
 from ..models import Model, as_model
 from ..results.interactions import ShapleyInteractions
 from ..tabular import Table, as_table
+from ._engine import (
+    Explained,
+    Method,
+    ProgressInfo,
+    RowBatch,
+    explain_rows,
+    make_progress,
+    register,
+)
 from ._interaction_core import INDICES, InteractionPlan, explain_interactions
 from ._sage_core import correction_for, resolve_players
 from .sage import _background_table, check_no_nan, resolve_n_samples
@@ -35,30 +51,95 @@ __all__ = ["shapley_interactions"]
 _OWNER = "shapley_interactions"
 #: ``method="auto"`` enumerates every coalition up to this many players.
 MAX_EXACT_PLAYERS = 10
-#: Largest model input assembled at once (rows), to bound memory.
-_CHUNK_ROWS = 2**18
 #: Orders sampled when neither ``n_permutations`` nor convergence stops the estimator earlier.
 MAX_PERMUTATIONS = 1_000_000
+
+
+@register
+class InteractionFunction(Method):
+    """The engine form of the explanation function: row ``t``'s draws and order are keyed by
+    ``t`` (row streams ``"interactions/draws"`` and ``"interactions/orders"``).
+
+    Values per row, shape ``(G + P + 2,)``: the main and pair terms of the row's loss game
+    (:func:`._interaction_core.explain_interactions`), then ``l(empty)`` and ``loss(f(x))``.
+    """
+
+    name = "shapley_interactions"
+    needs_labels = True
+
+    def __init__(self, model: Model, loss: Loss, background: Table, plan: InteractionPlan,
+                 players: list[str], n_samples: int, exact_inner: bool, seed: int) -> None:
+        self.model, self.loss, self.background = model, loss, background
+        self.plan, self.players = plan, list(players)
+        self.n_samples, self.exact_inner, self.seed = int(n_samples), bool(exact_inner), seed
+        self.correction = "exact" if exact_inner else correction_for(loss)
+
+    def rows_per_observation(self, table: Table) -> int:
+        return self.plan.rows_per_observation(self.n_samples)
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        B, m, t0 = batch.n_rows, self.background.n_rows, batch.start
+        y = np.asarray(batch.y)
+        self.model.observe_labels(y)
+        if self.exact_inner:
+            draw_idx = np.broadcast_to(np.arange(m), (B, m))
+        else:
+            u = RowStream(self.seed, "interactions/draws", self.n_samples).uniforms(t0, B)
+            draw_idx = uniform_index(u, m)
+        order_u = None
+        if self.plan.method == "permutation":
+            stream = RowStream(self.seed, "interactions/orders", self.plan.n_players)
+            order_u = stream.uniforms(t0, B)
+        values, losses = explain_interactions(
+            self.plan, self.model, self.loss, self.correction, batch.X, y, self.background,
+            draw_idx, order_u,
+        )
+        return np.concatenate([values, losses], axis=1)
+
+    def result(self, explained: Explained) -> ShapleyInteractions:
+        k = self.plan.n_values
+        mean, se = explained.mean.get(), explained.standard_error
+        settings = {
+            "method": self.plan.method,
+            "n_samples": self.n_samples,
+            "loss_estimator": self.correction,
+            "n_observations": explained.mean.n,
+            "explained_loss": float(mean[k] - mean[k + 1]),
+            "marginal_loss": float(mean[k]),
+            "model_loss": float(mean[k + 1]),
+        }
+        return ShapleyInteractions.from_vector(
+            mean[:k], se[:k], self.players, self.plan.index, settings
+        )
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(0).normal(size=(90, 3))
+        y = _example_model(X) + 0.1 * X[:, 0]
+        plan = InteractionPlan(3, "k-SII", "permutation", np.arange(3))
+        background = as_table(X[:16], ["x0", "x1", "x2"])
+        fn = cls(as_model(_example_model), get_loss("squared_error"), background, plan,
+                 ["x0", "x1", "x2"], 3, False, 0)
+        return fn, X, y
+
+
+def _example_model(X: Any) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    return A[:, 0] * A[:, 1] + np.sin(A[:, 2])
 
 
 @dataclass
 class _Problem:
     """Validated inputs of :func:`shapley_interactions`."""
 
-    model: Model
+    function: InteractionFunction
     table: Table
     y: np.ndarray
-    loss: Loss
-    background: Table
-    players: list[str]
-    plan: InteractionPlan
-    n_samples: int
-    exact_inner: bool
-    correction: str
     n_permutations: int
     threshold: float | None
     batch_size: int
-    seed: int
+    n_jobs: int
+    progress: Any
 
 
 def shapley_interactions(
@@ -77,6 +158,8 @@ def shapley_interactions(
     groups: dict[str, list[str]] | None = None,
     random_state: Any = None,
     batch_size: int = 512,
+    n_jobs: int | None = None,
+    progress: Any = False,
 ) -> ShapleyInteractions:
     """Pairwise Shapley interactions of the loss explained by the features (SAGE's game).
 
@@ -132,6 +215,12 @@ def shapley_interactions(
         Seeds the background sample, the draws, the orders and the shuffles.
     batch_size : int, default=512
         Observations between two convergence checks.
+    n_jobs : int, optional
+        Threads evaluating row chunks (the result does not depend on it).
+    progress : bool or callable, default=False
+        ``True``: a progress bar (tqdm) or lines on stderr; a callable receives a
+        :class:`~ixplain.ProgressInfo` after every chunk (exact) or batch (permutation, with
+        the convergence ratio). The values do not depend on it.
 
     Returns
     -------
@@ -175,7 +264,7 @@ def shapley_interactions(
         model, X, y, loss=loss, index=index, order=order, background=background, method=method,
         n_samples=n_samples, n_permutations=n_permutations,
         convergence_threshold=convergence_threshold, groups=groups, random_state=random_state,
-        batch_size=batch_size,
+        batch_size=batch_size, n_jobs=n_jobs, progress=progress,
     )
     agg, converged, ratio = _estimate(prob)
     return _to_result(prob, agg, converged, ratio, loss, random_state)
@@ -184,7 +273,7 @@ def shapley_interactions(
 def _validate(
     model: Any, X: Any, y: Any, *, loss: Any, index: Any, order: Any, background: Any,
     method: Any, n_samples: Any, n_permutations: Any, convergence_threshold: Any, groups: Any,
-    random_state: Any, batch_size: Any,
+    random_state: Any, batch_size: Any, n_jobs: Any, progress: Any,
 ) -> _Problem:
     owner = _OWNER
     loss_obj = get_loss(loss, owner)
@@ -197,6 +286,8 @@ def _validate(
         low_inclusive=False, high_inclusive=False, allow_none=True,
     )
     bs = int(check_int(batch_size, "batch_size", owner, min_value=1))  # type: ignore[arg-type]
+    jobs = check_n_jobs(n_jobs, owner)
+    report = make_progress(progress, owner)
     seed = root_seed(random_state, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
@@ -220,59 +311,44 @@ def _validate(
     correction = correction_for(loss_obj)
     s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
     exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
+    function = InteractionFunction(
+        as_model(model, owner=owner), loss_obj, bg, InteractionPlan(G, index, chosen, col_player),
+        players, s, exact_inner, seed,
+    )
     return _Problem(
-        model=as_model(model, owner=owner), table=table, y=y_arr, loss=loss_obj, background=bg,
-        players=players, plan=InteractionPlan(G, index, chosen, col_player), n_samples=s,
-        exact_inner=exact_inner, correction="exact" if exact_inner else correction,
+        function=function, table=table, y=y_arr,
         n_permutations=MAX_PERMUTATIONS if n_perm is None else n_perm, threshold=thr,
-        batch_size=bs, seed=seed,
+        batch_size=bs, n_jobs=jobs, progress=report,
     )
 
 
 def _estimate(prob: _Problem) -> tuple[Mean, bool, float]:
-    """Mean of the explanation function over the explained observations."""
-    n = prob.table.n_rows
-    plan = prob.plan
-    prob.model.observe_labels(prob.y)
-    chunk = max(1, _CHUNK_ROWS // plan.rows_per_observation(prob.n_samples))
-    draws = RowStream(prob.seed, "interactions/draws", prob.n_samples)
-    orders = RowStream(prob.seed, "interactions/orders", plan.n_players)
-    agg = Mean()
-    exact = plan.method == "exact"
-    total = n if exact else prob.n_permutations
-    check_every = total if exact else prob.batch_size
-    converged, ratio = exact, float("nan")
-    t0 = 0
+    """Exact: the engine's mean over the rows of ``X``. Permutation: batches of sampled
+    observations (sample ``t`` keyed by ``t``) until the convergence rule or the cap."""
+    fn = prob.function
+    fn.model.observe_labels(prob.y)
+    if fn.plan.method == "exact":
+        explained = explain_rows(fn, prob.table, prob.y, n_jobs=prob.n_jobs,
+                                 progress=prob.progress)
+        return explained.mean, True, _ratio(explained.mean, fn.plan.n_values)
+    n, total = prob.table.n_rows, prob.n_permutations
+    agg, t0 = Mean(), 0
+    converged, ratio = False, float("inf")
     while t0 < total:
-        t1 = min(t0 + min(chunk, check_every - t0 % check_every), total)
-        rows = np.arange(t0, t1) if exact else _sampled_rows(prob.seed, n, t0, t1)
-        _update(prob, agg, rows, t0, draws, orders)
+        t1 = min(t0 + prob.batch_size, total)
+        rows = _sampled_rows(fn.seed, n, t0, t1)
+        part = explain_rows(fn, prob.table.take(rows), prob.y[rows], start=t0,
+                            n_jobs=prob.n_jobs)
+        agg._merge_into(part.mean)
         t0 = t1
-        if not exact and (agg.n % check_every == 0 or agg.n == total):
-            ratio = _ratio(agg, plan.n_values)
-            if prob.threshold is not None and ratio < prob.threshold:
-                converged = True
-                break
-    if exact:
-        ratio = _ratio(agg, plan.n_values)
+        ratio = _ratio(agg, fn.plan.n_values)
+        if prob.progress is not None:
+            cap = None if prob.threshold is not None and total == MAX_PERMUTATIONS else total
+            prob.progress(ProgressInfo(t1, cap, _OWNER, ratio))
+        if prob.threshold is not None and ratio < prob.threshold:
+            converged = True
+            break
     return agg, converged, ratio
-
-
-def _update(
-    prob: _Problem, agg: Mean, rows: np.ndarray, t0: int, draws: RowStream, orders: RowStream
-) -> None:
-    """Explain samples ``t0 ..`` (the observations ``rows``) and add them to ``agg``."""
-    B, m = len(rows), prob.background.n_rows
-    if prob.exact_inner:
-        draw_idx = np.broadcast_to(np.arange(m), (B, m))
-    else:
-        draw_idx = uniform_index(draws.uniforms(t0, B), m)
-    order_u = orders.uniforms(t0, B) if prob.plan.method == "permutation" else None
-    values, losses = explain_interactions(
-        prob.plan, prob.model, prob.loss, prob.correction, prob.table.take(rows), prob.y[rows],
-        prob.background, draw_idx, order_u,
-    )
-    agg.update_many(np.concatenate([values, losses], axis=1))
 
 
 def _sampled_rows(seed: int, n: int, t0: int, t1: int) -> np.ndarray:
@@ -302,22 +378,11 @@ def _ratio(agg: Mean, n_values: int) -> float:
 def _to_result(
     prob: _Problem, agg: Mean, converged: bool, ratio: float, loss: Any, random_state: Any
 ) -> ShapleyInteractions:
-    k = prob.plan.n_values
-    mean = agg.get()
-    std = np.sqrt(np.asarray(agg.variance) / max(agg.n, 1))
-    settings = {
-        "method": prob.plan.method,
-        "loss": loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
-        "n_samples": prob.n_samples,
-        "loss_estimator": prob.correction,
-        "n_observations": agg.n,
-        "converged": converged,
-        "convergence_ratio": ratio,
-        "explained_loss": float(mean[k] - mean[k + 1]),
-        "marginal_loss": float(mean[k]),
-        "model_loss": float(mean[k + 1]),
-        "random_state": random_state if isinstance(random_state, (int, type(None))) else "Generator",
-    }
-    return ShapleyInteractions.from_vector(
-        mean[:k], std[:k], prob.players, prob.plan.index, settings
+    res = prob.function.result(Explained(agg))
+    res.settings.update(
+        loss=loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
+        converged=converged,
+        convergence_ratio=ratio,
+        random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
     )
+    return res
