@@ -4,7 +4,8 @@
     rows. The game is SAGE's global loss game on ``--n-explain`` held-out rows with the features
     outside a coalition averaged over ``--n-background`` training rows (the exact inner mean, no
     draws): ``v(S) = l(empty) - mean_x (mean_b f(x_S, b_-S) - y)^2``. shapiq gets this game as a
-    callable on coalition matrices (every coalition costs n_explain * n_background model rows);
+    callable on coalition matrices (every coalition costs n_explain * n_background model rows,
+    evaluated for all coalitions of a call in one vectorised model call);
     ixplain gets the same rows (``shapley_interactions(..., background=bg, n_samples=None)``).
     The reference is ixplain's exact mode, checked against shapiq's ExactComputer on the same
     game. For each budget (coalitions for shapiq, the same number of model rows for ixplain's
@@ -66,15 +67,20 @@ class LossGame:
         self.empty = self._loss(np.zeros((1, Xe.shape[1]), dtype=bool))[0]
 
     def _loss(self, coalitions):
+        """Losses of a batch of coalitions, in model calls of up to ~2**20 rows (vectorised
+        across the coalitions of a call, so shapiq is not slowed by per-coalition calls)."""
         n, m, d = len(self.Xe), len(self.bg), self.Xe.shape[1]
         coalitions = np.asarray(coalitions, dtype=bool).reshape(-1, d)
-        out = np.empty(len(coalitions))
-        for c, keep in enumerate(coalitions):
-            Z = np.where(keep[None, None, :], self.Xe[:, None, :], self.bg[None, :, :])
-            pred = self.predict(Z.reshape(n * m, d)).reshape(n, m).mean(axis=1)
-            out[c] = np.mean((pred - self.ye) ** 2)
-            self.rows += n * m
-        return out
+        step = max(1, 2**20 // (n * m))
+        out = []
+        for c in range(0, len(coalitions), step):
+            keep = coalitions[c : c + step]
+            Z = np.where(keep[:, None, None, :], self.Xe[None, :, None, :],
+                         self.bg[None, None, :, :])
+            pred = self.predict(Z.reshape(-1, d)).reshape(len(keep), n, m).mean(axis=2)
+            out.append(np.mean((pred - self.ye[None, :]) ** 2, axis=1))
+            self.rows += len(keep) * n * m
+        return np.concatenate(out)
 
     def __call__(self, coalitions):
         return self.empty - self._loss(coalitions)
