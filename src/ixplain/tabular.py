@@ -21,10 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
+
+from ._lazy import is_instance, loaded
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Schema", "Table", "as_table"]
 
@@ -78,6 +82,9 @@ class Schema:
 
 
 def _kind_of(dtype: Any) -> str:
+    """Kind of a pandas column's dtype."""
+    import pandas as pd
+
     if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
     try:
@@ -108,6 +115,10 @@ def _all_numbers(values: Any) -> bool:
 
 
 def _is_integer_dtype(dtype: Any) -> bool:
+    if isinstance(dtype, np.dtype):  # pandas' is_integer_dtype on a numpy dtype, without pandas
+        return dtype.kind in "iu"
+    import pandas as pd
+
     if isinstance(dtype, pd.CategoricalDtype):
         return False
     return bool(pd.api.types.is_integer_dtype(dtype)) and not pd.api.types.is_bool_dtype(dtype)
@@ -185,9 +196,9 @@ class Table:
         """
         if isinstance(X, Table):
             return X
-        if isinstance(X, pd.Series):
+        if is_instance(X, "pandas", "Series"):
             X = X.to_frame().T.infer_objects()
-        if isinstance(X, pd.DataFrame):
+        if is_instance(X, "pandas", "DataFrame"):
             return cls._from_pandas(X, "pandas", categorical_features, owner)
         if type(X).__module__.startswith("polars"):
             table = cls._from_pandas(X.to_pandas(), "polars", categorical_features, owner)
@@ -233,6 +244,8 @@ class Table:
 
     @classmethod
     def _from_pandas(cls, df: pd.DataFrame, source, categorical_features, owner) -> Table:
+        import pandas as pd
+
         labels = tuple(df.columns)
         names = tuple(str(c) for c in labels)
         if len(set(names)) != len(names):
@@ -299,6 +312,8 @@ class Table:
         col = self.column(name)
         if isinstance(col, np.ndarray) and col.dtype.kind in "iufb":
             return col.astype(np.float64, copy=False)
+        import pandas as pd
+
         return pd.array(col).to_numpy(dtype=np.float64, na_value=np.nan)
 
     # ------------------------------------------------------------------ row operations
@@ -428,6 +443,8 @@ class Table:
 
     def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame with the original labels and dtypes (RangeIndex)."""
+        import pandas as pd
+
         cols = list(self.columns.values())
         if cols and all(isinstance(c, np.ndarray) for c in cols):
             dtypes = {c.dtype for c in cols}
@@ -453,6 +470,32 @@ def _lossless_polars_cast(series: Any, dtype: Any) -> bool:
 
 def _coerce(values: Any, current: Any, dtype: Any, name: str) -> tuple[Any, bool]:
     """Convert ``values`` to ``dtype`` losslessly; return (array, upcast_to_float)."""
+    if not isinstance(dtype, np.dtype) and loaded("pandas") is not None:
+        coerced = _coerce_pandas(values, dtype, name)
+        if coerced is not None:
+            return coerced
+    np_dtype = current.dtype if isinstance(current, np.ndarray) else np.dtype(dtype)
+    arr = np.asarray(values)
+    if np_dtype.kind in "iu":
+        if arr.dtype.kind in "iu":
+            return arr.astype(np_dtype, copy=False), False
+        f = arr.astype(np.float64)
+        if np.any(np.isnan(f)) or not np.all(f == np.round(f)):
+            return f, True
+        return f.astype(np_dtype), False
+    if np_dtype.kind == "b":
+        if arr.dtype.kind == "b":
+            return arr, False
+        return arr.astype(object), False
+    if np_dtype.kind == "f":
+        return arr.astype(np_dtype, copy=False) if arr.dtype.kind in "iufb" else arr, False
+    return arr.astype(np_dtype, copy=False) if arr.dtype != np_dtype else arr, False
+
+
+def _coerce_pandas(values: Any, dtype: Any, name: str) -> tuple[Any, bool] | None:
+    """:func:`_coerce` for a pandas categorical or extension dtype (``None`` for other dtypes)."""
+    import pandas as pd
+
     if isinstance(dtype, pd.CategoricalDtype):
         cats = dtype.categories
         vals = np.asarray(values, dtype=object)
@@ -471,22 +514,7 @@ def _coerce(values: Any, current: Any, dtype: Any, name: str) -> tuple[Any, bool
             if not np.all(finite == np.round(finite)):
                 return f, True
         return pd.array(values, dtype=dtype), False
-    np_dtype = current.dtype if isinstance(current, np.ndarray) else np.dtype(dtype)
-    arr = np.asarray(values)
-    if np_dtype.kind in "iu":
-        if arr.dtype.kind in "iu":
-            return arr.astype(np_dtype, copy=False), False
-        f = arr.astype(np.float64)
-        if np.any(np.isnan(f)) or not np.all(f == np.round(f)):
-            return f, True
-        return f.astype(np_dtype), False
-    if np_dtype.kind == "b":
-        if arr.dtype.kind == "b":
-            return arr, False
-        return arr.astype(object), False
-    if np_dtype.kind == "f":
-        return arr.astype(np_dtype, copy=False) if arr.dtype.kind in "iufb" else arr, False
-    return arr.astype(np_dtype, copy=False) if arr.dtype != np_dtype else arr, False
+    return None
 
 
 def as_table(

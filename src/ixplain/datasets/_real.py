@@ -7,9 +7,10 @@ downloads anything.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ._base import DatasetInfo, _read_bundled, _register, iter_frame
 
@@ -180,9 +181,11 @@ def load_adult(*, return_X_y: bool = False) -> Any:
     >>> df.shape, round(float(df["class"].mean()), 3)
     ((48842, 15), 0.239)
     """
+    from pandas.api.types import is_numeric_dtype
+
     frame = _read_bundled("adult.csv.gz")
     for col in frame.columns:
-        if col != "class" and not pd.api.types.is_numeric_dtype(frame[col]):
+        if col != "class" and not is_numeric_dtype(frame[col]):
             frame[col] = frame[col].fillna("?")
     frame["class"] = (frame["class"] == ">50K").astype("int64")
     return _split(frame, "class", return_X_y)

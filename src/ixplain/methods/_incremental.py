@@ -49,8 +49,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_instance
 from .._random import RowStream, keyed_generator
 from .._validation import check_bool, check_float, check_int, check_options
 from ..aggregation import EWMean, Mean
@@ -701,7 +701,7 @@ class IncrementalExplainer:
             raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if isinstance(X, Table):
             table = X
-        elif isinstance(X, pd.Series):
+        elif is_instance(X, "pandas", "Series"):
             table = as_table(X, owner=self._owner)
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
             if self._schema is None:
@@ -789,7 +789,8 @@ class IncrementalExplainer:
             arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
             arr[0] = y
             return arr
-        arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+        pandas = is_instance(y, "pandas", "Series", "DataFrame")
+        arr = np.asarray(y.to_numpy() if pandas else y)
         if arr.ndim == 0:
             raise ValueError(
                 f"{self._owner}.explain_many needs one label per observation ({B} of them); "
@@ -805,6 +806,8 @@ class IncrementalExplainer:
         assert schema is not None
         out: dict[str, Any] = cols
         if schema.source in ("pandas", "polars"):
+            import pandas as pd
+
             out = dict(cols)
             for name, dtype in zip(schema.names, schema.dtypes):
                 if isinstance(dtype, pd.CategoricalDtype):

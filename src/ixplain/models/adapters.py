@@ -6,8 +6,8 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_instance
 from .._validation import check_options, param_error
 from ._lightgbm import lightgbm_fast_path
 from .base import Model, _class_index
@@ -170,7 +170,7 @@ class CallableModel(Model):
 
     def _predict_native(self, X: Any) -> Any:
         out = self.model(X)
-        if isinstance(out, (pd.DataFrame, pd.Series)):
+        if is_instance(out, "pandas", "DataFrame", "Series"):
             out = out.to_numpy()
         return out
 
@@ -232,7 +232,7 @@ class RiverModel(Model):
     def observe_labels(self, y: Any) -> None:
         if not self.is_classifier or self._fixed_classes:
             return
-        if isinstance(y, (np.ndarray, pd.Series)):
+        if isinstance(y, np.ndarray) or is_instance(y, "pandas", "Series"):
             values = y.tolist()  # Python labels: compared with the known ones without numpy
         else:
             values = y if isinstance(y, (list, tuple)) else [y]
@@ -265,6 +265,8 @@ class RiverModel(Model):
             return fast
         if self.response_method == "predict_proba_one":
             if hasattr(self._final, "predict_proba_many"):
+                import pandas as pd
+
                 frame = m.predict_proba_many(pd.DataFrame.from_records(records))
                 dicts = frame.to_dict(orient="records")
             else:
@@ -278,6 +280,8 @@ class RiverModel(Model):
             return out.reshape(len(records), len(classes))
         values: Any
         if hasattr(self._final, "predict_many"):
+            import pandas as pd
+
             values = m.predict_many(pd.DataFrame.from_records(records)).to_numpy()
         else:
             values = [m.predict_one(r) for r in records]

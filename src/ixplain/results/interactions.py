@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .importance import _jsonable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["InteractionTimeSeries", "ShapleyInteractions"]
 
@@ -113,6 +115,8 @@ class ShapleyInteractions:
     def to_frame(self) -> pd.DataFrame:
         """Long DataFrame with columns ``feature_i``, ``feature_j``, ``value``, ``std``: the main
         terms first (``feature_j == feature_i``), then the pairs ``i < j``."""
+        import pandas as pd
+
         names = np.asarray(self.feature_names, dtype=object)
         ii, jj = np.triu_indices(len(names), 1)
         return pd.DataFrame(
@@ -203,6 +207,8 @@ class InteractionTimeSeries:
 
     def pair_frame(self) -> pd.DataFrame:
         """Wide DataFrame of the pair terms: index ``n_seen``, one column per pair."""
+        import pandas as pd
+
         G = len(self.feature_names)
         return pd.DataFrame(
             self.values[:, G:], index=pd.Index(self.times, name="n_seen"),
@@ -212,6 +218,8 @@ class InteractionTimeSeries:
     def to_frame(self) -> pd.DataFrame:
         """Long DataFrame: ``n_seen``, ``feature_i``, ``feature_j``, ``value``, ``variance``
         (main terms with ``feature_j == feature_i``)."""
+        import pandas as pd
+
         names = np.asarray(self.feature_names, dtype=object)
         ii, jj = np.triu_indices(len(names), 1)
         fi, fj = np.concatenate([names, names[ii]]), np.concatenate([names, names[jj]])
