@@ -36,6 +36,16 @@ Estimation per observation
   pair and observation. Efficiency holds for every single observation (the pair terms cancel
   in the k-SII main terms).
 
+Bias of the inner estimate
+--------------------------
+With ``s >= 2`` draws and squared error or Brier the loss of the averaged prediction is
+estimated without bias, so the index is that of the averaged-prediction game. With ``s = 1``
+(or a loss without a correction) it is the index of the game of the expected *one-draw* loss,
+``E_b (f(x_S, b_-S) - y)^2``, whose pair terms also contain the covariance of the two
+features' effects *within* the background rows: two additive features get a spurious pair term
+of the size of their sample correlation in the background (``O(1 / sqrt(m))`` for ``m``
+independent rows), which no standard error over the explained rows reports. Prefer ``s >= 2``.
+
 References
 ----------
 Grabisch, M., Roubens, M. "An axiomatic approach to the concept of interaction among players in
