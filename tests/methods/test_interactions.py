@@ -282,3 +282,39 @@ def test_nan_in_x_names_the_column():
     X[2, 1] = np.nan
     with pytest.raises(ValueError, match="column 'x1' contains NaN"):
         shapley_interactions(product_plus, X, np.zeros(4), loss="squared_error")
+
+
+def test_classifier_probabilities_brier_and_log_loss():
+    """A binary classifier is explained through P(y = 1): k-SII stays efficient, the feature
+    the model ignores gets 0 pairs (common draws), and the interacting pair leads."""
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    Z = np.column_stack([X[:, 0], X[:, 1], X[:, 0] * X[:, 1]])
+    clf = sklearn.LogisticRegression().fit(Z, y)
+
+    def proba(A):
+        return clf.predict_proba(np.column_stack([A[:, 0], A[:, 1], A[:, 0] * A[:, 1]]))
+
+    for loss in ("brier", "log_loss"):
+        res = shapley_interactions(proba, X, y, loss=loss, n_samples=8, random_state=0)
+        assert res.total == pytest.approx(res.settings["explained_loss"], abs=1e-10)
+        # 0 up to the last bits: BLAS may round the same row differently at another position
+        # of a batched call
+        assert abs(res.pair_values[0, 2]) < 1e-12 and abs(res.pair_values[1, 2]) < 1e-12
+        assert res.top_pairs(1)[0][:2] == ("x0", "x1")
+
+
+def test_exact_mode_gives_an_ignored_feature_exactly_zero(problem5):
+    """Every discrete derivative is a difference of two marginal contributions, each exactly 0
+    for a feature the model ignores (the same draws in both coalitions), so its main term and
+    all its pairs are 0.0, not just small, for SII and k-SII."""
+    X, y, bg = problem5
+    rng = np.random.default_rng(0)
+    X6, bg6 = np.column_stack([X, rng.normal(size=60)]), np.column_stack([bg, rng.normal(size=25)])
+    for index in ("SII", "k-SII"):
+        res = shapley_interactions(nonlinear, X6, y, loss="squared_error", index=index,
+                                   background=bg6, n_samples=3, random_state=0)
+        assert res.settings["method"] == "exact"
+        assert res.main_values[5] == 0.0 and np.all(res.pair_values[5] == 0.0)

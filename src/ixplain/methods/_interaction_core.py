@@ -173,6 +173,48 @@ def exact_matrix(n_players: int, index: str) -> np.ndarray:
     return np.concatenate([sv, sii])
 
 
+@lru_cache(maxsize=32)
+def _derivative_plan(n_players: int) -> tuple[np.ndarray, ...]:
+    """Coalition indices and weights of the discrete derivatives of every player and pair.
+
+    ``t1, t1i`` (G, 2^(G-1)): the coalitions ``T`` without ``i`` and ``T + i``, weights ``w1``;
+    ``t2, t2i, t2j, t2ij`` (P, 2^(G-2)): ``T`` without ``i, j`` and its three extensions,
+    weights ``w2`` (the Shapley and SII weights of ``|T|``).
+    """
+    G = n_players
+    bits = coalition_bits(G)
+    size = bits.sum(axis=1)
+    c = np.arange(2**G)
+    w = np.array([factorial(t) * factorial(G - t - 1) / factorial(G) for t in range(G)])
+    t1 = np.stack([c[~bits[:, i]] for i in range(G)])
+    t1i = t1 | (1 << np.arange(G))[:, None]
+    ii, jj = pair_indices(G)
+    t2 = np.stack([c[~bits[:, i] & ~bits[:, j]] for i, j in zip(ii, jj)]).reshape(len(ii), -1)
+    bi, bj = (1 << ii)[:, None], (1 << jj)[:, None]
+    w2 = np.array(
+        [factorial(t) * factorial(G - t - 2) / factorial(G - 1) for t in range(max(G - 1, 1))]
+    )
+    return t1, t1i, w[size[t1]], t2, t2 | bi, t2 | bj, t2 | bi | bj, w2[size[t2]]
+
+
+def exact_indices(game: np.ndarray, n_players: int, index: str) -> np.ndarray:
+    """Main and pair terms of game vectors ``game`` (B, 2^G), shape (B, G + P).
+
+    SII and k-SII sum weighted discrete derivatives, each grouped as a difference of two
+    marginal contributions, so a player whose presence never changes the game gets exactly 0
+    in every term that involves it; FSII applies :func:`exact_matrix`.
+    """
+    if index == "FSII":
+        return game @ exact_matrix(n_players, index).T
+    t1, t1i, w1, t2, t2i, t2j, t2ij, w2 = _derivative_plan(n_players)
+    mains = ((game[:, t1i] - game[:, t1]) * w1).sum(axis=2)
+    delta = (game[:, t2ij] - game[:, t2j]) - (game[:, t2i] - game[:, t2])
+    pairs = (delta * w2).sum(axis=2)
+    if index == "k-SII":
+        mains = mains - 0.5 * pairs @ _incidence(n_players).T
+    return np.concatenate([mains, pairs], axis=1)
+
+
 @dataclass(frozen=True)
 class InteractionPlan:
     """What one evaluation of the explanation function computes.
@@ -269,7 +311,7 @@ def _explain_exact(
     )
     losses = np.concatenate([est, full_loss[:, None]], axis=1)  # (B, 2^G), coalition order
     game = losses[:, :1] - losses
-    values = game @ exact_matrix(G, plan.index).T
+    values = exact_indices(game, G, plan.index)
     return values, np.stack([losses[:, 0], full_loss], axis=1)
 
 
