@@ -160,24 +160,39 @@ def positive_column(pred: np.ndarray, loss: Loss, model: Model) -> np.ndarray:
     return pred
 
 
+def _ordered_sum(a: np.ndarray, axis: int) -> np.ndarray:
+    """Sum over ``axis`` adding the slices in index order: every row gets the same operations
+    in the same order, so identical rows give identical sums wherever they sit in the array
+    (numpy's reductions may group a row's terms by its memory alignment)."""
+    acc = np.take(a, 0, axis=axis).copy()
+    for j in range(1, a.shape[axis]):
+        acc += np.take(a, j, axis=axis)
+    return acc
+
+
 def averaged_loss(
     loss: Loss, correction: str, y: np.ndarray, preds: np.ndarray, classes: Any
 ) -> np.ndarray:
-    """Estimate ``loss(E[p], y)`` per row from draws ``preds`` of shape (n, s) or (n, s, k)."""
+    """Estimate ``loss(E[p], y)`` per row from draws ``preds`` of shape (n, s) or (n, s, k).
+
+    Rows with identical draws get bit-identical estimates (ordered sums), so a feature the
+    model ignores changes no coalition's loss at all.
+    """
     n, s = preds.shape[:2]
-    mean = preds.mean(axis=1)
+    mean = _ordered_sum(preds, 1) / s
     base = loss(y, mean, classes)
     if correction == "variance" and s >= 2:
-        var = preds.var(axis=1, ddof=1) / s
+        var = _ordered_sum((preds - mean[:, None]) ** 2, 1) / ((s - 1) * s)
         if var.ndim == 2:
-            var = var.sum(axis=1) if _VARIANCE_LOSSES[loss.name] == "sum" else var.mean(axis=1)
+            total = _ordered_sum(var, 1)
+            var = total if _VARIANCE_LOSSES[loss.name] == "sum" else total / var.shape[1]
         return base - var
     if correction == "jackknife" and s >= 2:
         loo = (s * mean[:, None] - preds) / (s - 1)  # leave-one-out means, (n, s[, k])
         y_rep = np.repeat(np.asarray(y), s, axis=0)
         flat = loo.reshape((n * s,) + loo.shape[2:])
         loo_loss = loss(y_rep, flat, classes).reshape(n, s)
-        return s * base - (s - 1) * loo_loss.mean(axis=1)
+        return s * base - (s - 1) * (_ordered_sum(loo_loss, 1) / s)
     return base
 
 
@@ -200,7 +215,8 @@ def masked_losses(
         Estimates of ``loss(E[f(x_S, X')], y)`` for each coalition, from the ``n_samples``
         draws with ``correction``.
     full_loss : ndarray of shape (n,)
-        ``loss(f(x), y)``.
+        ``loss(f(x), y)`` (computed as the average of ``n_samples`` copies of ``f(x)``, like
+        the other coalitions: equal to it up to rounding).
     full_pred : ndarray of shape (n,) or (n, k)
         The model's predictions ``f(x)``.
     """
@@ -213,7 +229,10 @@ def masked_losses(
     y_arr = np.asarray(y)
     y_rep = np.repeat(y_arr, n_coalitions, axis=0)
     est = averaged_loss(loss, correction, y_rep, inner, classes).reshape(nb, n_coalitions)
-    return est, loss(y_arr, full_pred, classes), full_pred
+    # the full coalition through the same arithmetic as the others (its s draws are all f(x)),
+    # so a coalition that differs from it only by ignored features has the same loss exactly
+    same = np.repeat(full_pred[:, None], n_samples, axis=1)
+    return est, averaged_loss(loss, correction, y_arr, same, classes), full_pred
 
 
 def coalition_losses(
