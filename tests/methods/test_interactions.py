@@ -325,3 +325,17 @@ def test_exact_mode_gives_an_ignored_feature_exactly_zero(problem5):
                                    background=bg6, n_samples=3, random_state=0)
         assert res.settings["method"] == "exact"
         assert res.main_values[5] == 0.0 and np.all(res.pair_values[5] == 0.0)
+
+
+def test_n_jobs_and_progress_do_not_change_the_values(problem5):
+    X, y, bg = problem5
+    seen = []
+    kw = dict(loss="squared_error", background=bg, n_samples=2, random_state=4)
+    a = shapley_interactions(nonlinear, X, y, **kw)
+    b = shapley_interactions(nonlinear, X, y, n_jobs=2, progress=seen.append, **kw)
+    np.testing.assert_array_equal(a.pair_values, b.pair_values)
+    assert seen and seen[-1].done == len(X)
+    seen.clear()
+    shapley_interactions(nonlinear, X, y, method="permutation", n_permutations=100,
+                         convergence_threshold=None, batch_size=50, progress=seen.append, **kw)
+    assert [p.done for p in seen] == [50, 100] and seen[-1].convergence_ratio > 0
