@@ -21,6 +21,12 @@ import pandas as pd
 
 from . import _plots
 from ._errors import CLIError
+from ._interactions import (
+    compute_interactions,
+    interaction_tables,
+    plot_interactions,
+    write_interactions,
+)
 from ._methods import _public
 from ._writers import Table, importance_table, write_frame, write_json
 
@@ -47,8 +53,8 @@ class StaticRun:
         The features whose curves were computed.
     timings : dict of str to float
         Seconds spent computing each method (``"pd"`` for PD and ICE together).
-    results : dict of str to object
-        Other methods' result objects by method name (``"interactions"``).
+    extra : dict of str to object
+        Results of the methods without a slot above, by method (``"hstat"``: HStatistic).
     """
 
     cfg: Any
@@ -66,7 +72,7 @@ class StaticRun:
     )
     pd_features: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    results: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.X = self.frame.drop(columns=[self.target])
@@ -286,69 +292,6 @@ def _plot_curves(run: StaticRun) -> list[Image]:
     return [(caption, path)]
 
 
-# --- interactions: Shapley interactions of the loss game ------------------------------------
-
-#: Rows explained by ``interactions`` (a seeded subsample of the table): the exact enumeration
-#: costs ``(2^d - 1) * n_samples + 1`` model rows per explained row.
-INTERACTION_ROWS = 256
-
-
-def _compute_interactions(run: StaticRun) -> None:
-    from .._random import keyed_generator
-
-    loss = run.cfg.loss or ("log_loss" if run.is_classifier else "squared_error")
-    n = len(run.X)
-    rows = np.arange(n)
-    if n > INTERACTION_ROWS:
-        rng = keyed_generator(int(run.cfg.seed), "cli", "interactions")
-        rows = np.sort(rng.choice(n, INTERACTION_ROWS, replace=False))
-    with run.timed("interactions"):
-        run.results["interactions"] = _public("shapley_interactions")(
-            run.model, run.X.iloc[rows], run.y[rows], loss=loss, random_state=run.cfg.seed
-        )
-
-
-def _write_interactions(run: StaticRun) -> list[Path]:
-    res = run.results.get("interactions")
-    if res is None:
-        return []
-    files = write_frame(run.out, "interactions", res.to_frame())
-    return [*files, write_json(run.out / "interactions.json", res.to_dict())]
-
-
-def _plot_interactions(run: StaticRun) -> list[Image]:
-    res = run.results.get("interactions")
-    display = _public("InteractionHeatmapDisplay")
-    if res is None or display is None:
-        return []
-    from matplotlib.figure import Figure
-
-    size = 1.2 + 0.55 * len(res.feature_names)
-    fig = Figure(figsize=(size + 1.5, size))
-    display.from_result(res, ax=fig.subplots(), fmt=".2g")
-    fig.tight_layout()
-    path = run.out / "interactions.png"
-    fig.savefig(path, dpi=90)
-    caption = (
-        f"Shapley interactions ({res.index}) of the loss game on {res.settings['n_observations']}"
-        " rows: pairs off the diagonal, main terms on it; * = the +-2 standard error interval "
-        "excludes 0."
-    )
-    return [(caption, path)]
-
-
-def _interaction_tables(run: StaticRun) -> list[Table]:
-    res = run.results.get("interactions")
-    if res is None:
-        return []
-    idx = {n: i for i, n in enumerate(res.feature_names)}
-    rows = [
-        [a, b, f"{v:.4g}", f"{res.pair_std[idx[a], idx[b]]:.2g}"]
-        for a, b, v in res.top_pairs(10)
-    ]
-    return [(f"Strongest pairs ({res.index})", ["feature i", "feature j", "value", "std"], rows)]
-
-
 #: ``--methods`` name -> how ``ixplain explain`` runs it (registry order is run order).
 STATIC_METHODS: dict[str, StaticMethod] = {
     "pfi": StaticMethod(
@@ -363,11 +306,6 @@ STATIC_METHODS: dict[str, StaticMethod] = {
     ),
     "pd": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
     "ice": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
-    "interactions": StaticMethod(
-        "shapley_interactions",
-        _compute_interactions,
-        _write_interactions,
-        _plot_interactions,
-        _interaction_tables,
-    ),
+    "interactions": StaticMethod("shapley_interactions", compute_interactions,
+                                 write_interactions, plot_interactions, interaction_tables),
 }
