@@ -237,3 +237,60 @@ def test_registered_method_conformance(name):
         got = engine.explain_partitions(method, dd.from_pandas(df, npartitions=npartitions),
                                         columns=list(table.names), y="__y")
         np.testing.assert_allclose(got.mean.get(), ref.mean.get(), rtol=1e-12, atol=1e-13)
+
+
+# ------------------------------------------------------------------------------ public functions
+def _progress_case():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(700, 3))
+    return X, 2 * X[:, 0] + X[:, 1] * X[:, 2]
+
+
+def _linear_model(A):
+    return 2 * A[:, 0] + A[:, 1] * A[:, 2]
+
+
+def _run_public(name, progress):
+    from ixplain import partial_dependence, permutation_importance, sage
+
+    X, y = _progress_case()
+    if name == "partial_dependence":
+        r = partial_dependence(_linear_model, X, [0, 1], grid_resolution=20, kind="both",
+                               memory_budget=8 * 3 * 20 * 20 * 100, progress=progress)
+        return np.concatenate([r.average.ravel(), r.individual.ravel()])
+    if name == "permutation_importance":
+        r = permutation_importance(_linear_model, X, y, loss="squared_error", n_repeats=3,
+                                   random_state=0, memory_budget=8 * 3 * 10 * 100,
+                                   progress=progress)
+        return r.importances.ravel()
+    r = sage(_linear_model, X, y, loss="squared_error", random_state=0, batch_size=128,
+             n_permutations=1280, convergence_threshold=None, progress=progress)
+    return r.importances_mean
+
+
+@pytest.mark.parametrize("name", ["partial_dependence", "permutation_importance", "sage"])
+def test_public_functions_report_progress(name, capsys):
+    seen = []
+    with_progress = _run_public(name, seen.append)
+    silent = _run_public(name, False)
+    assert capsys.readouterr() == ("", "")  # False prints nothing
+    np.testing.assert_array_equal(with_progress, silent)  # progress changes nothing
+    done = [i.done for i in seen]
+    assert len(done) >= 3 and done == sorted(done) and len(set(done)) == len(done)
+    assert all(i.method == name for i in seen)
+    if name == "sage":  # orders so far, and the ratio once a block of orders was accumulated
+        from ixplain.methods.sage import CHECK_EVERY
+
+        assert done == list(range(128, 1281, 128)) and seen[-1].total == 1280
+        ratios = [i.convergence_ratio for i in seen]
+        assert all((r is None) == (d < CHECK_EVERY) for r, d in zip(ratios, done))
+        assert all(r > 0 for r in ratios if r is not None)
+    else:
+        assert done[-1] == seen[-1].total
+
+
+def test_public_functions_reject_a_bad_progress():
+    with pytest.raises(TypeError, match="The 'progress' parameter of partial_dependence"):
+        _run_public("partial_dependence", "yes")
+    with pytest.raises(TypeError, match="The 'progress' parameter of permutation_importance"):
+        _run_public("permutation_importance", 1)

@@ -23,6 +23,12 @@ It then gets from the engine
 * the **incremental form**: an :class:`~ixplain.methods._incremental.IncrementalExplainer`
   subclass whose ``_explain_batch`` calls the same ``explain`` (the storage supplies ``P``).
 
+Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunction`, the
+ICE curve on a fixed grid), ``permutation_importance`` and
+``permutation_importance_background`` (:class:`~ixplain.methods.pfi.PermutationPFI`,
+:class:`~ixplain.methods.pfi.BackgroundPFI`), ``sage``
+(:class:`~ixplain.methods.sage.SAGEFunction`).
+
 Randomness
 ----------
 :attr:`RowBatch.start` is the index of the batch's first row in the whole table (in the
@@ -557,6 +563,10 @@ def _explain_partition(
 
     table = as_table(part[columns].reset_index(drop=True), owner=owner)
     labels = None if y is None else part[y].to_numpy()
+    if labels is not None and labels.dtype.kind in "fc" and not np.isfinite(labels).all():
+        row = start + int((~np.isfinite(labels)).argmax())
+        raise ValueError(f"{owner}: the target column {y!r} contains NaN or infinite values "
+                         f"(first at row {row}); drop or fill those rows.")
     weights = None if sample_weight is None else part[sample_weight].to_numpy(dtype=np.float64)
     return explain_rows(method, table, labels, sample_weight=weights, start=start,
                         memory_budget=memory_budget, keep_values=keep_values)

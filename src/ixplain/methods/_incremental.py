@@ -16,13 +16,46 @@ storage of past rows (:mod:`ixplain.storage`). This module does everything excep
   by name (a missing key is an error naming it; extra keys are ignored; key order is irrelevant);
 * the storage and aggregator updates, in order: row ``t`` is explained with the storage holding
   rows ``< t`` (the first row of a stream is only stored), then stored;
-* ``history_`` snapshots, the confidence bound, the random generator, pickling.
+* ``history_`` snapshots, the confidence bound, the randomness, pickling.
 
 A subclass writes only :meth:`IncrementalExplainer._explain_batch` -- the batched ``lambda`` --
 and, if needed, :meth:`IncrementalExplainer._value_shape` and :meth:`_default_storage`. It may
 add :meth:`IncrementalExplainer._explain_numeric_row`, the same ``lambda`` for one all-numeric
 row given as an array (the per-observation hot path of ``explain_one``; it must give the values
 ``_explain_batch`` gives for that row, from the same draws).
+
+Randomness (batch invariance)
+-----------------------------
+The state after row ``t`` (estimate, variances, ``history_``, storage) depends on the seed and
+rows ``0..t`` alone, bit for bit, however the rows were split into ``explain_one`` /
+``explain_many`` calls, whatever ``history_every`` and ``max_batch`` are, and across a pickle
+round trip. ``_explain_batch`` gets a :class:`Sampler` whose every number for row ``t`` is read
+from a counter-based row stream at index ``t`` (:mod:`ixplain._random`):
+
+* ``sampler.draw(n)`` / ``draw_blocks(n)`` / ``draw_columns(n)``: ``n`` storage rows per row;
+* ``sampler.uniforms(k, name)``: ``(B, k)`` uniforms of the batch's rows from stream ``name``,
+  for the method's own randomness (iSAGE: ``argsort(sampler.uniforms(G, "order"), axis=1)``);
+* ``sampler.available``: which rows found a non-empty storage.
+
+Never use a ``numpy.random.Generator`` in ``_explain_batch``: its numbers would depend on the
+batching. The storage decides per offered row from its own row stream (seeded from the
+explainer's seed unless given one), the model is evaluated on up to ``max_batch`` rows at once,
+and the aggregator takes the values as a sequence of single updates
+(:meth:`~ixplain.aggregation.base.Aggregator.update_sequence`) in segments that end at the
+snapshot rows.
+
+    >>> import numpy as np
+    >>> from ixplain import IncrementalPFI
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2)); y = X[:, 0] + 0.1 * rng.normal(size=300)
+    >>> def f(A): return A[:, 0]
+    >>> loop = IncrementalPFI(f, "squared_error", alpha=0.05, random_state=0)
+    >>> for x, t in zip(X, y):
+    ...     _ = loop.explain_one(x, t)
+    >>> many = IncrementalPFI(f, "squared_error", alpha=0.05, random_state=0, max_batch=64)
+    >>> _ = many.explain_many(X[:123], y[:123]); _ = many.explain_many(X[123:], y[123:])
+    >>> bool((loop.importances_ == many.importances_).all())
+    True
 
 Missing values (``nan_policy``)
 -------------------------------
@@ -56,7 +89,7 @@ from .._validation import check_bool, check_float, check_int, check_options
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
-from ..storage.base import Batch, SlotStorage, canonical_columns, seed_of
+from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
 from ..tabular import Schema, Table, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
@@ -68,6 +101,14 @@ class _RowStreams:
     def __init__(self, seed: int) -> None:
         self.seed = int(seed)
         self._streams: dict[tuple[str, int], RowStream] = {}
+        self._cached: dict[tuple[str, int], CachedRows] = {}
+
+    def row(self, name: str, k: int, t: int) -> np.ndarray:
+        """Row ``t``'s ``k`` uniforms of stream ``name`` (the one-row hot path, cached)."""
+        cached = self._cached.get((name, k))
+        if cached is None:
+            cached = self._cached[(name, k)] = CachedRows(self.stream(name, k))
+        return cached.row(t)
 
     def stream(self, name: str, k: int) -> RowStream:
         key = (name, k)
@@ -84,6 +125,10 @@ class _RowStreams:
         if span == B:  # consecutive rows (the usual case)
             return st.uniforms(t0, B)
         return st.uniforms(t0, span)[rows - t0]
+
+
+#: Stream names of the draw calls of a batch (the c-th call uses ``"draw:<c>"``).
+_DRAW_NAMES = tuple(f"draw:{c}" for c in range(16))
 
 
 class Sampler:
@@ -110,7 +155,7 @@ class Sampler:
     ----------
     available : ndarray of bool, shape (B,)
         False for rows that arrived while the storage was empty (nothing to draw from).
-    rows : ndarray of int, shape (B,)
+    rows : sequence of int, length B
         The stream index ``t`` of each batch row.
     """
 
@@ -130,11 +175,19 @@ class Sampler:
         self._streams = streams
         self._make_table = make_table
         self._n_draws = 0
-        len0 = len(storage)
-        if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
-            self.available = np.full(len(slots), len0 > 0)
-        else:
-            self.available = storage._held(slots) > 0
+        self._available: np.ndarray | None = None
+
+    @property
+    def available(self) -> np.ndarray:
+        """False for rows that arrived while the storage was empty, shape (B,)."""
+        if self._available is None:
+            storage, slots = self._storage, self._slots
+            len0 = len(storage)
+            if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
+                self._available = np.full(len(slots), len0 > 0)
+            else:
+                self._available = storage._held(slots) > 0
+        return self._available
 
     def uniforms(self, k: int, name: str) -> np.ndarray:
         """``(B, k)`` float64 uniforms in [0, 1): row ``i``'s numbers of stream ``name``.
@@ -148,10 +201,13 @@ class Sampler:
             raise ValueError(f"Sampler.uniforms: k must be >= 1. Got {k!r} instead.")
         return self._streams.uniforms(str(name), int(k), self.rows)
 
+    def _draw_name(self) -> str:
+        c = self._n_draws
+        self._n_draws = c + 1
+        return _DRAW_NAMES[c] if c < len(_DRAW_NAMES) else f"draw:{c}"
+
     def _draw_uniforms(self, n: int) -> np.ndarray:
-        name = f"draw:{self._n_draws}"
-        self._n_draws += 1
-        return self._streams.uniforms(name, int(n), self.rows)
+        return self._streams.uniforms(self._draw_name(), int(n), self.rows)
 
     def draw_blocks(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``n`` rows per batch row as (numeric, categorical) 2-D blocks, ``B * n`` rows each;
@@ -159,14 +215,6 @@ class Sampler:
         num, cat, _ = self._storage._sample_blocks(self._batch, self._slots,
                                                    self._draw_uniforms(n))
         return num, cat
-
-    def draw_numeric_one(self, n: int) -> np.ndarray:
-        """For a batch of one row (the storage holding a row): the numeric block of
-        :meth:`draw_blocks` without the in-batch emulation (the single-row hot path)."""
-        name = f"draw:{self._n_draws}"
-        self._n_draws += 1
-        u = self._streams.stream(name, int(n)).uniforms(int(self.rows[0]), 1)
-        return self._storage._draw_numeric(u[0])
 
     def draw_columns(self, n: int) -> dict[str, np.ndarray]:
         """``n`` rows per batch row as canonical columns (``B * n`` rows, row-major)."""
@@ -312,14 +360,19 @@ class IncrementalExplainer:
         raise NotImplementedError
 
     def _explain_numeric_row(
-        self, xm: np.ndarray, y: np.ndarray | None, sampler: Sampler
+        self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
-        """Optional fast form of :meth:`_explain_batch` for one row whose features are all
-        numeric: ``xm`` of shape (1, n_features) float64 (do not modify it), drawing from the
-        storage (which holds a row) through ``sampler`` exactly as the batch form would.
-        Returns ``(1, *value_shape)`` values, or None (before drawing anything) to use
-        :meth:`_explain_batch`."""
+        """Optional fast form of :meth:`_explain_batch` for row ``t`` of the stream when all
+        its features are numeric: ``xm`` of shape (1, n_features) float64 (do not modify it);
+        the storage holds a row. Draw with :meth:`_draw_numeric_one` (the first draw call of
+        ``_explain_batch`` for this row alone). Returns ``(1, *value_shape)`` values, or None
+        to use :meth:`_explain_batch`."""
         return None
+
+    def _draw_numeric_one(self, n: int, t: int) -> np.ndarray:
+        """Row ``t``'s ``n`` draws as a numeric block (n, n_numeric): what the first
+        ``sampler.draw_blocks(n)`` of a one-row batch gives (the storage must hold a row)."""
+        return self.storage._draw_numeric(self._streams.row(_DRAW_NAMES[0], n, t))
 
     def _value_shape(self) -> tuple[int, ...]:
         """Shape of one explanation (default: one value per feature)."""
@@ -539,12 +592,12 @@ class IncrementalExplainer:
             self._model.observe_labels(y)
         values = None
         if not self.requires_storage or len(storage) > 0:
-            sampler = Sampler(storage, cols, slots, np.array([self.n_seen_]), self._streams,
-                              self._make_table)
             matrix = getattr(cols, "matrix", None)
             if matrix is not None and len(storage) > 0:
-                values = self._explain_numeric_row(matrix, y, sampler)
+                values = self._explain_numeric_row(matrix, y, self.n_seen_)
             if values is None:
+                sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
+                                  self._make_table)
                 values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                     dtype=np.float64)
         storage._write(cols, slots, y)
@@ -704,46 +757,7 @@ class IncrementalExplainer:
         elif is_instance(X, "pandas", "Series"):
             table = as_table(X, owner=self._owner)
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
-            if self._schema is None:
-                self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
-            assert self._schema is not None
-            schema = self._schema
-            labels = list(schema.labels)
-            getter = self._getter()
-            try:
-                if all(k == "numeric" for k in schema.kinds):
-                    try:  # every value converted in C: itemgetter per record, one fromiter
-                        get = getter.get  # the C itemgetter (one value for one feature)
-                        flat = np.fromiter(
-                            map(get, X) if getter.single
-                            else itertools.chain.from_iterable(map(get, X)),
-                            dtype=np.float64,
-                            count=len(X) * len(labels),
-                        )
-                        return Batch.from_matrix(flat.reshape(len(X), len(labels)), schema.names)
-                    except (TypeError, ValueError):
-                        pass  # a non-number somewhere: the slow path below names it
-                rows = [getter(rec) for rec in X]
-            except KeyError:
-                i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
-                missing = next(n for n in labels if n not in rec)
-                raise ValueError(
-                    f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
-                    f"{labels}; got {list(rec.keys())})."
-                ) from None
-            if all(k == "numeric" for k in schema.kinds):
-                try:
-                    mat = np.array(rows, dtype=np.float64)
-                except (TypeError, ValueError):
-                    mat = None
-                if mat is not None:
-                    return Batch.from_matrix(mat, schema.names)
-            obj = np.empty((len(rows), len(labels)), dtype=object)
-            obj[:] = rows
-            return {
-                name: self._as_column(name, kind, obj[:, j])
-                for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
-            }
+            return self._convert_records(X)
         else:
             if isinstance(X, np.ndarray) and X.ndim == 1 and not single:
                 X = X.reshape(1, -1)
@@ -754,6 +768,10 @@ class IncrementalExplainer:
                 elif self.feature_names is not None:
                     arr_names = list(self.feature_names)
             table = as_table(X, arr_names, owner=self._owner)
+        return self._table_columns(table, single)
+
+    def _table_columns(self, table: Table, single: bool) -> dict[str, np.ndarray]:
+        """A table's columns in the explainer's schema (fixed by the first table)."""
         if table.n_rows == 0:
             raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if single and table.n_rows != 1:
@@ -776,6 +794,40 @@ class IncrementalExplainer:
         return {
             name: self._as_column(name, kind, raw[name])
             for name, kind in zip(self._schema.names, self._schema.kinds)
+        }
+
+    def _convert_records(self, X: Any) -> dict[str, np.ndarray]:
+        """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
+        if self._schema is None:
+            self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
+        schema = self._schema
+        assert schema is not None
+        labels = list(schema.labels)
+        getter = self._getter()
+        numeric = all(k == "numeric" for k in schema.kinds)
+        try:
+            if numeric:
+                matrix = _records_matrix(X, getter, len(labels))
+                if matrix is not None:
+                    return Batch.from_matrix(matrix, schema.names)
+            rows = [getter(rec) for rec in X]
+        except KeyError:
+            i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
+            missing = next(n for n in labels if n not in rec)
+            raise ValueError(
+                f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
+                f"{labels}; got {list(rec.keys())})."
+            ) from None
+        if numeric:
+            try:
+                return Batch.from_matrix(np.array(rows, dtype=np.float64), schema.names)
+            except (TypeError, ValueError):
+                pass  # a non-number somewhere: _as_column names it
+        obj = np.empty((len(rows), len(labels)), dtype=object)
+        obj[:] = rows
+        return {
+            name: self._as_column(name, kind, obj[:, j])
+            for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
         }
 
     def _convert_y(self, y: Any, B: int, single: bool) -> np.ndarray | None:
@@ -830,6 +882,22 @@ class _Getter:
 def child_seed(seed: int, name: str) -> int:
     """A seed derived from ``seed`` for the part ``name`` (e.g. an explainer's storage)."""
     return int(keyed_generator(seed, "child", name).integers(0, 2**63 - 1))
+
+
+def _records_matrix(X: Any, getter: _Getter, d: int) -> np.ndarray | None:
+    """All-numeric records as a (len(X), d) float64 matrix, every value converted in C
+    (itemgetter per record, one fromiter); None if a value is not a number. Raises KeyError
+    for a missing feature."""
+    get = getter.get  # the C itemgetter (one value for one feature)
+    try:
+        flat = np.fromiter(
+            map(get, X) if getter.single else itertools.chain.from_iterable(map(get, X)),
+            dtype=np.float64,
+            count=len(X) * d,
+        )
+    except (TypeError, ValueError):
+        return None
+    return flat.reshape(len(X), d)
 
 
 def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:

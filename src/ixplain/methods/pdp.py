@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from .._random import keyed_generator
 from .._validation import (
     check_bool,
     check_int,
     check_n_jobs,
     check_options,
-    check_random_state,
     check_sample_weight,
     param_error,
 )
@@ -49,6 +49,7 @@ from ..grids import FeatureGrid, feature_grid
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
+from ..storage.base import seed_of
 from ..tabular import Table, as_table
 from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
 from ._engine import (
@@ -132,14 +133,12 @@ def _grid_points(grid_values: Sequence[np.ndarray]) -> list[np.ndarray]:
 _TARGET_CELLS = 2**20
 
 
-def _ice_chunk_rows(n_points: int, batch_rows: int, width: int, n_rows: int, n_jobs: int) -> int:
-    """Rows per ICE evaluation: their ``rows x n_points`` stacked rows fit ``batch_rows`` and,
-    when there are enough of them, about :data:`_TARGET_CELLS` cells of ``width`` columns."""
+def _ice_call_rows(n_points: int, batch_rows: int, width: int) -> int:
+    """Observations per ICE model call: their ``rows x n_points`` stacked rows fit ``batch_rows``
+    and, when there are enough of them, about :data:`_TARGET_CELLS` cells of ``width``
+    columns."""
     call = min(batch_rows, max(n_points, _TARGET_CELLS // max(1, width)))
-    rows = max(1, call // max(1, n_points))
-    if n_jobs > 1:
-        rows = min(rows, max(1, math.ceil(n_rows / n_jobs)))
-    return rows
+    return max(1, call // max(1, n_points))
 
 
 @dataclass
@@ -157,12 +156,19 @@ class _ArrayStack:
     cols: np.ndarray
     values: np.ndarray
     model: Model
+    first: Any = None  # the pipeline's first step that made ``base`` (None: ``base`` is X)
 
 
 def _array_stack(
-    model: Model, table: Table, features: list[str], points: list[np.ndarray]
+    model: Model, table: Table, features: list[str], points: list[np.ndarray],
+    like: _ArrayStack | None = None,
 ) -> _ArrayStack | None:
-    """The fast path when the model takes numpy, the data is a float array and the grid numeric."""
+    """The fast path when the model takes numpy, the data is a float array and the grid numeric.
+
+    ``like``: a stack built for other rows of the same kind of table with the same grid: only
+    ``base`` is computed (the grid part -- a pipeline's first step on the grid points -- does
+    not depend on the rows).
+    """
     if table.schema.source != "numpy" or model.native_kind(table) != "numpy":
         return None
     dtype = table.schema.array_dtype
@@ -171,6 +177,13 @@ def _array_stack(
     if any(np.asarray(p).dtype.kind not in "iuf" for p in points):
         return None
     X = np.asarray(table.to_native("numpy"))
+    if like is not None:
+        if like.first is None:
+            return replace(like, base=X)
+        try:
+            return replace(like, base=like.first.transform(X))
+        except Exception:  # as in _separable_first_step: the generic path instead
+            return None
     cols = np.asarray([table.schema.index(f) for f in features], dtype=np.intp)
     values = np.column_stack([np.asarray(p) for p in points]).astype(X.dtype, copy=False)
     return _separable_first_step(model, X, cols, values) or _ArrayStack(X, cols, values, model)
@@ -235,7 +248,7 @@ def _separable_first_step(
     if not (isinstance(Z, np.ndarray) and isinstance(Zg, np.ndarray)) or Z.ndim != 2:
         return None
     out_cols = np.concatenate([owners[c] for c in cols])
-    return _ArrayStack(Z, out_cols, Zg[:, out_cols], rest)
+    return _ArrayStack(Z, out_cols, Zg[:, out_cols], rest, first)
 
 
 def ice_predict(
@@ -285,8 +298,8 @@ def ice_predict(
     """
     k = len(rows)
     if stack is not None:
-        big = stack.base[rows]
-        big[:, stack.cols] = stack.values[point_idx]
+        big = np.take(stack.base, rows, axis=0)  # row blocks: as fast as np.tile
+        big[:, stack.cols] = np.take(stack.values, point_idx, axis=0)
         out = stack.model.predict_array(big, batch_rows=batch_rows)
         return _as_float(out, model, owner).reshape(k, -1), frozenset()
     if table.n_rows == 1 and len(features) == 1:
@@ -380,11 +393,25 @@ class ICEFunction(Method):
         self.method = method
         self.memory_budget = int(memory_budget)
         self.n_jobs = int(n_jobs)
+        self._like: _ArrayStack | None = None
 
     def chunk_rows(self, table: Table, memory_budget: int) -> int:
-        width = len(table.names)
-        return _ice_chunk_rows(self.n_points, rows_for_budget(width, memory_budget), width,
-                               table.n_rows, self.n_jobs)
+        """Rows per :meth:`explain` call: all their stacked rows would fit ``memory_budget``
+        (one call is split into cache-sized model calls); fewer with ``n_jobs > 1``."""
+        rows = max(1, rows_for_budget(self._width(table), memory_budget) // self.n_points)
+        if self.n_jobs > 1:
+            rows = min(rows, max(1, math.ceil(table.n_rows / self.n_jobs)))
+        return rows
+
+    def _width(self, table: Table) -> int:
+        """Columns of the model input (a pipeline's column-wise first step may widen it)."""
+        if self.method != "brute" or table.n_rows == 0:
+            return len(table.names)
+        stack = _array_stack(self.model, table.take(np.zeros(1, dtype=np.intp)), self.features,
+                             self.points, self._like)
+        if stack is not None and self._like is None:  # the grid part serves every batch
+            self._like = replace(stack, base=stack.base[:0])
+        return len(table.names) if stack is None else stack.base.shape[1]
 
     def explain(self, batch: RowBatch) -> np.ndarray:
         """ICE curves of the batch's rows: shape (B, n_outputs, n_points)."""
@@ -396,13 +423,20 @@ class ICEFunction(Method):
             individual = tree_method(req)[1]
             assert individual is not None
             return individual.reshape(individual.shape[0], B, k).transpose(1, 0, 2)
-        stack = _array_stack(self.model, X, self.features, self.points)
-        if stack is not None and stack.base.shape[1] != len(X.names):
-            batch_rows = max(1, batch_rows * len(X.names) // stack.base.shape[1])
-        pred, _ = ice_predict(self.model, X, self.features, self.points,
-                              np.tile(np.arange(B), k), np.repeat(np.arange(k), B),
-                              batch_rows=batch_rows, stack=stack)
-        return pred.reshape(k, B, -1).transpose(1, 2, 0)
+        stack = _array_stack(self.model, X, self.features, self.points, self._like)
+        width = len(X.names) if stack is None else stack.base.shape[1]
+        if stack is not None and self._like is None:  # keep the grid part for later batches
+            self._like = replace(stack, base=stack.base[:0])
+        batch_rows = max(1, batch_rows * len(X.names) // width)
+        step = _ice_call_rows(k, batch_rows, width)
+        parts = []
+        for lo in range(0, B, step):
+            rows = np.arange(lo, min(lo + step, B))
+            pred, _ = ice_predict(self.model, X, self.features, self.points, np.tile(rows, k),
+                                  np.repeat(np.arange(k), len(rows)), batch_rows=batch_rows,
+                                  stack=stack)
+            parts.append(pred.reshape(k, len(rows), -1).transpose(1, 2, 0))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def result(self, explained: Explained) -> tuple[np.ndarray, np.ndarray | None]:
         """``(average (n_outputs, *grid_shape), individual (n_outputs, n_rows, *grid_shape) or
@@ -825,7 +859,7 @@ def partial_dependence(
         subsample=subsample, memory_budget=memory_budget, n_jobs=n_jobs,
         include_missing=include_missing, feature_names=feature_names, progress=progress,
     )
-    rng = check_random_state(random_state, _OWNER)
+    rng = keyed_generator(seed_of(random_state, _OWNER), "partial_dependence", "subsample")
     table, feats = _data_and_features(X, features, feature_names, categorical_features)
     custom = _check_custom_values(custom_values, table, feats)
     weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)

@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from .._random import RowStream, uniform_index
+from .._random import RowStream, keyed_generator, uniform_index
 from .._validation import (
     check_int,
     check_n_jobs,
-    check_random_state,
     check_sample_weight,
     check_target,
     param_error,
@@ -36,7 +35,7 @@ from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
-from ..storage.base import SlotStorage
+from ..storage.base import SlotStorage, seed_of
 from ..tabular import Table, _take, as_table
 from ._engine import Method, ProgressInfo, RowBatch, explain_rows, make_progress, register
 from ._incremental import IncrementalExplainer, Sampler
@@ -106,6 +105,144 @@ class _StackedTable(Table):
         return super().to_native(kind)
 
 
+class _Plan:
+    """What :func:`pfi_losses` reuses between calls on one kind of input: the flat positions
+    of the replaced cells of the all-numeric layout (for the largest batch seen; smaller
+    batches use a prefix), the stacked matrix of the last source table, and the model's
+    native input kind once one call has shown it (then the perturbed matrix, or records built
+    from it, go to the model without a Table round trip)."""
+
+    def __init__(self, schema: Any, upcast: Any = frozenset()) -> None:
+        self.schema, self.upcast = schema, upcast
+        self.names = list(schema.names)
+        self.native_kind: str | None = None
+        self.budget_rows = 0
+        self._layouts: dict[tuple, _Layout] = {}
+        self._last: _Layout | None = None
+        self._source: tuple[Any, np.ndarray] | None = None
+
+    def matrix(self, source: Table) -> np.ndarray | None:
+        """``source``'s columns as one (n, d) float64 matrix, or None if one is not float64."""
+        if self._source is not None and self._source[0] is source:
+            return self._source[1]
+        columns = list(source.columns.values())
+        if not all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
+            return None
+        stacked = getattr(source, "matrix", None)
+        matrix = stacked if stacked is not None else np.column_stack(columns)
+        self._source = (source, matrix)
+        return matrix
+
+    def layout(self, B: int, S: int, cols: tuple, d: int) -> _Layout:
+        """The replaced cells' layout for at least ``B`` observations (the last one if it fits)."""
+        last = self._last
+        if last is not None and last.cols is cols and last.S == S and last.B >= B:
+            return last
+        key = (S, cols, d)
+        lay = self._layouts.get(key)
+        if lay is None or lay.B < B:
+            lay = self._layouts[key] = _Layout(max(B, 0 if lay is None else lay.B), S, cols, d,
+                                               self.names)
+        self._last = lay
+        return lay
+
+
+class _Layout:
+    """Flat positions, for ``B`` observations, of every replaced cell ``(i, g, s, c)``: in the
+    perturbed rows (``dest``: ``(i * width + 1 + g * S + s) * d + c``) and in draws given in
+    ``(i, g, s)`` order (``src``: ``((i * G + g) * S + s) * d + c``); a batch of fewer
+    observations uses a prefix (``k`` cells per observation). ``cell_names``: the feature of
+    each cell of one observation."""
+
+    def __init__(self, B: int, S: int, cols: tuple, d: int, names: list[str]) -> None:
+        self.B, self.S, self.cols = B, S, cols
+        G = len(cols)
+        local = [(g * S + s, c) for g, cs in enumerate(cols) for s in range(S) for c in cs]
+        r = np.array([q for q, _ in local], dtype=np.intp)
+        c = np.array([c for _, c in local], dtype=np.intp)
+        i = np.arange(B)[:, None]
+        self.dest = ((i * (1 + G * S) + 1 + r) * d + c).reshape(-1)
+        self.src = ((i * (G * S) + r) * d + c).reshape(-1)
+        self.k = len(local)
+        self.cell_names = [names[j] for _, j in local]
+        self.sizes = [len(cs) for cs in cols for _ in range(S)]
+        self.single = self.k == G * S  # one column per group
+
+
+def _native_predict(model: Model, plan: _Plan, perturbed: np.ndarray) -> np.ndarray:
+    """The model's predictions on the perturbed matrix: straight to the native call when the
+    plan knows the input kind (numpy: the matrix itself; records: dicts of its rows), else
+    through a Table (and the plan learns the kind when that is one native call)."""
+    n_rows, d = perturbed.shape
+    kind = plan.native_kind if n_rows <= plan.budget_rows else None
+    if kind == "numpy":
+        return model._call_native(perturbed, n_rows, kind, plan.names)
+    if kind == "records":
+        names = plan.names
+        records = [dict(zip(names, row)) for row in perturbed.tolist()]
+        return model._call_native(records, n_rows, kind, names)
+    schema = plan.schema
+    table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(plan.names)}, schema,
+                          plan.upcast, perturbed)
+    budget = rows_for_budget(d)
+    if n_rows <= budget and not plan.upcast:  # predict makes one native call
+        kind = model.native_kind(table)
+        if kind == "records" or (kind == "numpy" and schema.array_dtype in (None, np.float64)):
+            plan.native_kind, plan.budget_rows = kind, budget
+    return model.predict(table)
+
+
+def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, values: np.ndarray,
+                    drawn: np.ndarray | None, cols: tuple, S: int,
+                    y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pfi_losses` in the all-numeric layout: the observations ``obs`` (B, d) repeated,
+    the replaced cells written in one ``put`` from ``values`` (rows ``drawn[i, g * S + s]``,
+    or, with ``drawn=None``, row ``(i * G + g) * S + s``)."""
+    B, d = obs.shape
+    G = len(cols)
+    width = 1 + G * S
+    lay = plan.layout(B, S, cols, d)
+    dest, src = lay.dest[: B * lay.k], lay.src[: B * lay.k]
+    if drawn is not None:  # cell c of drawn row drawn[i, g * S + s] (src // d is i * G * S + q)
+        src = drawn.reshape(-1).take(src // d) * d + src % d
+    n_rows = B * width
+    if plan.native_kind == "records" and n_rows <= plan.budget_rows:
+        records = _records(plan.names, lay, obs, values.take(src))
+        preds = model._call_native(records, n_rows, "records", plan.names)
+    else:
+        perturbed = obs.repeat(width, axis=0)  # C-contiguous: the flat positions apply
+        perturbed.put(dest, values.take(src))
+        preds = _native_predict(model, plan, perturbed)
+    losses = loss(np.asarray(y).repeat(width, axis=0), preds, model.classes_).reshape(B, width)
+    return losses[:, 1:].reshape(B, G, S) - losses[:, :1, None], losses[:, 0]
+
+
+def _records(names: list[str], lay: _Layout, obs: np.ndarray, cells: np.ndarray) -> list[dict]:
+    """The records ``[dict(zip(names, r)) for r in perturbed.tolist()]`` would give (same keys
+    in the same order, same floats), built as each observation's dict and copies of it with
+    the replaced values (``cells``, in (i, g, s, c) order) set."""
+    cell_names, k = lay.cell_names, lay.k
+    values = cells.tolist()
+    records = []
+    for i, row in enumerate(obs.tolist()):
+        base = dict(zip(names, row))
+        records.append(base)
+        mine = values[i * k : (i + 1) * k]
+        if lay.single:  # one value per perturbed row
+            for name, v in zip(cell_names, mine):
+                rec = base.copy()
+                rec[name] = v
+                records.append(rec)
+            continue
+        j = 0
+        for size in lay.sizes:
+            rec = base.copy()
+            rec.update(zip(cell_names[j : j + size], mine[j : j + size]))
+            records.append(rec)
+            j += size
+    return records
+
+
 def pfi_losses(
     model: Model,
     loss: Loss,
@@ -114,8 +251,16 @@ def pfi_losses(
     replacements: np.ndarray,
     groups: Sequence[Sequence[str]],
     y: np.ndarray,
+    *,
+    plan: _Plan | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Loss increase when each feature group takes the values of replacement rows (batched).
+
+    The one implementation of PFI's explanation function, for :func:`permutation_importance`
+    and :class:`IncrementalPFI`. With every column float64 the perturbed rows are one matrix
+    (the observations repeated, every replaced cell written at once from flat positions) that
+    goes to the model as is when it takes arrays or records; otherwise they are gathered
+    column by column.
 
     Parameters
     ----------
@@ -133,6 +278,9 @@ def pfi_losses(
     groups : sequence of G lists of feature names
     y : ndarray of shape (B,) or (B, k)
         Labels of the explained observations.
+    plan : optional
+        Reused layout and model-input information (internal; a caller making many calls on
+        the same kind of input passes the same one).
 
     Returns
     -------
@@ -140,34 +288,45 @@ def pfi_losses(
         ``loss(y_i, f(x_i with S_g := x'_{igs})) - loss(y_i, f(x_i))``.
     base : ndarray of shape (B,)
         ``loss(y_i, f(x_i))``.
+
+    References
+    ----------
+    L. Breiman, "Random Forests", Machine Learning 45, 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ixplain import as_model, as_table, get_loss
+    >>> src = as_table(np.array([[0.0, 1.0], [2.0, 3.0]]))
+    >>> diffs, base = pfi_losses(as_model(lambda A: A[:, 0]), get_loss("squared_error"), src,
+    ...                          np.array([0]), np.array([[[1], [1]]]), [["x0"], ["x1"]],
+    ...                          np.array([0.0]))
+    >>> diffs[0, :, 0], base
+    (array([4., 0.]), array([0.]))
     """
     B, G, S = replacements.shape
-    width = 1 + G * S
     names = source.names
-    pos, col_of, order = _layout(B, S, _group_columns(names, groups))
+    cols = _group_columns(names, groups)
+    if plan is None or plan.schema is not source.schema:
+        plan = _Plan(source.schema, source.upcast)
+    matrix = plan.matrix(source)
+    if matrix is not None:
+        return _numeric_losses(model, loss, plan, matrix[rows], matrix,
+                               replacements.reshape(B, G * S), cols, S, y)
+    width = 1 + G * S
+    pos, col_of, order = _layout(B, S, cols)
     drawn = replacements.reshape(B, G * S)[:, order].reshape(-1)
+    # idx[r, c]: the source row whose value of column c goes to perturbed row r
+    idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
+    if len(pos):
+        idx[pos, col_of] = drawn
     columns = list(source.columns.values())
-    cols: dict[str, Any]
-    if all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
-        matrix = np.column_stack(columns)
-        # all float64: repeat the observations' rows, then write every replaced cell at once
-        perturbed = np.repeat(matrix[rows], width, axis=0)
-        if len(pos):
-            perturbed[pos, col_of] = matrix[drawn, col_of]
-        cols = {name: perturbed[:, c] for c, name in enumerate(names)}
-        table: Table = _StackedTable(cols, source.schema, source.upcast, perturbed)
-    else:
-        # idx[r, c]: the source row whose value of column c goes to perturbed row r
-        idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
-        if len(pos):
-            idx[pos, col_of] = drawn
-        cols = {name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))}
-        table = Table(cols, source.schema, source.upcast)
+    table = Table({name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))},
+                  source.schema, source.upcast)
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
     losses = loss(y_rep, preds, model.classes_).reshape(B, width)
-    diffs = losses[:, 1:].reshape(B, G, S) - losses[:, :1, None]
-    return diffs, losses[:, 0]
+    return losses[:, 1:].reshape(B, G, S) - losses[:, :1, None], losses[:, 0]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -292,7 +451,10 @@ def permutation_importance(
         Accepted for compatibility with scikit-learn; the work runs in one process as a few
         large batched model calls (use the model's own threads).
     random_state : None, int or numpy.random.Generator, default=None
-        Drives the permutations and the row subsample.
+        Seeds the permutations and the row subsamples: permutation ``r`` of feature (or group)
+        ``j`` is drawn from ``keyed_generator(seed, "pfi", r, j)`` (:mod:`ixplain._random`), so
+        the result is the same for any ``memory_budget`` (and ``n_jobs``), and a feature's
+        importance does not depend on which other features are computed.
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights for the score / the mean loss.
     max_samples : int or float, default=1.0
@@ -313,7 +475,7 @@ def permutation_importance(
     progress : bool or callable, default=False
         Report rows done: ``True`` shows a tqdm bar (or prints lines to stderr without tqdm);
         a callable receives a :class:`~ixplain.ProgressInfo` (``done``, ``total``) after every
-        chunk of rows (after every repeat for scorers outside the batched path). The values do
+        chunk of rows (``done`` = repeats for scorers outside the batched path). The values do
         not depend on it.
 
     Returns
@@ -347,13 +509,13 @@ def permutation_importance(
     >>> r = permutation_importance(lambda A: 2 * A[:, 0] + A[:, 1], X, y,
     ...                            loss="squared_error", n_repeats=3, random_state=0)
     >>> r.importances_mean.round(1)  # 2 * beta**2 * Var(x) = 8, 2, 0
-    array([7.9, 1.8, 0. ])
+    array([7.7, 1.9, 0. ])
     """
     owner = "permutation_importance"
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
-    rng = check_random_state(random_state, owner)
+    seed = seed_of(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
     table = as_table(X, owner=owner)
@@ -364,12 +526,12 @@ def permutation_importance(
     w = check_sample_weight(sample_weight, n, owner)
     m = _n_subsample(max_samples, n, owner)
     labels, groups = _resolve_groups(features, table.names, owner)
-    G = len(groups)
-    # the permutations: a row subsample per repeat (all rows when m == n), then one
-    # permutation of it per (group, repeat)
-    subsets = [np.arange(n) if m == n else np.sort(rng.choice(n, m, replace=False))
-               for _ in range(n_repeats)]
-    perms = np.stack([np.stack([rng.permutation(m) for _ in range(n_repeats)]) for _ in range(G)])
+    # the randomness, keyed by what it is for (never by chunk or worker): the row subsample of
+    # repeat r, and permutation r of group g, built when a chunk needs them
+    subsets = [np.arange(n) if m == n else
+               np.sort(keyed_generator(seed, "pfi-rows", r).choice(n, m, replace=False))
+               for r in range(n_repeats)]
+    perms = _Permutations(seed, labels, m, n_repeats, memory_budget)
     settings = {"method": "permutation_importance", "n_repeats": n_repeats,
                 "max_samples": max_samples, "random_state": random_state}
     if loss is not None:
@@ -386,6 +548,35 @@ def permutation_importance(
                                 labels, settings, memory_budget, report)
 
 
+class _Permutations:
+    """Permutation ``r`` of group ``g``: ``keyed_generator(seed, "pfi", r, label_g)
+    .permutation(m)``, made on first use and kept while all of them fit in a quarter of the
+    memory budget (else made again for each chunk): the same numbers in any chunking."""
+
+    def __init__(self, seed: int, labels: Sequence[str], m: int, n_repeats: int,
+                 memory_budget: int) -> None:
+        self.seed, self.labels, self.m = seed, list(labels), m
+        self.keep = len(self.labels) * n_repeats * m * 8 <= memory_budget // 4
+        self._cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def __call__(self, g: int, r: int) -> np.ndarray:
+        g, r = int(g), int(r)  # a numpy int would key another stream (_random keys by repr)
+        perm = self._cache.get((g, r))
+        if perm is None:
+            perm = keyed_generator(self.seed, "pfi", r, self.labels[g]).permutation(self.m)
+            if self.keep:
+                self._cache[(g, r)] = perm
+        return perm
+
+
+def _perm_fn(perms: Any) -> Any:
+    """``perms(g, r)``: a :class:`_Permutations`, or explicit permutations (G, R, m) as one."""
+    if callable(perms):
+        return perms
+    arr = np.asarray(perms)
+    return lambda g, r: arr[g, r]
+
+
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
     """(G, R) mean loss increases from explicit row subsets (R,) and permutations (G, R, m)."""
     return _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget)[0]
@@ -394,7 +585,8 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
 def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None):
     """:func:`_importances_loss` and the (G,) standard errors of the mean over repeats (from the
     spread of the per-row values), by the engine's static driver."""
-    G, R, m = perms.shape
+    G, R = len(groups), len(subsets)
+    perms = _perm_fn(perms)
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
     out, se = np.zeros((G, R)), np.zeros(G)
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
@@ -403,9 +595,11 @@ def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, 
     total = sum(len(rows) for rows, _ in plans)
     done = 0
     for rows, reps in plans:
-        fn = PermutationPFI(model, loss, groups, table, rows, perms[:, reps, :])
+        fn = PermutationPFI(model, loss, groups, table, rows, perms, reps)
         weights = None if w is None else w[rows]
-        explained = explain_rows(fn, table.take(rows), y[rows], sample_weight=weights,
+        data = table if len(rows) == table.n_rows and rows[-1] == len(rows) - 1 else (
+            table.take(rows))  # (rows are sorted: all rows is arange(n))
+        explained = explain_rows(fn, data, y[rows], sample_weight=weights,
                                  memory_budget=memory_budget, progress=progress, total=total,
                                  done=done)
         done += len(rows)
@@ -432,6 +626,7 @@ class PFIFunction(Method):
         self.model, self.loss = model, loss
         self.groups = tuple(tuple(g) for g in groups)
         self.n_draws = int(n_draws)
+        self._plan: _Plan | None = None  # pfi_losses' reused layout, made at the first batch
 
     def rows_per_observation(self, table: Table) -> int:
         return 1 + len(self.groups) * self.n_draws
@@ -444,27 +639,42 @@ class PFIFunction(Method):
         assert batch.y is not None
         self.model.observe_labels(batch.y)
         source, rows, repl = self.source(batch)
-        diffs, _ = pfi_losses(self.model, self.loss, source, rows, repl, self.groups, batch.y)
+        if self._plan is None:
+            self._plan = _Plan(source.schema, source.upcast)
+        diffs, _ = pfi_losses(self.model, self.loss, source, rows, repl, self.groups, batch.y,
+                              plan=self._plan)
         return np.concatenate([diffs.mean(axis=2, keepdims=True), diffs], axis=2)
 
 
 
 @register
 class PermutationPFI(PFIFunction):
-    """``x'`` of observation ``rows[p]`` for group ``g``, draw ``r``: row ``rows[perms[g, r, p]]``
-    of ``table`` (scikit-learn's permutations, drawn by the caller)."""
-
-    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], table: Table,
-                 rows: np.ndarray, perms: np.ndarray) -> None:
-        super().__init__(model, loss, groups, perms.shape[1])
-        self.table, self.rows, self.perms = table, np.asarray(rows), perms
+    """``x'`` of observation ``rows[p]`` for group ``g``, repeat ``reps[k]``: row
+    ``rows[perms(g, reps[k])[p]]`` of ``table`` (scikit-learn's permutations; ``perms(g, r)``
+    gives permutation ``r`` of group ``g`` of the ``len(rows)`` positions)."""
 
     name = "permutation_importance"
 
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], table: Table,
+                 rows: np.ndarray, perms: Any, reps: Sequence[int]) -> None:
+        super().__init__(model, loss, groups, len(reps))
+        self.table, self.rows = table, np.asarray(rows)
+        self.perms, self.reps = perms, [int(r) for r in reps]
+
     def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
-        pos = np.arange(batch.start, batch.start + batch.n_rows)
-        repl = self.rows[self.perms[:, :, pos]].transpose(2, 0, 1)
+        pos = slice(batch.start, batch.start + batch.n_rows)
+        repl = np.stack([np.stack([self.rows[self.perms(g, r)[pos]] for r in self.reps], axis=1)
+                         for g in range(len(self.groups))], axis=1)
         return self.table, self.rows[pos], repl
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(1).normal(size=(130, 3))
+        table = as_table(X, ["x0", "x1", "x2"])
+        perms = _Permutations(0, ["x0", "x1", "x2"], len(X), 2, DEFAULT_MEMORY_BUDGET)
+        fn = cls(as_model(_example_model), get_loss("squared_error"), [["x0"], ["x1"], ["x2"]],
+                 table, np.arange(len(X)), perms, [0, 1])
+        return fn, X, 2 * X[:, 0] - X[:, 1]
 
 
 @register
@@ -563,7 +773,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             return scorer(estimator, native, yr)
         return scorer(estimator, native, yr, sample_weight=w[rows])
 
-    G, R, m = perms.shape
+    G, R = len(groups), len(subsets)
+    perms = _perm_fn(perms)
     baselines: list[Any] = []
     permuted: list[list[Any]] = [[None] * R for _ in range(G)]
     for r in range(R):
@@ -572,12 +783,12 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
         baselines.append(score(rows, base_cols))
         for g, names in enumerate(groups):
             cols = dict(base_cols)
-            src = rows[perms[g, r]]
+            src = rows[perms(g, r)]
             for name in names:
                 cols[name] = _take(table.columns[name], src)
             permuted[g][r] = score(rows, cols)
         if progress is not None:
-            progress(ProgressInfo((r + 1) * m, R * m, owner))
+            progress(ProgressInfo(r + 1, R, owner))  # repeats done
     settings = dict(settings, scoring=scoring if isinstance(scoring, (str, type(None))) else
                     repr(scoring))
     if isinstance(baselines[0], dict):
@@ -693,11 +904,8 @@ class IncrementalPFI(IncrementalExplainer):
         self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
         # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
-        self._row_layout: tuple | None = None
-        self._native_kind: str | None = None
-        self._budget_rows = 0  # rows of one native call (with _native_kind known)
-        self._names_list: list[str] = []
-        self._row_names: list[str] = []
+        self._plan: _Plan | None = None  # pfi_losses' reused layout and model-input kind
+        self._cols: tuple = ()
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -719,9 +927,10 @@ class IncrementalPFI(IncrementalExplainer):
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
+        assert y is not None and self._schema is not None
         if self._groups is None:
             self._groups = tuple((n,) for n in names)
-        assert y is not None and self._schema is not None
+            self._cols = _group_columns(names, self._groups)
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
         if self._all_numeric:
@@ -729,7 +938,7 @@ class IncrementalPFI(IncrementalExplainer):
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
             if xm is None:
                 xm = np.column_stack([X.columns[n] for n in names])
-            return self._explain_numeric(xm, y, num)
+            return self._numeric(xm, y, num)
         drawn = sampler.draw_columns(d * S)
         source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
         repl = B + np.arange(B * d * S).reshape(B, d, S)
@@ -738,83 +947,22 @@ class IncrementalPFI(IncrementalExplainer):
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def _explain_numeric_row(
-        self, xm: np.ndarray, y: np.ndarray | None, sampler: Sampler
+        self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
-        if self._all_numeric is False or y is None:
-            return None
-        d = xm.shape[1]
-        return self._explain_numeric(xm, y, sampler.draw_numeric_one(d * self.n_samples))
+        if self._all_numeric is not True or y is None:
+            return None  # decided by the first _explain_batch call
+        return self._numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
 
-    def _numeric_layout(self, B: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-        """Flat positions of the replaced cells for ``B`` rows (cached; a prefix of the
-        layout for the largest batch seen): in the perturbed rows, ``(i * width + 1 + r,
-        cols[r])``; in the draws, ``(i * d * S + r, cols[r])``, for ``r = j * S + s``."""
-        S = self.n_samples
-        k = d * S
-        layout = self._row_layout
-        if layout is None or layout[0] != d or layout[1].size < B * k:
-            rr = np.arange(k)
-            cols = np.repeat(np.arange(d), S)
-            i = np.arange(max(B, 1 if layout is None else layout[1].size // k))[:, None]
-            dest = ((i * (1 + k) + 1 + rr) * d + cols).reshape(-1)
-            src = ((i * k + rr) * d + cols).reshape(-1)
-            layout = self._row_layout = (d, dest, src)
-            names = self._schema.names  # type: ignore[union-attr]
-            self._row_names = [names[j] for j in cols]  # the replaced feature of each row
-        return layout[1][: B * k], layout[2][: B * k]
-
-    def _explain_numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
-        """:meth:`_explain_batch` for ``B`` all-numeric rows ``xm`` (shape (B, d)) with their
-        ``B * d * n_samples`` drawn rows ``num`` (draw ``s`` of feature ``j`` for row ``i`` at
-        ``(i * d + j) * S + s``): the same values as :func:`pfi_losses` (same draws, same cells,
-        same arithmetic) with the perturbed rows written in one step from flat positions."""
-        assert self._schema is not None
-        names = self._schema.names
-        B, d = xm.shape
-        S = self.n_samples
-        width = 1 + d * S
-        n_rows = B * width
-        dest, src = self._numeric_layout(B, d)
-        # row i * width: observation i; row i * width + 1 + j * S + s: feature j := draw s
-        model = self._model
-        kind = self._native_kind if n_rows <= self._budget_rows else None
-        if kind == "records":
-            # what _StackedTable.to_native builds, [dict(zip(names, r)) for r in
-            # perturbed.tolist()]: each observation's dict, then copies of it with one value
-            # replaced (same keys in the same order, same floats)
-            values = num.take(src).tolist()
-            k = len(self._row_names)
-            records = []
-            for i, row in enumerate(xm.tolist()):
-                base = dict(zip(names, row))
-                records.append(base)
-                for name, v in zip(self._row_names, values[i * k : (i + 1) * k]):
-                    rec = base.copy()
-                    rec[name] = v
-                    records.append(rec)
-            preds = model._call_native(records, n_rows, kind, self._names_list)
-        else:
-            perturbed = xm.repeat(width, axis=0)  # C-contiguous: flat positions apply
-            perturbed.put(dest, num.take(src))
-            if kind == "numpy":  # what _StackedTable.to_native gives: the matrix itself
-                preds = model._call_native(perturbed, n_rows, kind, self._names_list)
-            else:
-                schema = self._schema
-                table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(names)},
-                                      schema, frozenset(), perturbed)
-                budget = rows_for_budget(d)
-                if n_rows <= budget:  # predict makes one native call
-                    kind = model.native_kind(table)
-                    if kind == "records" or (kind == "numpy"
-                                             and schema.array_dtype in (None, np.float64)):
-                        self._native_kind = kind
-                        self._budget_rows = budget
-                        self._names_list = list(names)
-                preds = model.predict(table)
-        losses = self._loss(y.repeat(width, axis=0), preds, model.classes_).reshape(B, width)
-        if S == 1:
-            return losses[:, 1:] - losses[:, :1]
-        return (losses[:, 1:].reshape(B, d, S) - losses[:, :1, None]).mean(axis=2)
+    def _numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
+        """PFI's explanation function (:func:`pfi_losses`' numeric layout) for ``B`` rows
+        ``xm`` (B, d) with their drawn rows ``num`` (draw ``s`` of feature ``j`` for row ``i``
+        at ``(i * d + j) * S + s``), averaged over the draws."""
+        if self._plan is None:
+            assert self._schema is not None
+            self._plan = _Plan(self._schema)
+        diffs, _ = _numeric_losses(self._model, self._loss, self._plan, xm, num, None,
+                                   self._cols, self.n_samples, y)
+        return diffs[:, :, 0] if self.n_samples == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""

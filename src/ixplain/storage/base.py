@@ -50,7 +50,31 @@ from .._random import RowStream, root_seed, uniform_index
 from .._validation import check_int, check_random_state
 from ..tabular import Schema, Table, as_table
 
-__all__ = ["Batch", "SlotStorage", "canonical_columns", "seed_of"]
+__all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
+
+
+class CachedRows:
+    """A :class:`~ixplain._random.RowStream` read one row at a time through a cache of
+    ``block`` consecutive rows: the same numbers (row ``t``'s do not depend on the call that
+    makes them), one generator call per ``block`` single-row reads on a stream."""
+
+    def __init__(self, stream: RowStream, block: int = 64) -> None:
+        self.stream = stream
+        self.block = int(block)
+        self._t0 = 0
+        self._rows: np.ndarray | None = None
+
+    def row(self, t: int) -> np.ndarray:
+        """Row ``t``'s uniforms, shape (width,) (a read-only view)."""
+        i = t - self._t0
+        rows = self._rows
+        if rows is None or i < 0 or i >= self.block:
+            rows = self._rows = self.stream.uniforms(t, self.block)
+            self._t0, i = t, 0
+        return rows[i]
+
+    def __getstate__(self) -> dict:
+        return {"stream": self.stream, "block": self.block, "_t0": 0, "_rows": None}
 
 
 def seed_of(random_state: Any, owner: str) -> int:
@@ -151,6 +175,7 @@ class SlotStorage:
             None if random_state is None else seed_of(random_state, self._owner)
         )
         self._stream: RowStream | None = None
+        self._one: CachedRows | None = None
         self._names: tuple[str, ...] | None = None
         self._schema: Schema | None = None
         self._where: dict[str, tuple[int, int]] = {}
@@ -258,11 +283,20 @@ class SlotStorage:
             self._stream = RowStream(self._seed, "storage", self._decision_width)
         return self._stream.uniforms(t0, n)
 
+    def _decision(self, t: int) -> np.ndarray:
+        """Offered row ``t``'s uniforms, shape (_decision_width,) (the one-row hot path)."""
+        if self._one is None:
+            self._decisions(t, 1)  # makes the stream
+            assert self._stream is not None
+            self._one = CachedRows(self._stream)
+        return self._one.row(t)
+
     def _seed_from(self, seed: int) -> None:
         """Take ``seed`` (derived from an explainer's) unless the storage was given its own."""
         if self.random_state is None:
             self._seed = int(seed)
             self._stream = None
+            self._one = None
 
     def _table_at(self, idx: np.ndarray) -> Table:
         assert self._schema is not None
@@ -405,7 +439,9 @@ class SlotStorage:
         """For one incoming row with draw uniforms ``u`` of shape (n,): the drawn held rows'
         numeric block, shape (n, n_numeric) -- what :meth:`_sample_blocks` draws for a batch
         of one row from the same uniforms (the storage must hold a row)."""
-        return self._num.take(uniform_index(u, self._len), axis=0)  # take: faster than [idx]
+        idx = (u * float(self._len)).astype(np.intp)  # uniform_index, inlined (hot path)
+        np.minimum(idx, self._len - 1, out=idx)
+        return self._num.take(idx, axis=0)  # take: faster than [idx]
 
     def _sample_during(
         self, batch: dict[str, np.ndarray], slots: np.ndarray, u: np.ndarray

@@ -61,6 +61,13 @@ class GeometricReservoir(SlotStorage):
         # uniform, if p < 1) and replaces slot floor(u * size) (its last uniform): a decision
         # of row t alone, so any split of the stream into updates keeps the same rows.
         start = self.n_seen
+        if n == 1:  # the per-row hot path: the same decision in Python scalars
+            if start < self.size:
+                return np.array([start], dtype=np.intp)
+            u = self._decision(start)
+            if self.p < 1.0 and not u[0] < self.p:
+                return np.array([-1], dtype=np.intp)
+            return np.array([min(int(u[-1] * self.size), self.size - 1)], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)

@@ -61,12 +61,15 @@ class UniformReservoir(SlotStorage):
 
     def _plan(self, n: int) -> np.ndarray:
         start = self.n_seen
+        if n == 1 and start >= self.size:  # the per-row hot path, in Python scalars
+            j = min(int(self._decision(start)[0] * (start + 1)), start)
+            return np.array([j if j < self.size else -1], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)
         m = n - fill
         if m > 0:
             t = np.arange(start + fill, start + n)
-            j = uniform_index(self._decisions(start + fill, m)[:, 0], t + 1)
-            slots[fill:] = np.where(j < self.size, j, -1)
+            pick = uniform_index(self._decisions(start + fill, m)[:, 0], t + 1)
+            slots[fill:] = np.where(pick < self.size, pick, -1)
         return slots
