@@ -294,7 +294,7 @@ def _validate(
         raise ValueError(f"{owner}: X has no rows.")
     check_no_nan(table, "X", owner)
     y_arr = check_target(y, table.n_rows, owner)
-    bg = _background_table(background, table, keyed_generator(seed, "background"), owner)
+    bg = _background_table(background, table, seed, owner)  # sage's rows for the same seed
     players, col_player = resolve_players(table.names, groups, owner)
     G = len(players)
     if G < 2:
