@@ -31,14 +31,14 @@ def compute_interactions(run: StaticRun) -> None:
         rng = keyed_generator(int(run.cfg.seed), "cli", "interactions")
         rows = np.sort(rng.choice(n, INTERACTION_ROWS, replace=False))
     with run.timed("interactions"):
-        run.extra["interactions"] = _public("shapley_interactions")(
+        run.results["interactions"] = _public("shapley_interactions")(
             run.model, run.X.iloc[rows], run.y[rows], loss=loss, random_state=run.cfg.seed
         )
 
 
 def write_interactions(run: StaticRun) -> list[Path]:
     """``interactions.csv`` (long: feature_i, feature_j, value, std) and ``.json``."""
-    res = run.extra.get("interactions")
+    res = run.results.get("interactions")
     if res is None:
         return []
     files = write_frame(run.out, "interactions", res.to_frame())
@@ -47,7 +47,7 @@ def write_interactions(run: StaticRun) -> list[Path]:
 
 def plot_interactions(run: StaticRun) -> list[Image]:
     """``interactions.png``: the pair heatmap with the main terms on the diagonal."""
-    res = run.extra.get("interactions")
+    res = run.results.get("interactions")
     display = _public("InteractionHeatmapDisplay")
     if res is None or display is None:
         return []
@@ -69,7 +69,7 @@ def plot_interactions(run: StaticRun) -> list[Image]:
 
 def interaction_tables(run: StaticRun) -> list[Table]:
     """The report table of the 10 strongest pairs."""
-    res = run.extra.get("interactions")
+    res = run.results.get("interactions")
     if res is None:
         return []
     idx = {n: i for i, n in enumerate(res.feature_names)}

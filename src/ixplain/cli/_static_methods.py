@@ -51,10 +51,11 @@ class StaticRun:
         (n_rows, n_grid) when ICE was asked for.
     pd_features : list of str
         The features whose curves were computed.
+    results : dict of str to object
+        Results of methods without a field of their own, by method name (where a new method's
+        ``compute`` leaves what its ``write``/``plot``/``tables`` read).
     timings : dict of str to float
         Seconds spent computing each method (``"pd"`` for PD and ICE together).
-    extra : dict of str to object
-        Results of the methods without a slot above, by method (``"hstat"``: HStatistic).
     """
 
     cfg: Any
@@ -71,8 +72,8 @@ class StaticRun:
         default_factory=dict
     )
     pd_features: list[str] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.X = self.frame.drop(columns=[self.target])
