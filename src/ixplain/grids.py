@@ -43,6 +43,10 @@ DECILES = np.arange(0.1, 1.0, 0.1)
 #: Relative tolerance under which two percentiles count as equal (scale-free).
 _RTOL = 1e-9
 
+#: Most levels a categorical grid may have: every row is evaluated at every level, so a column
+#: of identifiers (100,000 levels on 100,000 rows: 10^10 model rows) is refused with the fix.
+MAX_LEVELS = 1000
+
 
 @dataclass(frozen=True)
 class FeatureGrid:
@@ -188,7 +192,9 @@ def feature_grid(
     ------
     ValueError
         If the column has no non-missing value, if ``custom_values`` is not a non-empty 1-D
-        array, or if the percentiles collapse on a feature with many distinct values.
+        array, if the percentiles collapse on a feature with many distinct values, if the
+        column holds datetimes or durations, or if a categorical feature has more than
+        :data:`MAX_LEVELS` levels (the message names the fix).
 
     Examples
     --------
@@ -202,6 +208,12 @@ def feature_grid(
     column = table.column(name)
     kind = table.schema.kind(name)
     dtype = table.schema.dtypes[table.schema.index(name)]
+    if getattr(dtype, "kind", "") in ("m", "M"):  # datetime64, timedelta64, tz-aware dates
+        raise ValueError(
+            f"{owner}: feature {name!r} holds dates or durations ({dtype}); a grid over every "
+            "distinct timestamp would not end. Give the model a number instead (e.g. "
+            f"df[{name!r}].astype('int64') or days since a start date), or pass custom_values."
+        )
     missing = _missing_mask(column)
     has_missing_data = bool(missing.any())
     present = column if not has_missing_data else _take_mask(column, ~missing)
@@ -218,6 +230,13 @@ def feature_grid(
 
     if kind == "categorical":
         levels = _sorted_levels(present)
+        if len(levels) > MAX_LEVELS:
+            raise ValueError(
+                f"{owner}: feature {name!r} has {len(levels):,} distinct levels (more than "
+                f"{MAX_LEVELS:,}); every row would be evaluated at each of them "
+                f"({len(levels) * table.n_rows:,} model rows). Give the levels to show with "
+                f"custom_values={{{name!r}: [...]}}, or leave the feature out."
+            )
         if is_instance(dtype, "pandas", "CategoricalDtype") and dtype.ordered:
             order = {c: i for i, c in enumerate(dtype.categories)}
             levels = np.asarray(sorted(levels, key=lambda v: order[v]), dtype=object)

@@ -263,16 +263,17 @@ class Table:
 
     @classmethod
     def _from_records(cls, records, feature_names, categorical_features, owner) -> Table:
-        names = tuple(str(k) for k in (feature_names or records[0].keys()))
+        labels = _record_labels(records[0], feature_names)
+        names = tuple(str(k) for k in labels)
         values: dict[str, list[Any]] = {n: [] for n in names}
         for i, rec in enumerate(records):
-            for n in names:
+            for n, label in zip(names, labels):
                 try:
-                    values[n].append(rec[n])
+                    values[n].append(rec[label])
                 except KeyError:
                     raise ValueError(
-                        f"{owner}: record {i} has no key {n!r} (expected keys {list(names)}; "
-                        f"got {list(rec.keys())})."
+                        f"{owner}: record {i} has no key {label!r} (expected keys "
+                        f"{list(labels)}; got {list(rec.keys())})."
                     ) from None
         cat = set(categorical_features or ())
         columns, kinds, dtypes = {}, [], []
@@ -286,7 +287,7 @@ class Table:
             columns[n] = arr
             kinds.append("numeric" if numeric else "categorical")
             dtypes.append(arr.dtype)
-        return cls(columns, Schema(names, names, tuple(kinds), tuple(dtypes), "records"))
+        return cls(columns, Schema(names, labels, tuple(kinds), tuple(dtypes), "records"))
 
     # ------------------------------------------------------------------ basic properties
     @property
@@ -407,8 +408,8 @@ class Table:
             lists = [
                 c.tolist() if isinstance(c, np.ndarray) else list(c) for c in self.columns.values()
             ]
-            names = self.names
-            return [dict(zip(names, row)) for row in zip(*lists)]
+            labels = self.schema.labels  # the user's keys (River's iter_array yields int keys)
+            return [dict(zip(labels, row)) for row in zip(*lists)]
         raise ValueError(f"Unknown native input kind {kind!r}.")
 
     def _to_polars(self, df: pd.DataFrame) -> Any:
@@ -535,3 +536,12 @@ def as_table(
     return Table.from_any(
         X, feature_names, categorical_features=categorical_features, owner=owner
     )
+
+
+def _record_labels(first: Mapping, feature_names: Any) -> tuple[Any, ...]:
+    """The record keys of the features: the first record's keys, or ``feature_names`` matched
+    to them by their text (``feature_names=["0", "1"]`` finds the int keys ``0, 1``)."""
+    if not feature_names:
+        return tuple(first.keys())
+    by_text = {str(k): k for k in first.keys()}
+    return tuple(n if n in first else by_text.get(str(n), n) for n in feature_names)

@@ -103,12 +103,16 @@ class ExplainerCase:
 
 def explainer_cases() -> dict[type, ExplainerCase]:
     """``{class: ExplainerCase}`` (one line per incremental explainer class)."""
+    from ..compat import ixai
     from ..methods.iinteractions import IncrementalShapleyInteractions
     from ..methods.ipdp import IncrementalPDP
     from ..methods.isage import IncrementalSAGE
     from ..methods.pfi import IncrementalPFI
 
     return {
+        # ixai's signatures on ixplain's explainers (explain_one returns ixai's dict)
+        ixai.IncrementalPFI: ExplainerCase(lambda m, rs: ixai.IncrementalPFI(m, "squared_error", None, smoothing_alpha=0.05, random_state=rs)),
+        ixai.IncrementalSage: ExplainerCase(lambda m, rs: ixai.IncrementalSage(m, "squared_error", None, smoothing_alpha=0.05, random_state=rs)),
         IncrementalPFI: ExplainerCase(
             lambda model, rs: IncrementalPFI(model, "squared_error", alpha=0.05, random_state=rs)
         ),

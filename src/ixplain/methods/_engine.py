@@ -116,7 +116,7 @@ import numpy as np
 
 from .._validation import param_error
 from ..aggregation import Mean
-from ..models.base import DEFAULT_MEMORY_BUDGET, rows_for_budget
+from ..models.base import DEFAULT_MEMORY_BUDGET, call_rows
 from ..tabular import Table
 
 __all__ = [
@@ -219,9 +219,11 @@ class Method:
         return 1
 
     def chunk_rows(self, table: Table, memory_budget: int) -> int:
-        """Rows explained per :meth:`explain` call: the model input fits ``memory_budget``."""
+        """Rows explained per :meth:`explain` call: their model input is one call of
+        :func:`~ixplain.models.call_rows` rows (cache-sized, never smaller than one perturbed
+        copy of the table, within ``memory_budget``)."""
         per = max(1, int(self.rows_per_observation(table)))
-        return max(1, rows_for_budget(len(table.names), memory_budget) // per)
+        return max(1, call_rows(len(table.names), memory_budget, n_rows=table.n_rows) // per)
 
     @classmethod
     def example(cls) -> tuple[Method, Any, Any] | None:

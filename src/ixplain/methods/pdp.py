@@ -46,7 +46,7 @@ from .._validation import (
     param_error,
 )
 from ..grids import FeatureGrid, feature_grid
-from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
+from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
 from ..storage.base import seed_of
@@ -125,20 +125,6 @@ def _grid_points(grid_values: Sequence[np.ndarray]) -> list[np.ndarray]:
     shape = tuple(len(g) for g in grid_values)
     idx = np.unravel_index(np.arange(math.prod(shape)), shape)
     return [np.asarray(g)[i] for g, i in zip(grid_values, idx)]
-
-
-#: Preferred size of one stacked model call, in cells (8 MB of float64): large enough that the
-#: per-call overhead of scikit-learn-style models vanishes, small enough to stay cache-friendly
-#: (measured on the benchmark models; larger calls were not faster). ``memory_budget`` caps it.
-_TARGET_CELLS = 2**20
-
-
-def _ice_call_rows(n_points: int, batch_rows: int, width: int) -> int:
-    """Observations per ICE model call: their ``rows x n_points`` stacked rows fit ``batch_rows``
-    and, when there are enough of them, about :data:`_TARGET_CELLS` cells of ``width``
-    columns."""
-    call = min(batch_rows, max(n_points, _TARGET_CELLS // max(1, width)))
-    return max(1, call // max(1, n_points))
 
 
 @dataclass
@@ -355,9 +341,10 @@ class ICEFunction(Method):
 
     ``lambda(x) = [f(x with x_S := v) for v in grid]`` of shape (n_outputs, n_points) (grid
     points in :func:`_grid_points` order); its mean over rows is the PD. ``method="brute"``
-    evaluates it with :func:`ice_predict` (the stacked rows of ``B`` observations x all grid
-    points in one model call); ``method="tree"`` with the exact tree paths of
-    :mod:`ixplain.tree` (the same values).
+    evaluates it with :func:`ice_predict`: the batch's rows at several whole grid points per
+    model call, stacked up to :func:`~ixplain.models.call_rows` rows (never one call per grid
+    point when they fit, never less than all rows at one grid point); ``method="tree"`` with
+    the exact tree paths of :mod:`ixplain.tree` (the same values).
 
     Parameters
     ----------
@@ -427,16 +414,17 @@ class ICEFunction(Method):
         width = len(X.names) if stack is None else stack.base.shape[1]
         if stack is not None and self._like is None:  # keep the grid part for later batches
             self._like = replace(stack, base=stack.base[:0])
-        batch_rows = max(1, batch_rows * len(X.names) // width)
-        step = _ice_call_rows(k, batch_rows, width)
+        batch_rows = call_rows(width, self.memory_budget, n_rows=B)
+        per_call = max(1, batch_rows // max(1, B))  # whole grid points (all B rows) per call
         parts = []
-        for lo in range(0, B, step):
-            rows = np.arange(lo, min(lo + step, B))
-            pred, _ = ice_predict(self.model, X, self.features, self.points, np.tile(rows, k),
-                                  np.repeat(np.arange(k), len(rows)), batch_rows=batch_rows,
-                                  stack=stack)
-            parts.append(pred.reshape(k, len(rows), -1).transpose(1, 2, 0))
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+        for p0 in range(0, k, per_call):
+            points = np.arange(p0, min(p0 + per_call, k))
+            pred, _ = ice_predict(self.model, X, self.features, self.points,
+                                  np.tile(np.arange(B), len(points)), np.repeat(points, B),
+                                  batch_rows=batch_rows, stack=stack)
+            parts.append(pred.reshape(len(points), B, -1))
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return out.transpose(1, 2, 0)  # (k, B, n_outputs) -> (B, n_outputs, k)
 
     def result(self, explained: Explained) -> tuple[np.ndarray, np.ndarray | None]:
         """``(average (n_outputs, *grid_shape), individual (n_outputs, n_rows, *grid_shape) or
@@ -872,7 +860,7 @@ def partial_dependence(
     req = PDRequest(
         model=model, table=data, features=feats, grid_values=[g.values for g in grids],
         sample_weight=weights, kind=kind,
-        batch_rows=rows_for_budget(len(table.names), opts["memory_budget"]),
+        batch_rows=call_rows(len(table.names), opts["memory_budget"], n_rows=data.n_rows),
         n_jobs=opts["n_jobs"], memory_budget=opts["memory_budget"], progress=opts["progress"],
     )
     used, average, individual = _run_method(method, req)

@@ -100,8 +100,8 @@ class _StackedTable(Table):
         if kind == "numpy" and not self.upcast and dtype in (None, np.float64):
             return self.matrix
         if kind == "records":
-            names = self.names
-            return [dict(zip(names, row)) for row in self.matrix.tolist()]
+            labels = self.schema.labels  # the user's record keys (may be ints)
+            return [dict(zip(labels, row)) for row in self.matrix.tolist()]
         return super().to_native(kind)
 
 
@@ -115,6 +115,7 @@ class _Plan:
     def __init__(self, schema: Any, upcast: Any = frozenset()) -> None:
         self.schema, self.upcast = schema, upcast
         self.names = list(schema.names)
+        self.keys = list(schema.labels)  # record keys: the user's labels (River: may be ints)
         self.native_kind: str | None = None
         self.budget_rows = 0
         self._layouts: dict[tuple, _Layout] = {}
@@ -142,7 +143,7 @@ class _Plan:
         lay = self._layouts.get(key)
         if lay is None or lay.B < B:
             lay = self._layouts[key] = _Layout(max(B, 0 if lay is None else lay.B), S, cols, d,
-                                               self.names)
+                                               self.keys)
         self._last = lay
         return lay
 
@@ -178,9 +179,8 @@ def _native_predict(model: Model, plan: _Plan, perturbed: np.ndarray) -> np.ndar
     if kind == "numpy":
         return model._call_native(perturbed, n_rows, kind, plan.names)
     if kind == "records":
-        names = plan.names
-        records = [dict(zip(names, row)) for row in perturbed.tolist()]
-        return model._call_native(records, n_rows, kind, names)
+        records = [dict(zip(plan.keys, row)) for row in perturbed.tolist()]
+        return model._call_native(records, n_rows, kind, plan.names)
     schema = plan.schema
     table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(plan.names)}, schema,
                           plan.upcast, perturbed)
@@ -207,7 +207,7 @@ def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, valu
         src = drawn.reshape(-1).take(src // d) * d + src % d
     n_rows = B * width
     if plan.native_kind == "records" and n_rows <= plan.budget_rows:
-        records = _records(plan.names, lay, obs, values.take(src))
+        records = _records(plan.keys, lay, obs, values.take(src))
         preds = model._call_native(records, n_rows, "records", plan.names)
     else:
         perturbed = obs.repeat(width, axis=0)  # C-contiguous: the flat positions apply
