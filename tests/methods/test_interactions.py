@@ -278,10 +278,14 @@ def test_bad_parameters(kwargs, match):
         shapley_interactions(product_plus, X, np.zeros(4), loss="squared_error", **kwargs)
 
 
-def test_nan_in_x_names_the_column():
+def test_a_model_returning_nan_is_an_error_naming_the_rows():
+    """NaN in X goes to the model (as in sage); product_plus propagates it, which must be an
+    error, not a NaN result."""
+    from ixplain import ModelEvaluationError
+
     X = np.zeros((4, 3))
     X[2, 1] = np.nan
-    with pytest.raises(ValueError, match="column 'x1' contains NaN"):
+    with pytest.raises(ModelEvaluationError, match="shapley_interactions: .* returned NaN"):
         shapley_interactions(product_plus, X, np.zeros(4), loss="squared_error")
 
 

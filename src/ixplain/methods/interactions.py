@@ -21,6 +21,7 @@ import numpy as np
 
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
+    check_2d,
     check_float,
     check_int,
     check_n_jobs,
@@ -44,7 +45,7 @@ from ._engine import (
 )
 from ._interaction_core import INDICES, InteractionPlan, explain_interactions
 from ._sage_core import correction_for, resolve_players
-from .sage import _background_table, check_no_nan, resolve_n_samples
+from .sage import _background_table, resolve_n_samples
 
 __all__ = ["shapley_interactions"]
 
@@ -233,9 +234,10 @@ def shapley_interactions(
     ------
     ValueError
         For invalid parameters, fewer than 2 players, ``index="FSII"`` with the permutation
-        method, NaN in ``X``, ``y`` or ``background``, mismatched lengths or columns.
+        method, NaN in ``y``, mismatched lengths or columns.
     ModelEvaluationError
-        If the model raises.
+        If the model raises or returns NaN (NaN in ``X`` goes to the model, as in
+        :func:`ixplain.sage`).
 
     References
     ----------
@@ -289,10 +291,10 @@ def _validate(
     jobs = check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
     seed = root_seed(random_state, owner)
+    check_2d(X, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
         raise ValueError(f"{owner}: X has no rows.")
-    check_no_nan(table, "X", owner)
     y_arr = check_target(y, table.n_rows, owner)
     bg = _background_table(background, table, seed, owner)  # sage's rows for the same seed
     players, col_player = resolve_players(table.names, groups, owner)
@@ -311,8 +313,9 @@ def _validate(
     correction = correction_for(loss_obj)
     s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
     exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
+    # NaN in X goes to the model (as in sage); a NaN prediction is an error naming the rows
     function = InteractionFunction(
-        as_model(model, owner=owner), loss_obj, bg, InteractionPlan(G, index, chosen, col_player),
+        as_model(model, owner=owner).refuse_nan_outputs(owner), loss_obj, bg, InteractionPlan(G, index, chosen, col_player),
         players, s, exact_inner, seed,
     )
     return _Problem(
