@@ -43,6 +43,13 @@ EXPECTED = {
     "HStatistic",
     "HStatisticDisplay",
     "h_statistic",
+    # Shapley interactions (branch shapley)
+    "IncrementalShapleyInteractions",
+    "InteractionHeatmapDisplay",
+    "InteractionTimeSeries",
+    "InteractionTraceDisplay",
+    "ShapleyInteractions",
+    "shapley_interactions",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

@@ -13,6 +13,8 @@ from .methods._engine import ProgressInfo
 from .methods.ale import accumulated_local_effects
 from .methods.hstatistic import h_statistic
 from .methods.iale import IncrementalALE
+from .methods.iinteractions import IncrementalShapleyInteractions
+from .methods.interactions import shapley_interactions
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -23,6 +25,7 @@ from .plot.ale import AccumulatedLocalEffectsDisplay
 from .plot.drift import DriftExplanationDisplay
 from .plot.hstatistic import HStatisticDisplay
 from .plot.importance import FeatureImportanceDisplay, ImportanceTraceDisplay
+from .plot.interactions import InteractionHeatmapDisplay, InteractionTraceDisplay
 from .plot.partial_dependence import PartialDependenceDisplay
 from .plot.pd_trace import PartialDependenceTraceDisplay
 from .results import (
@@ -32,6 +35,7 @@ from .results import (
     HStatistic,
     PartialDependence,
 )
+from .results.interactions import InteractionTimeSeries, ShapleyInteractions
 from .storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 from .tabular import Table, as_table
 from .tree import tree_partial_dependence
@@ -80,6 +84,13 @@ __all__ = [
     "HStatistic",
     "HStatisticDisplay",
     "h_statistic",
+    # Shapley interactions (branch shapley)
+    "IncrementalShapleyInteractions",
+    "InteractionHeatmapDisplay",
+    "InteractionTimeSeries",
+    "InteractionTraceDisplay",
+    "ShapleyInteractions",
+    "shapley_interactions",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

@@ -22,7 +22,7 @@ def test_every_entry_needs_a_public_explainer():
     for registry in (STATIC_METHODS, STREAM_METHODS):
         for name, entry in registry.items():
             assert hasattr(ixplain, entry.needs), (name, entry.needs)
-    assert list(STATIC_METHODS) == ["pfi", "sage", "pd", "ice", "ale", "hstat"]
+    assert list(STATIC_METHODS) == ["pfi", "sage", "pd", "ice", "ale", "hstat", "interactions"]
     assert list(STREAM_METHODS) == ["pfi", "sage", "pdp", "ale", "drift"]
 
 

@@ -243,7 +243,7 @@ def explain_cmd(
     ] = None,
     methods: Annotated[
         list[str] | None,
-        typer.Option(help="Comma-separated: pd, ice, pfi, sage, ale, hstat (default: all available)."),
+        typer.Option(help="Comma-separated: pd, ice, pfi, sage, ale, hstat, interactions (default: all available)."),
     ] = None,
     pd_features: Annotated[
         list[str] | None,

@@ -22,6 +22,12 @@ import pandas as pd
 from . import _plots
 from ._errors import CLIError
 from ._hstat import compute_hstat, hstat_tables, plot_hstat, write_hstat
+from ._interactions import (
+    compute_interactions,
+    interaction_tables,
+    plot_interactions,
+    write_interactions,
+)
 from ._methods import _public
 from ._writers import Table, importance_table, write_frame, write_json
 
@@ -375,4 +381,6 @@ STATIC_METHODS: dict[str, StaticMethod] = {
     "ice": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
     "ale": StaticMethod("accumulated_local_effects", _compute_ale, _write_ale, _plot_ale),
     "hstat": StaticMethod("h_statistic", compute_hstat, write_hstat, plot_hstat, hstat_tables),
+    "interactions": StaticMethod("shapley_interactions", compute_interactions,
+                                 write_interactions, plot_interactions, interaction_tables),
 }

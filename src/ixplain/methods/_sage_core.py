@@ -115,22 +115,36 @@ def coalition_table(
     draw) is draw ``draws[draw_idx[i, j]]`` with the columns of the first ``k`` players of
     ``orders[i]`` taken from ``x[i]``; the last ``n`` rows are ``x`` itself (the full coalition).
     """
-    nb, s = draw_idx.shape
     n_players = orders.shape[1]
     rank = np.empty_like(orders)
     np.put_along_axis(rank, orders, np.arange(n_players)[None, :], axis=1)
     ks = np.arange(k_start, n_players)
+    inside = rank[:, col_player][:, None, :] < ks[None, :, None]  # (nb, K, d): column from x
+    return masked_table(x, draws, draw_idx, inside)
+
+
+def masked_table(x: Table, draws: Table, draw_idx: np.ndarray, inside: np.ndarray) -> Table:
+    """The model input for arbitrary coalitions of every observation, plus the observations.
+
+    ``inside`` of shape (n, K, d) (or (1, K, d), the same coalitions for every observation)
+    marks the columns taken from ``x[i]`` in coalition ``k``; the others come from draw
+    ``draws[draw_idx[i, j]]``. Row block ``(i, k, j)`` (observation-major, then coalition, then
+    draw); the last ``n`` rows are ``x`` itself (the full coalition).
+    """
+    nb, s = draw_idx.shape
     combined = Table.concat([x, draws])
     obs = np.arange(nb)
-    inside = rank[:, col_player][:, None, :] < ks[None, :, None]  # (nb, K, d): column from x
-    idx = np.where(
-        inside[:, :, None, :], obs[:, None, None, None], nb + draw_idx[:, None, :, None]
-    ).reshape(-1, len(col_player))
-    idx = np.concatenate([idx, np.repeat(obs[:, None], len(col_player), axis=1)])
-    cols = {
-        name: _take(combined.columns[name], np.ascontiguousarray(idx[:, c]))
-        for c, name in enumerate(x.names)
-    }
+    rows = nb + draw_idx[:, None, :]  # (n, 1, s): the draws' rows in ``combined``
+    cols = {}
+    for c, name in enumerate(x.names):
+        col = combined.columns[name]
+        keep = inside[:, :, None, c]  # (n or 1, K, 1)
+        if isinstance(col, np.ndarray):  # the values directly: no index array per cell
+            block = np.where(keep, col[:nb, None, None], col[rows]).reshape(-1)
+            cols[name] = np.concatenate([block, col[:nb]])
+        else:
+            idx = np.where(keep, obs[:, None, None], rows).reshape(-1)
+            cols[name] = _take(col, np.concatenate([idx, obs]))
     return Table(cols, x.schema, combined.upcast)
 
 
@@ -146,25 +160,79 @@ def positive_column(pred: np.ndarray, loss: Loss, model: Model) -> np.ndarray:
     return pred
 
 
+def _ordered_sum(a: np.ndarray, axis: int) -> np.ndarray:
+    """Sum over ``axis`` adding the slices in index order: every row gets the same operations
+    in the same order, so identical rows give identical sums wherever they sit in the array
+    (numpy's reductions may group a row's terms by its memory alignment)."""
+    acc = np.take(a, 0, axis=axis).copy()
+    for j in range(1, a.shape[axis]):
+        acc += np.take(a, j, axis=axis)
+    return acc
+
+
 def averaged_loss(
     loss: Loss, correction: str, y: np.ndarray, preds: np.ndarray, classes: Any
 ) -> np.ndarray:
-    """Estimate ``loss(E[p], y)`` per row from draws ``preds`` of shape (n, s) or (n, s, k)."""
+    """Estimate ``loss(E[p], y)`` per row from draws ``preds`` of shape (n, s) or (n, s, k).
+
+    Rows with identical draws get bit-identical estimates (ordered sums), so a feature the
+    model ignores changes no coalition's loss at all.
+    """
     n, s = preds.shape[:2]
-    mean = preds.mean(axis=1)
+    mean = _ordered_sum(preds, 1) / s
     base = loss(y, mean, classes)
     if correction == "variance" and s >= 2:
-        var = preds.var(axis=1, ddof=1) / s
+        var = _ordered_sum((preds - mean[:, None]) ** 2, 1) / ((s - 1) * s)
         if var.ndim == 2:
-            var = var.sum(axis=1) if _VARIANCE_LOSSES[loss.name] == "sum" else var.mean(axis=1)
+            total = _ordered_sum(var, 1)
+            var = total if _VARIANCE_LOSSES[loss.name] == "sum" else total / var.shape[1]
         return base - var
     if correction == "jackknife" and s >= 2:
         loo = (s * mean[:, None] - preds) / (s - 1)  # leave-one-out means, (n, s[, k])
         y_rep = np.repeat(np.asarray(y), s, axis=0)
         flat = loo.reshape((n * s,) + loo.shape[2:])
         loo_loss = loss(y_rep, flat, classes).reshape(n, s)
-        return s * base - (s - 1) * loo_loss.mean(axis=1)
+        return s * base - (s - 1) * (_ordered_sum(loo_loss, 1) / s)
     return base
+
+
+def masked_losses(
+    model: Model,
+    loss: Loss,
+    correction: str,
+    table: Table,
+    y: np.ndarray,
+    n_coalitions: int,
+    n_samples: int,
+    *,
+    batch_rows: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Evaluate a :func:`masked_table` in one batched model call and estimate its losses.
+
+    Returns
+    -------
+    est : ndarray of shape (n, n_coalitions)
+        Estimates of ``loss(E[f(x_S, X')], y)`` for each coalition, from the ``n_samples``
+        draws with ``correction``.
+    full_loss : ndarray of shape (n,)
+        ``loss(f(x), y)`` (computed as the average of ``n_samples`` copies of ``f(x)``, like
+        the other coalitions: equal to it up to rounding).
+    full_pred : ndarray of shape (n,) or (n, k)
+        The model's predictions ``f(x)``.
+    """
+    nb = len(y)
+    pred = positive_column(model.predict(table, batch_rows=batch_rows), loss, model)
+    classes = model.classes_
+    n_inner = nb * n_coalitions * n_samples
+    inner = pred[:n_inner].reshape((nb * n_coalitions, n_samples) + pred.shape[1:])
+    full_pred = pred[n_inner:]
+    y_arr = np.asarray(y)
+    y_rep = np.repeat(y_arr, n_coalitions, axis=0)
+    est = averaged_loss(loss, correction, y_rep, inner, classes).reshape(nb, n_coalitions)
+    # the full coalition through the same arithmetic as the others (its s draws are all f(x)),
+    # so a coalition that differs from it only by ignored features has the same loss exactly
+    same = np.repeat(full_pred[:, None], n_samples, axis=1)
+    return est, averaged_loss(loss, correction, y_arr, same, classes), full_pred
 
 
 def coalition_losses(
@@ -205,21 +273,15 @@ def coalition_losses(
     n_players = orders.shape[1]
     k_start = 0 if empty_pred is None else 1
     table = coalition_table(x, draws, draw_idx, orders, col_player, k_start)
-    pred = positive_column(model.predict(table, batch_rows=batch_rows), loss, model)
-    classes = model.classes_
-    n_k = n_players - k_start
-    inner = pred[: nb * n_k * s]
-    full_pred = pred[nb * n_k * s :]
-    inner = inner.reshape((nb * n_k, s) + pred.shape[1:])
-    y_arr = np.asarray(y)
-    y_rep = np.repeat(y_arr, n_k, axis=0)
-    est = averaged_loss(loss, correction, y_rep, inner, classes).reshape(nb, n_k)
+    est, full_loss, full_pred = masked_losses(
+        model, loss, correction, table, y, n_players - k_start, s, batch_rows=batch_rows
+    )
     losses = np.empty((nb, n_players + 1))
     losses[:, k_start:n_players] = est
     if empty_pred is not None:
         const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
-        losses[:, 0] = loss(y_arr, np.ascontiguousarray(const), classes)
-    losses[:, n_players] = loss(y_arr, full_pred, classes)
+        losses[:, 0] = loss(np.asarray(y), np.ascontiguousarray(const), model.classes_)
+    losses[:, n_players] = full_loss
     return losses, full_pred
 
 

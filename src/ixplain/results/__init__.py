@@ -4,6 +4,7 @@ from .ale import AccumulatedLocalEffects
 from .drift import DriftExplanation
 from .hstatistic import HStatistic
 from .importance import FeatureImportance, ImportanceTimeSeries
+from .interactions import InteractionTimeSeries, ShapleyInteractions
 from .partial_dependence import PartialDependence
 
 __all__ = [
@@ -12,5 +13,7 @@ __all__ = [
     "FeatureImportance",
     "HStatistic",
     "ImportanceTimeSeries",
+    "InteractionTimeSeries",
     "PartialDependence",
+    "ShapleyInteractions",
 ]

@@ -1,0 +1,357 @@
+"""Shapley interactions of an observation's loss game, batched; shared by ``shapley_interactions``
+and ``IncrementalShapleyInteractions``.
+
+The game of one observation ``(x, y)`` is SAGE's (:mod:`._sage_core`):
+
+    v_x(S) = l_x(empty) - l_x(S),    l_x(S) ~ loss(E_{X'}[f(x_S, X'_{-S})], y),
+
+with the players outside ``S`` replaced by ``s`` perturbation rows (shared by every coalition
+of the observation: common random numbers, so a player the model ignores has exactly zero
+interaction with anything) and the loss of the averaged prediction estimated without bias as
+iSAGE does (:func:`._sage_core.averaged_loss`). Every index below is linear in the game, so the
+mean of the per-observation indices over the rows is the index of the global (SAGE) game.
+
+Indices (order 2; ``G`` players, pairs ``i < j`` in lexicographic order)
+------------------------------------------------------------------------
+* ``"SII"`` (Grabisch & Roubens 1999): pair ``I_ij = sum_{T ⊆ D - ij} w(|T|) Δ_ij(T)`` with
+  ``w(t) = t! (G - t - 2)! / (G - 1)!`` and ``Δ_ij(T) = v(T+ij) - v(T+i) - v(T+j) + v(T)``;
+  main terms are the Shapley values.
+* ``"k-SII"`` (Bordt & von Luxburg 2023), order 2: pairs ``I_ij``; main terms
+  ``phi_i - 1/2 sum_j I_ij``. The main and pair terms sum to ``v(D) - v(empty)`` (efficiency).
+* ``"FSII"`` (Faith-SII, Tsai et al. 2023): the Shapley-kernel weighted least-squares fit of the
+  game by main and pair terms, exact on ``empty`` and ``D``; efficient too. Exact mode only.
+
+Estimation per observation
+--------------------------
+* ``"exact"``: all ``2^G - 1`` proper coalitions (times ``s`` draws) plus ``f(x)`` in one model
+  call; the index is a fixed ``(G + P, 2^G)`` matrix applied to the game vector. No estimation
+  error beyond the ``s`` draws (unbiased for squared error / Brier with ``s >= 2``).
+* ``"permutation"``: one uniform random order ``pi`` per observation. The ``G + 1`` prefixes
+  ``P_k`` give the marginal contributions (SAGE), and for each of the ``G - 1`` adjacent pairs
+  ``(pi_k, pi_{k+1})`` one more coalition ``P_k + pi_{k+1}`` gives ``Δ(P_k)``. Given that a pair
+  is adjacent, ``P_k`` has exactly the SII distribution of ``T`` (the pair merged into one player
+  of a uniform order), and a pair is adjacent with probability ``2 / G``, so
+  ``(G / 2) Δ 1[adjacent]`` is unbiased for ``I_ij`` (Horvitz-Thompson). Cost ``2G - 1``
+  coalitions (times ``s``) plus ``f(x)``; the price is variance: about ``G / 2 E[Δ^2]`` per
+  pair and observation. Efficiency holds for every single observation (the pair terms cancel
+  in the k-SII main terms).
+
+Bias of the inner estimate
+--------------------------
+With ``s >= 2`` draws and squared error or Brier the loss of the averaged prediction is
+estimated without bias, so the index is that of the averaged-prediction game. With ``s = 1``
+(or a loss without a correction) it is the index of the game of the expected *one-draw* loss,
+``E_b (f(x_S, b_-S) - y)^2``, whose pair terms also contain the covariance of the two
+features' effects *within* the background rows: two additive features get a spurious pair term
+of the size of their sample correlation in the background (``O(1 / sqrt(m))`` for ``m``
+independent rows), which no standard error over the explained rows reports. Prefer ``s >= 2``.
+
+References
+----------
+Grabisch, M., Roubens, M. "An axiomatic approach to the concept of interaction among players in
+cooperative games." International Journal of Game Theory 28, 1999.
+Bordt, S., von Luxburg, U. "From Shapley Values to Generalized Additive Models and back."
+AISTATS 2023.
+Tsai, C.-P., Yeh, C.-K., Ravikumar, P. "Faith-Shap: The Faithful Shapley Interaction Index."
+JMLR 24, 2023.
+Covert, I., Lundberg, S., Lee, S.-I. "Understanding Global Feature Contributions With Additive
+Importance Measures." NeurIPS 2020.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from math import comb, factorial
+
+import numpy as np
+
+from ..losses import Loss
+from ..models import Model
+from ..tabular import Table
+from ._sage_core import masked_losses, masked_table
+
+__all__: list[str] = []
+
+INDICES = ("k-SII", "SII", "FSII")
+METHODS = ("exact", "permutation")
+
+
+def pair_indices(n_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``i < j`` in lexicographic order: two int arrays of length ``G (G - 1) / 2``."""
+    return np.triu_indices(n_players, 1)
+
+
+@lru_cache(maxsize=32)
+def coalition_bits(n_players: int) -> np.ndarray:
+    """Membership of every coalition ``c = 0 .. 2^G - 1`` (bit ``p`` = player ``p``): (2^G, G)."""
+    c = np.arange(2**n_players)
+    return ((c[:, None] >> np.arange(n_players)[None, :]) & 1).astype(bool)
+
+
+def _incidence(n_players: int) -> np.ndarray:
+    """(G, P) matrix with 1 where player ``i`` belongs to pair ``p``."""
+    ii, jj = pair_indices(n_players)
+    inc = np.zeros((n_players, len(ii)))
+    inc[ii, np.arange(len(ii))] = 1.0
+    inc[jj, np.arange(len(ii))] = 1.0
+    return inc
+
+
+def _shapley_rows(n_players: int) -> np.ndarray:
+    """(G, 2^G) map from a game vector to its Shapley values."""
+    G = n_players
+    bits = coalition_bits(G)
+    size = bits.sum(axis=1)
+    c = np.arange(2**G)
+    out = np.zeros((G, 2**G))
+    w = np.array([factorial(t) * factorial(G - t - 1) / factorial(G) for t in range(G)])
+    for i in range(G):
+        without = c[~bits[:, i]]
+        np.add.at(out[i], without | (1 << i), w[size[without]])
+        np.add.at(out[i], without, -w[size[without]])
+    return out
+
+
+def _sii_rows(n_players: int) -> np.ndarray:
+    """(P, 2^G) map from a game vector to its pairwise Shapley interaction indices."""
+    G = n_players
+    bits = coalition_bits(G)
+    size = bits.sum(axis=1)
+    c = np.arange(2**G)
+    w = np.array(
+        [factorial(t) * factorial(G - t - 2) / factorial(G - 1) for t in range(G - 1)]
+    )
+    ii, jj = pair_indices(G)
+    out = np.zeros((len(ii), 2**G))
+    for p, (i, j) in enumerate(zip(ii, jj)):
+        t = c[~bits[:, i] & ~bits[:, j]]
+        wt = w[size[t]]
+        for coal, sign in ((t | (1 << i) | (1 << j), 1.0), (t | (1 << i), -1.0),
+                           (t | (1 << j), -1.0), (t, 1.0)):
+            np.add.at(out[p], coal, sign * wt)
+    return out
+
+
+def _fsii_rows(n_players: int) -> np.ndarray:
+    """(G + P, 2^G) map from a game vector to Faith-SII of order 2 (constrained least squares).
+
+    Minimises ``sum_S mu(S) (v(S) - sum_{T ⊆ S, |T| <= 2} Phi_T)^2`` with the Shapley kernel
+    ``mu(S) = (G - 1) / (C(G, |S|) |S| (G - |S|))`` over the proper non-empty coalitions, subject
+    to exactness on the empty and the full coalition (the KKT system, solved for the identity).
+    """
+    G = n_players
+    bits = coalition_bits(G)
+    size = bits.sum(axis=1)
+    ii, jj = pair_indices(G)
+    A = np.concatenate(
+        [np.ones((2**G, 1)), bits, bits[:, ii] & bits[:, jj]], axis=1
+    ).astype(np.float64)
+    inner = (size > 0) & (size < G)
+    s = size[inner]
+    w = (G - 1) / (np.array([comb(G, int(k)) for k in s]) * s * (G - s))
+    q = A.shape[1]
+    Am, Ac = A[inner], A[~inner]
+    kkt = np.zeros((q + 2, q + 2))
+    kkt[:q, :q] = (Am.T * w) @ Am
+    kkt[:q, q:] = Ac.T
+    kkt[q:, :q] = Ac
+    rhs = np.zeros((q + 2, 2**G))
+    rhs[:q, inner] = Am.T * w
+    rhs[q:, ~inner] = np.eye(2)
+    return np.linalg.solve(kkt, rhs)[1:q]
+
+
+@lru_cache(maxsize=32)
+def exact_matrix(n_players: int, index: str) -> np.ndarray:
+    """(G + P, 2^G) linear map from a game vector (``v[0] = 0``) to [main terms, pair terms]."""
+    if index == "FSII":
+        return _fsii_rows(n_players)
+    sv, sii = _shapley_rows(n_players), _sii_rows(n_players)
+    if index == "k-SII":
+        sv = sv - 0.5 * _incidence(n_players) @ sii
+    return np.concatenate([sv, sii])
+
+
+@lru_cache(maxsize=32)
+def _derivative_plan(n_players: int) -> tuple[np.ndarray, ...]:
+    """Coalition indices and weights of the discrete derivatives of every player and pair.
+
+    ``t1, t1i`` (G, 2^(G-1)): the coalitions ``T`` without ``i`` and ``T + i``, weights ``w1``;
+    ``t2, t2i, t2j, t2ij`` (P, 2^(G-2)): ``T`` without ``i, j`` and its three extensions,
+    weights ``w2`` (the Shapley and SII weights of ``|T|``).
+    """
+    G = n_players
+    bits = coalition_bits(G)
+    size = bits.sum(axis=1)
+    c = np.arange(2**G)
+    w = np.array([factorial(t) * factorial(G - t - 1) / factorial(G) for t in range(G)])
+    t1 = np.stack([c[~bits[:, i]] for i in range(G)])
+    t1i = t1 | (1 << np.arange(G))[:, None]
+    ii, jj = pair_indices(G)
+    t2 = np.stack([c[~bits[:, i] & ~bits[:, j]] for i, j in zip(ii, jj)]).reshape(len(ii), -1)
+    bi, bj = (1 << ii)[:, None], (1 << jj)[:, None]
+    w2 = np.array(
+        [factorial(t) * factorial(G - t - 2) / factorial(G - 1) for t in range(max(G - 1, 1))]
+    )
+    return t1, t1i, w[size[t1]], t2, t2 | bi, t2 | bj, t2 | bi | bj, w2[size[t2]]
+
+
+def exact_indices(game: np.ndarray, n_players: int, index: str) -> np.ndarray:
+    """Main and pair terms of game vectors ``game`` (B, 2^G), shape (B, G + P).
+
+    SII and k-SII sum weighted discrete derivatives, each grouped as a difference of two
+    marginal contributions, so a player whose presence never changes the game gets exactly 0
+    in every term that involves it; FSII applies :func:`exact_matrix`.
+    """
+    if index == "FSII":
+        return game @ exact_matrix(n_players, index).T
+    t1, t1i, w1, t2, t2i, t2j, t2ij, w2 = _derivative_plan(n_players)
+    mains = ((game[:, t1i] - game[:, t1]) * w1).sum(axis=2)
+    delta = (game[:, t2ij] - game[:, t2j]) - (game[:, t2i] - game[:, t2])
+    pairs = (delta * w2).sum(axis=2)
+    if index == "k-SII":
+        mains = mains - 0.5 * pairs @ _incidence(n_players).T
+    return np.concatenate([mains, pairs], axis=1)
+
+
+@dataclass(frozen=True)
+class InteractionPlan:
+    """What one evaluation of the explanation function computes.
+
+    Attributes
+    ----------
+    n_players : int
+        ``G`` (at least 2).
+    index : {"k-SII", "SII", "FSII"}
+    method : {"exact", "permutation"}
+    col_player : ndarray of shape (n_features,)
+        The player of every column (:func:`._sage_core.resolve_players`).
+    """
+
+    n_players: int
+    index: str
+    method: str
+    col_player: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return self.n_players * (self.n_players - 1) // 2
+
+    @property
+    def n_coalitions(self) -> int:
+        """Coalitions evaluated with draws per observation (``f(x)`` comes on top)."""
+        G = self.n_players
+        return 2**G - 1 if self.method == "exact" else 2 * G - 1
+
+    @property
+    def n_values(self) -> int:
+        """Length of one explanation: ``G`` main terms then ``P`` pair terms."""
+        return self.n_players + self.n_pairs
+
+    def rows_per_observation(self, n_samples: int) -> int:
+        return self.n_coalitions * n_samples + 1
+
+
+def explain_interactions(
+    plan: InteractionPlan,
+    model: Model,
+    loss: Loss,
+    correction: str,
+    x: Table,
+    y: np.ndarray,
+    draws: Table,
+    draw_idx: np.ndarray,
+    order_u: np.ndarray | None,
+    *,
+    batch_rows: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The batched explanation function: interaction indices of each observation's loss game.
+
+    Parameters
+    ----------
+    plan : InteractionPlan
+    model, loss, correction
+        The adapter, the loss and its bias correction (:func:`._sage_core.correction_for`).
+    x : Table of B rows; y : ndarray of shape (B,)
+    draws : Table
+        Perturbation rows; ``draw_idx`` of shape (B, s) picks each observation's draws.
+    order_u : ndarray of shape (B, G) or None
+        Uniforms that fix each observation's random order (``"permutation"``; the order is
+        their argsort, so any batching of the same uniforms gives the same values).
+    batch_rows : int, optional
+        Rows per model call (default: one call).
+
+    Returns
+    -------
+    values : ndarray of shape (B, G + P)
+        Main terms then pair terms of each observation.
+    losses : ndarray of shape (B, 2)
+        ``l_x(empty)`` and ``loss(f(x), y)``; ``values.sum(axis=1)`` equals their difference
+        for the efficient indices.
+    """
+    if plan.method == "exact":
+        return _explain_exact(plan, model, loss, correction, x, y, draws, draw_idx, batch_rows)
+    assert order_u is not None
+    return _explain_permutation(
+        plan, model, loss, correction, x, y, draws, draw_idx, order_u, batch_rows
+    )
+
+
+def _explain_exact(
+    plan: InteractionPlan, model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
+    draws: Table, draw_idx: np.ndarray, batch_rows: int | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    G = plan.n_players
+    inside = coalition_bits(G)[:-1][:, plan.col_player][None]  # (1, 2^G - 1, d)
+    table = masked_table(x, draws, draw_idx, inside)
+    est, full_loss, _ = masked_losses(
+        model, loss, correction, table, y, plan.n_coalitions, draw_idx.shape[1],
+        batch_rows=batch_rows,
+    )
+    losses = np.concatenate([est, full_loss[:, None]], axis=1)  # (B, 2^G), coalition order
+    game = losses[:, :1] - losses
+    values = exact_indices(game, G, plan.index)
+    return values, np.stack([losses[:, 0], full_loss], axis=1)
+
+
+def _explain_permutation(
+    plan: InteractionPlan, model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
+    draws: Table, draw_idx: np.ndarray, order_u: np.ndarray, batch_rows: int | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    G, B = plan.n_players, x.n_rows
+    orders = np.argsort(order_u, axis=1, kind="stable")
+    rank = np.empty_like(orders)
+    np.put_along_axis(rank, orders, np.arange(G)[None, :], axis=1)
+    k = np.arange(G)
+    prefix = rank[:, None, :] < k[None, :, None]  # P_0 .. P_{G-1}: (B, G, G)
+    skip = prefix[:, : G - 1] | (rank[:, None, :] == k[None, 1:, None])  # P_k + pi_{k+1}
+    inside = np.concatenate([prefix, skip], axis=1)[:, :, plan.col_player]
+    table = masked_table(x, draws, draw_idx, inside)
+    est, full_loss, _ = masked_losses(
+        model, loss, correction, table, y, plan.n_coalitions, draw_idx.shape[1],
+        batch_rows=batch_rows,
+    )
+    lp = np.concatenate([est[:, :G], full_loss[:, None]], axis=1)  # l(P_0) .. l(P_G)
+    lq = est[:, G:]  # l(P_k + pi_{k+1}), k = 0 .. G-2
+    mains = np.empty((B, G))
+    np.put_along_axis(mains, orders, lp[:, :-1] - lp[:, 1:], axis=1)
+    # Δ of the adjacent pairs, (B, G-1), grouped so that it is exactly 0 when either player
+    # leaves the losses unchanged (a feature the model ignores, with the common draws)
+    delta = (lp[:, 1:-1] - lp[:, :-2]) - (lp[:, 2:] - lq)
+    a, b = orders[:, :-1], orders[:, 1:]
+    pid = _pair_id(G)[np.minimum(a, b), np.maximum(a, b)]
+    pairs = np.zeros((B, plan.n_pairs))
+    np.put_along_axis(pairs, pid, 0.5 * G * delta, axis=1)
+    if plan.index == "k-SII":
+        mains -= 0.5 * pairs @ _incidence(G).T
+    return np.concatenate([mains, pairs], axis=1), np.stack([lp[:, 0], full_loss], axis=1)
+
+
+@lru_cache(maxsize=32)
+def _pair_id(n_players: int) -> np.ndarray:
+    """(G, G) int matrix: the position of pair ``(i, j)``, ``i < j``, among the pairs."""
+    ii, jj = pair_indices(n_players)
+    out = np.full((n_players, n_players), -1, dtype=np.intp)
+    out[ii, jj] = np.arange(len(ii))
+    return out

@@ -1,0 +1,296 @@
+"""Shapley interactions on a data stream: the explanation function of
+:mod:`._interaction_core`, smoothed (``aggregation='ema'``) or averaged (``'mean'``).
+
+Each observation ``(x_t, y_t)`` is explained with ``n_samples`` rows of the storage (shared by
+all its coalitions) and, for ``method='permutation'``, one random order: ``(2G - 1) n_samples
++ 1`` model rows in one call (``(2^G - 1) n_samples + 1`` for ``'exact'``); :meth:`explain_many`
+puts a whole mini-batch in one call. With a static model, a stationary stream and
+``aggregation='mean'`` the estimate converges to the index of the loss game of the storage
+distribution, without bias for squared error and Brier with ``n_samples >= 2`` (see
+:mod:`ixplain.methods.isage` for what each loss and ``n_samples`` converges to: the same game).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int, check_options, param_error
+from ..losses import get_loss
+from ..models import rows_for_budget
+from ..results.interactions import InteractionTimeSeries, ShapleyInteractions, _square
+from ..tabular import Table
+from ._incremental import IncrementalExplainer, Sampler
+from ._interaction_core import INDICES, InteractionPlan, explain_interactions
+from ._sage_core import correction_for, resolve_players
+from .isage import DEFAULT_SAMPLES
+
+__all__ = ["IncrementalShapleyInteractions"]
+
+#: ``method="auto"`` enumerates every coalition up to this many players on a stream.
+MAX_EXACT_PLAYERS_STREAM = 6
+
+
+class IncrementalShapleyInteractions(IncrementalExplainer):
+    """Pairwise Shapley interactions of the loss game on a data stream, with confidence bounds.
+
+    Parameters
+    ----------
+    model : estimator, River model, Booster or callable
+        Anything :func:`ixplain.as_model` accepts; called at explain time, so a model that
+        learns online is explained as it is at that moment.
+    loss : str, Loss or callable
+        As in :class:`ixplain.IncrementalSAGE`.
+    index : {"k-SII", "SII", "FSII"}, default="k-SII"
+        See :func:`ixplain.shapley_interactions` (``"FSII"`` needs ``method="exact"``).
+    method : {"auto", "exact", "permutation"}, default="auto"
+        Coalitions per observation: all of them (``"exact"``) or a random order with its
+        adjacent pairs (``"permutation"``, unbiased). ``"auto"``: exact up to
+        :data:`MAX_EXACT_PLAYERS_STREAM` players.
+    n_samples : int or "auto", default="auto"
+        Storage rows drawn per observation (8 for squared error and Brier, 32 otherwise).
+    groups : dict of str to list of str, optional
+        Players made of several features.
+    feature_names, storage, aggregation, alpha, bias_corrected, history_every, history_size,
+    response_method, nan_policy, random_state
+        As in :class:`~ixplain.methods._incremental.IncrementalExplainer`.
+
+    Attributes
+    ----------
+    importances_ : ndarray of shape (G + P,)
+        Current main terms then pair terms (``P = G (G - 1) / 2`` pairs ``i < j``).
+    variances_ : ndarray of shape (G + P,)
+        Variance of the per-observation values (for :meth:`confidence_bound`).
+    main_values_ : ndarray of shape (G,)
+    pair_values_ : ndarray of shape (G, G)
+        Symmetric, zero diagonal.
+    marginal_loss_, model_loss_ : float
+        Smoothed loss of the averaged prediction and of the model (for k-SII and FSII their
+        difference is ``importances_.sum()``).
+    players_ : list of str
+    history_ : deque of (n_seen, values, variances)
+
+    References
+    ----------
+    Bordt, S., von Luxburg, U. "From Shapley Values to Generalized Additive Models and back."
+    AISTATS 2023.
+    Muschalik, M., Fumagalli, F., Hammer, B., Hüllermeier, E. "iSAGE: An Incremental Version of
+    SAGE for Online Explanation on Data Streams." ECML PKDD 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.choice([-1.0, 1.0], size=(2000, 3))
+    >>> f = lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2]
+    >>> e = IncrementalShapleyInteractions(f, loss="squared_error", aggregation="mean",
+    ...                                    random_state=0)
+    >>> e.explain_many(X, f(X)).round(1) + 0.0  # theory: mains 0, 0, 1; pairs (0,1)=1, 0, 0
+    array([0., 0., 1., 1., 0., 0.])
+    >>> e.to_result().top_pairs(1)[0][:2]
+    ('x0', 'x1')
+    """
+
+    _owner = "IncrementalShapleyInteractions"
+    requires_labels = True
+    requires_storage = True
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        loss: Any,
+        index: str = "k-SII",
+        method: str = "auto",
+        n_samples: int | str = "auto",
+        groups: dict[str, list[str]] | None = None,
+        feature_names: Any = None,
+        storage: Any = None,
+        aggregation: str = "ema",
+        alpha: float = 0.001,
+        bias_corrected: bool = False,
+        history_every: int = 100,
+        history_size: int = 1000,
+        response_method: str = "auto",
+        nan_policy: str = "skip",
+        random_state: Any = None,
+    ) -> None:
+        owner = self._owner
+        self.loss = loss
+        self._loss = get_loss(loss, owner)
+        self._correction = correction_for(self._loss)
+        self.index = check_options(index, "index", owner, INDICES)
+        self.method = check_options(method, "method", owner, ("auto", "exact", "permutation"))
+        if index == "FSII" and method == "permutation":
+            raise param_error(owner, "method", "'exact' or 'auto' with index='FSII'", method)
+        if isinstance(n_samples, str):
+            if n_samples != "auto":
+                raise param_error(owner, "n_samples", "'auto' or an int >= 1", n_samples)
+            s = DEFAULT_SAMPLES[self._correction]
+        else:
+            s = int(check_int(n_samples, "n_samples", owner, min_value=1))  # type: ignore[arg-type]
+        self.n_samples = n_samples
+        self.n_samples_ = s
+        if groups is not None and not isinstance(groups, dict):
+            raise param_error(
+                owner, "groups", "None or a non-empty dict of group name -> list of features",
+                groups, exc=TypeError,
+            )
+        self.groups = groups
+        self.players_: list[str] | None = None
+        self._plan: InteractionPlan | None = None
+        super().__init__(
+            model, feature_names=feature_names, storage=storage, aggregation=aggregation,
+            alpha=alpha, bias_corrected=bias_corrected, history_every=history_every,
+            history_size=history_size, response_method=response_method, nan_policy=nan_policy,
+            random_state=random_state,
+        )
+        if feature_names is not None:
+            self._set_players(list(self.feature_names or []))
+
+    # ------------------------------------------------------------------ the explanation function
+    def _set_players(self, names: list[str]) -> None:
+        players, col_player = resolve_players(names, self.groups, self._owner)
+        G = len(players)
+        if G < 2:
+            raise ValueError(
+                f"{self._owner} needs at least 2 players (features or groups); got {players}."
+            )
+        method = self.method
+        if method == "auto":
+            exact = G <= MAX_EXACT_PLAYERS_STREAM or self.index == "FSII"
+            method = "exact" if exact else "permutation"
+        self.players_ = players
+        self._plan = InteractionPlan(G, self.index, method, col_player)
+
+    def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
+        if self._plan is None or len(self._plan.col_player) != len(X.names):
+            self._set_players(list(X.names))
+        plan = self._plan
+        assert plan is not None and y is not None
+        B, s = X.n_rows, self.n_samples_
+        draws = sampler.draw(s)
+        draw_idx = np.arange(B * s).reshape(B, s)
+        order_u = None
+        if plan.method == "permutation":
+            order_u = sampler.uniforms(plan.n_players, "order")
+        per_obs = plan.rows_per_observation(s)
+        values, losses = explain_interactions(
+            plan, self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,
+            order_u,
+            batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
+        )
+        return np.concatenate([values, losses], axis=1)
+
+    def _value_shape(self) -> tuple[int, ...]:
+        if self._plan is None:
+            assert self.feature_names_ is not None
+            self._set_players(list(self.feature_names_))
+        assert self._plan is not None
+        return (self._plan.n_values + 2,)
+
+    # ------------------------------------------------------------------ results
+    def _all(self) -> np.ndarray:
+        return IncrementalExplainer.importances_.fget(self)  # type: ignore[attr-defined]
+
+    @property
+    def importances_(self) -> np.ndarray:
+        """Current main terms then pair terms, shape (G + P,); zeros before the first row."""
+        return self._all()[:-2] if self.feature_names_ else np.zeros(0)
+
+    @property
+    def variances_(self) -> np.ndarray:
+        """Variance of the per-observation values, shape (G + P,)."""
+        if self._aggregator.n == 0:
+            return np.zeros_like(self.importances_)
+        return np.asarray(self._aggregator.variance)[:-2]
+
+    @property
+    def main_values_(self) -> np.ndarray:
+        """Current main terms, shape (G,)."""
+        if not self.feature_names_:
+            return np.zeros(0)
+        return self.importances_[: self._n_players()]
+
+    @property
+    def pair_values_(self) -> np.ndarray:
+        """Current pair terms as a symmetric (G, G) matrix with a zero diagonal."""
+        if not self.feature_names_:
+            return np.zeros((0, 0))
+        G = self._n_players()
+        return _square(self.importances_[G:], G)
+
+    @property
+    def marginal_loss_(self) -> float:
+        """Smoothed loss of the averaged prediction (the empty coalition)."""
+        return float(self._all()[-2]) if self.feature_names_ else 0.0
+
+    @property
+    def model_loss_(self) -> float:
+        """Smoothed loss of the model."""
+        return float(self._all()[-1]) if self.feature_names_ else 0.0
+
+    def _n_players(self) -> int:
+        if self._plan is None:
+            self._value_shape()
+        assert self._plan is not None
+        return self._plan.n_players
+
+    def standard_errors(self) -> np.ndarray:
+        """Standard deviation of the current estimate, shape (G + P,).
+
+        ``sqrt(var * alpha / (2 - alpha))`` for ``'ema'`` (the stationary spread of an
+        exponentially weighted mean of independent values), ``sqrt(var / n)`` for ``'mean'``.
+        """
+        var = np.maximum(self.variances_, 0.0)
+        if self.aggregation == "ema":
+            return np.sqrt(var * self.alpha / (2 - self.alpha))
+        return np.sqrt(var / max(self._aggregator.n, 1))
+
+    def to_result(self) -> ShapleyInteractions:
+        """The current estimate as a :class:`~ixplain.ShapleyInteractions` (standard errors
+        from :meth:`standard_errors`).
+
+        Raises
+        ------
+        ValueError
+            Before the first explained observation.
+        """
+        if self._aggregator.n == 0 or self.players_ is None:
+            raise ValueError(f"{self._owner} has not explained any observation yet.")
+        assert self._plan is not None
+        settings = self._settings()
+        settings.update(n_observations=self.n_explained_,
+                        explained_loss=self.marginal_loss_ - self.model_loss_)
+        return ShapleyInteractions.from_vector(
+            self.importances_, self.standard_errors(), self.players_, self.index, settings
+        )
+
+    def to_time_series(self) -> InteractionTimeSeries:
+        """``history_`` as an :class:`~ixplain.InteractionTimeSeries`.
+
+        Raises
+        ------
+        ValueError
+            Before the first snapshot.
+        """
+        if not self.history_ or self.players_ is None:
+            raise ValueError(
+                f"{self._owner} has no history_ snapshots yet (explain at least history_every "
+                "observations)."
+            )
+        return InteractionTimeSeries.from_history(
+            list(self.history_), self.players_, self.index, self._settings()
+        )
+
+    def _settings(self) -> dict[str, Any]:
+        assert self._plan is not None
+        return {
+            "method": self._plan.method,
+            "loss": self.loss if isinstance(self.loss, str) else getattr(self.loss, "name", "callable"),
+            "n_samples": self.n_samples_,
+            "loss_estimator": self._correction,
+            "aggregation": self.aggregation,
+            "alpha": self.alpha,
+        }

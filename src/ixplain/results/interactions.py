@@ -1,0 +1,246 @@
+"""Result objects for Shapley interactions: static (:class:`ShapleyInteractions`) and over a
+stream (:class:`InteractionTimeSeries`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .importance import _jsonable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["InteractionTimeSeries", "ShapleyInteractions"]
+
+
+def _square(pairs: np.ndarray, n: int) -> np.ndarray:
+    """Pair values in lexicographic ``i < j`` order -> symmetric (n, n) matrix, zero diagonal."""
+    out = np.zeros(pairs.shape[:-1] + (n, n))
+    ii, jj = np.triu_indices(n, 1)
+    out[..., ii, jj] = pairs
+    out[..., jj, ii] = pairs
+    return out
+
+
+@dataclass
+class ShapleyInteractions:
+    """Main terms and pairwise interaction terms of an interaction index, with standard errors.
+
+    Attributes
+    ----------
+    main_values : ndarray of shape (n_features,)
+        Order-1 terms (for ``"k-SII"`` and ``"FSII"`` the part of each feature's value not
+        shared with a pair; for ``"SII"`` the Shapley values).
+    main_std : ndarray of shape (n_features,)
+        Standard errors of ``main_values``.
+    pair_values : ndarray of shape (n_features, n_features)
+        Symmetric matrix of the pair terms; the diagonal is 0.
+    pair_std : ndarray of shape (n_features, n_features)
+        Standard errors of ``pair_values`` (diagonal 0).
+    feature_names : list of str
+        The features (or feature groups), in the order of the arrays.
+    index : str
+        ``"k-SII"``, ``"SII"`` or ``"FSII"``.
+    settings : dict
+        How the values were computed (loss, method, draws, observations, convergence, the
+        explained loss ``v(D) - v(empty)`` ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = ShapleyInteractions(np.array([0.0, 1.0]), np.array([0.0, 0.1]),
+    ...                         np.array([[0.0, 2.0], [2.0, 0.0]]), np.zeros((2, 2)),
+    ...                         ["a", "b"], "k-SII")
+    >>> r.to_frame()
+      feature_i feature_j  value  std
+    0         a         a    0.0  0.0
+    1         b         b    1.0  0.1
+    2         a         b    2.0  0.0
+    >>> r.top_pairs(1)
+    [('a', 'b', 2.0)]
+    """
+
+    main_values: np.ndarray
+    main_std: np.ndarray
+    pair_values: np.ndarray
+    pair_std: np.ndarray
+    feature_names: list[str]
+    index: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_vector(
+        cls, values: np.ndarray, std: np.ndarray, feature_names: Sequence[str], index: str,
+        settings: dict[str, Any] | None = None,
+    ) -> ShapleyInteractions:
+        """Build from the flat ``(G + G (G - 1) / 2,)`` vectors (main terms, then pairs ``i < j``
+        in lexicographic order)."""
+        G = len(feature_names)
+        values = np.asarray(values, dtype=np.float64)
+        std = np.asarray(std, dtype=np.float64)
+        return cls(
+            main_values=values[:G].copy(),
+            main_std=std[:G].copy(),
+            pair_values=_square(values[G:], G),
+            pair_std=_square(std[G:], G),
+            feature_names=[str(n) for n in feature_names],
+            index=str(index),
+            settings=dict(settings or {}),
+        )
+
+    @property
+    def total(self) -> float:
+        """Sum of every main and pair term (``v(D) - v(empty)`` for an efficient index)."""
+        return float(self.main_values.sum() + np.triu(self.pair_values, 1).sum())
+
+    def matrix(self) -> np.ndarray:
+        """(n_features, n_features) matrix with the pair terms off and the main terms on the
+        diagonal (what the heatmap shows)."""
+        out = self.pair_values.copy()
+        np.fill_diagonal(out, self.main_values)
+        return out
+
+    def top_pairs(self, k: int = 5) -> list[tuple[str, str, float]]:
+        """The ``k`` pairs with the largest absolute value, as ``(feature_i, feature_j, value)``."""
+        ii, jj = np.triu_indices(len(self.feature_names), 1)
+        vals = self.pair_values[ii, jj]
+        order = np.argsort(-np.abs(vals), kind="stable")[:k]
+        names = self.feature_names
+        return [(names[ii[p]], names[jj[p]], float(vals[p])) for p in order]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long DataFrame with columns ``feature_i``, ``feature_j``, ``value``, ``std``: the main
+        terms first (``feature_j == feature_i``), then the pairs ``i < j``."""
+        import pandas as pd
+
+        names = np.asarray(self.feature_names, dtype=object)
+        ii, jj = np.triu_indices(len(names), 1)
+        return pd.DataFrame(
+            {
+                "feature_i": np.concatenate([names, names[ii]]),
+                "feature_j": np.concatenate([names, names[jj]]),
+                "value": np.concatenate([self.main_values, self.pair_values[ii, jj]]),
+                "std": np.concatenate([self.main_std, self.pair_std[ii, jj]]),
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        return {
+            "index": self.index,
+            "feature_names": list(self.feature_names),
+            "main_values": self.main_values.tolist(),
+            "main_std": self.main_std.tolist(),
+            "pair_values": self.pair_values.tolist(),
+            "pair_std": self.pair_std.tolist(),
+            "settings": {k: _jsonable(v) for k, v in self.settings.items()},
+        }
+
+    def __repr__(self) -> str:
+        top = ", ".join(f"{a}x{b}={v:.4g}" for a, b, v in self.top_pairs(3))
+        return f"ShapleyInteractions(index={self.index!r}, top pairs: {top})"
+
+
+@dataclass
+class InteractionTimeSeries:
+    """Interaction terms of an incremental explainer at successive points of a stream.
+
+    Attributes
+    ----------
+    times : ndarray of shape (n_snapshots,)
+        Stream rows seen at each snapshot.
+    values : ndarray of shape (n_snapshots, G + P)
+        Main terms then pair terms (``i < j``, lexicographic) at each snapshot.
+    variances : ndarray of shape (n_snapshots, G + P)
+        Variance of the per-observation values at each snapshot.
+    feature_names : list of str
+        The ``G`` features (or groups).
+    index : str
+    settings : dict
+        ``aggregation`` and ``alpha`` (for the bands) and the explainer's settings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ts = InteractionTimeSeries(np.array([10, 20]), np.array([[0.0, 1.0, 0.5], [0.0, 1.0, 0.7]]),
+    ...                            np.zeros((2, 3)), ["a", "b"], "k-SII")
+    >>> ts.pair_frame()
+            a x b
+    n_seen
+    10        0.5
+    20        0.7
+    """
+
+    times: np.ndarray
+    values: np.ndarray
+    variances: np.ndarray
+    feature_names: list[str]
+    index: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_history(
+        cls, history: Sequence[Any], feature_names: Sequence[str], index: str,
+        settings: dict[str, Any] | None = None,
+    ) -> InteractionTimeSeries:
+        """Build from an explainer's ``history_`` (``(n_seen, values, variances)`` tuples whose
+        arrays start with the ``G + P`` interaction values)."""
+        G = len(feature_names)
+        width = G + G * (G - 1) // 2
+        times = np.array([h[0] for h in history], dtype=np.int64)
+        values = np.array([np.asarray(h[1])[:width] for h in history], dtype=np.float64)
+        variances = np.array([np.asarray(h[2])[:width] for h in history], dtype=np.float64)
+        shape = (len(history), width)
+        return cls(times, values.reshape(shape), variances.reshape(shape),
+                   [str(n) for n in feature_names], str(index), dict(settings or {}))
+
+    @property
+    def pair_labels(self) -> list[str]:
+        """``"a x b"`` for every pair, in the order of the pair columns."""
+        names = self.feature_names
+        ii, jj = np.triu_indices(len(names), 1)
+        return [f"{names[i]} x {names[j]}" for i, j in zip(ii, jj)]
+
+    def pair_frame(self) -> pd.DataFrame:
+        """Wide DataFrame of the pair terms: index ``n_seen``, one column per pair."""
+        import pandas as pd
+
+        G = len(self.feature_names)
+        return pd.DataFrame(
+            self.values[:, G:], index=pd.Index(self.times, name="n_seen"),
+            columns=self.pair_labels,
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long DataFrame: ``n_seen``, ``feature_i``, ``feature_j``, ``value``, ``variance``
+        (main terms with ``feature_j == feature_i``)."""
+        import pandas as pd
+
+        names = np.asarray(self.feature_names, dtype=object)
+        ii, jj = np.triu_indices(len(names), 1)
+        fi, fj = np.concatenate([names, names[ii]]), np.concatenate([names, names[jj]])
+        n, w = self.values.shape
+        return pd.DataFrame(
+            {
+                "n_seen": np.repeat(self.times, w),
+                "feature_i": np.tile(fi, n),
+                "feature_j": np.tile(fj, n),
+                "value": self.values.reshape(-1),
+                "variance": self.variances.reshape(-1),
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        return {
+            "index": self.index,
+            "feature_names": list(self.feature_names),
+            "n_seen": self.times.tolist(),
+            "values": self.values.tolist(),
+            "variances": self.variances.tolist(),
+            "settings": {k: _jsonable(v) for k, v in self.settings.items()},
+        }
