@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._random import root_seed
 from .._validation import (
     check_int,
     check_n_jobs,
@@ -31,12 +32,14 @@ from .._validation import (
     check_target,
     param_error,
 )
+from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage
 from ..tabular import Table, _take, as_table
+from ._conditional import conditional_pfi_importances
 from ._incremental import IncrementalExplainer, Sampler
 
 __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
@@ -258,6 +261,7 @@ def permutation_importance(
     features: Any = None,
     response_method: str = "auto",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    removal: str = "marginal",
 ) -> Any:
     """Permutation feature importance (scikit-learn's arguments and result, plus losses/groups).
 
@@ -307,6 +311,12 @@ def permutation_importance(
         Model output used with ``loss`` (default: what the loss needs).
     memory_budget : int, default=256 MB
         Bound on one model input, in bytes (rows are chunked to fit).
+    removal : {"marginal", "conditional"}, default="marginal"
+        How a feature is removed: shuffled (``"marginal"``, the model's structure) or drawn
+        from its conditional distribution given the other features (``"conditional"``:
+        conditional feature importance, CFI; a
+        :class:`~ixplain.imputation.ConditionalSampler` fitted on ``X``, each row's own values
+        excluded from its draws; needs ``loss``). See :mod:`ixplain.imputation`.
 
     Returns
     -------
@@ -361,6 +371,19 @@ def permutation_importance(
     perms = np.stack([np.stack([rng.permutation(m) for _ in range(n_repeats)]) for _ in range(G)])
     settings = {"method": "permutation_importance", "n_repeats": n_repeats,
                 "max_samples": max_samples, "random_state": random_state}
+    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
+        if loss is None:
+            raise ValueError(f"{owner}: removal='conditional' needs loss=... (e.g. "
+                             "loss='squared_error'); scoring is not supported with it.")
+        loss_obj = get_loss(loss, owner)
+        model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
+                                                                  response_method), owner=owner)
+        model.observe_labels(y_arr)
+        imp = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
+                                          root_seed(random_state, owner),
+                                          ConditionalSampler().fit(table), memory_budget)
+        settings.update(loss=loss_obj.name, removal="conditional")
+        return FeatureImportance.from_importances(imp, labels, settings)
     if loss is not None:
         loss_obj = get_loss(loss, owner)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,

@@ -22,10 +22,12 @@ from .._validation import (
     check_target,
     param_error,
 )
+from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
 from ..models import Model, as_model
 from ..results.importance import FeatureImportance
 from ..tabular import Table, as_table
+from ._conditional import conditional_coalition_losses
 from ._sage_core import (
     coalition_losses,
     contributions,
@@ -180,6 +182,7 @@ def estimate_sage(
     rng: np.random.Generator,
     n_jobs: int = 1,
     control_variate: bool = True,
+    removal: ConditionalSampler | None = None,
 ) -> SageEstimate:
     """The SAGE estimator on validated inputs (see :func:`sage`)."""
     n, m = table.n_rows, background.n_rows
@@ -213,6 +216,13 @@ def estimate_sage(
     def run(task):
         rows, orders, draw_idx = task
         x = table.take(rows)
+        if removal is not None:  # conditional: draw_idx holds the draws' uniforms
+            on_x = removal.data_ is table
+            losses = conditional_coalition_losses(
+                model, loss, correction, x, y_arr[rows], removal, draw_idx, orders, col_player,
+                exclude=rows if on_x else None, empty_pred=empty_pred if exact_inner else None,
+                make_table=None if on_x else (lambda c: Table(c, table.schema)))
+            return contributions(losses, orders), losses[:, 0] - losses[:, -1]
         losses, _ = coalition_losses(
             model, loss, correction, x, y_arr[rows], background, draw_idx, orders, col_player,
             empty_pred=empty_pred if exact_inner else None,
@@ -235,7 +245,10 @@ def estimate_sage(
                     if pos == n:
                         order, pos = rng.permutation(n), 0
                 orders = random_orders(rng, k, n_players)
-                if exact_inner:
+                draw_idx: np.ndarray
+                if removal is not None:
+                    draw_idx = rng.random((k, n_samples, removal.width(len(col_player))))
+                elif exact_inner:
                     draw_idx = np.broadcast_to(np.arange(m), (k, m))
                 else:
                     draw_idx = rng.integers(m, size=(k, n_samples))
@@ -282,6 +295,7 @@ def sage(
     batch_size: int = 512,
     n_jobs: int | None = None,
     control_variate: bool = True,
+    removal: str = "marginal",
 ) -> FeatureImportance:
     """SAGE values: Shapley values of the loss explained by each feature (or group).
 
@@ -380,7 +394,7 @@ def sage(
         model, X, y, loss=loss, background=background, n_permutations=n_permutations,
         convergence_threshold=convergence_threshold, groups=groups, n_samples=n_samples,
         random_state=random_state, batch_size=batch_size, n_jobs=n_jobs,
-        control_variate=control_variate,
+        control_variate=control_variate, removal=removal,
     )
     settings = {
         "loss": loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
@@ -389,13 +403,15 @@ def sage(
         "random_state": random_state if isinstance(random_state, (int, type(None))) else "Generator",
         "control_variate": control_variate,
     }
+    if removal == "conditional":
+        settings["removal"] = "conditional"
     return _to_result(est, settings)
 
 
 def _run(
     model: Any, X: Any, y: Any, *, loss: Any, background: Any, n_permutations: Any,
     convergence_threshold: Any, groups: Any, n_samples: Any, random_state: Any, batch_size: Any,
-    n_jobs: Any, control_variate: Any,
+    n_jobs: Any, control_variate: Any, removal: Any = "marginal",
 ) -> SageEstimate:
     owner = _OWNER
     loss_obj = get_loss(loss, owner)
@@ -424,11 +440,17 @@ def _run(
     correction = correction_for(loss_obj)
     s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
     exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
+    sampler = None
+    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
+        sampler = ConditionalSampler().fit(table if background is None else bg)
+        if exact_inner:
+            s, exact_inner = min(32, sampler.n_rows_), False
     assert bs is not None
     return estimate_sage(
         mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
         players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
         batch_size=bs, rng=rng, n_jobs=jobs, control_variate=bool(control_variate),
+        removal=sampler,
     )
 
 

@@ -1,0 +1,158 @@
+"""The perturbation step of PFI and SAGE under ``removal="conditional"``.
+
+The methods hand their removal step here: the removed block of every perturbed row is drawn
+by a :class:`~ixplain.imputation.ConditionalSampler` (static: fitted on the explained data,
+each row's own values excluded from its draws; stream: the
+:class:`~ixplain.imputation.ConditionalStorage`'s sampler for the row's time), then the model
+is called once per chunk, as in the marginal forms. Uniforms come from row-keyed streams
+(:class:`~ixplain._random.RowStream`), so the values do not depend on chunking or batching.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._random import RowStream
+from ..imputation.conditional import ConditionalSampler, fill, fill_columns
+from ..losses import Loss
+from ..models import Model, rows_for_budget
+from ..storage.base import canonical_columns
+from ..tabular import Table
+from ._sage_core import averaged_loss, positive_column
+
+__all__: list[str] = []
+
+
+def _masks(names: Sequence[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """(G, d) bool: the columns of each group."""
+    names = list(names)
+    out = np.zeros((len(groups), len(names)), dtype=bool)
+    for g, members in enumerate(groups):
+        out[g, [names.index(m) for m in members]] = True
+    return out
+
+
+def _row_uniforms(stream: RowStream, rows: np.ndarray) -> np.ndarray:
+    """The uniforms of the (sorted) row indices ``rows``, shape (len(rows), width)."""
+    lo = int(rows[0])
+    return stream.uniforms(lo, int(rows[-1]) - lo + 1)[rows - lo]
+
+
+def conditional_pfi_importances(
+    model: Model, loss: Loss, table: Table, y: np.ndarray, w: np.ndarray | None,
+    subsets: list[np.ndarray], groups: Sequence[Sequence[str]], seed: int,
+    sampler: ConditionalSampler, memory_budget: int,
+) -> np.ndarray:
+    """(G, R) mean loss increases of conditional PFI (CFI) on ``table`` (the fitted data).
+
+    Row ``i`` of repeat ``r`` gets, for each group, one conditional draw of the group given the
+    other features, from uniforms keyed by ``(seed, r, i)``; its own values never enter.
+    """
+    names = table.names
+    masks = _masks(names, groups)
+    G, d = masks.shape
+    Z = sampler.encode(table)
+    out = np.zeros((G, len(subsets)))
+    chunk = max(1, rows_for_budget(d, memory_budget) // (1 + G))
+    for r, rows in enumerate(subsets):
+        stream = RowStream(seed, f"conditional-pfi-{r}", G * sampler.width(d))
+        weights = np.ones(len(rows)) if w is None else w[rows]
+        total = np.zeros(G)
+        for s in range(0, len(rows), chunk):
+            obs = rows[s : s + chunk]
+            diffs = _cfi_chunk(model, loss, table, Z, obs, y[obs], masks, stream, sampler)
+            total += weights[s : s + chunk] @ diffs
+        out[:, r] = total / weights.sum()
+    return out
+
+
+def _cfi_chunk(model, loss, table, Z, obs, y, masks, stream, sampler) -> np.ndarray:
+    """(B, G) loss increases for the rows ``obs`` of ``table``, one model call."""
+    G, d = masks.shape
+    B = len(obs)
+    u = _row_uniforms(stream, obs).reshape(B * G, -1)
+    q_rows = np.repeat(obs, G)
+    removed = np.tile(masks, (B, 1))
+    don = sampler.donors(Z, q_rows, removed, u, exclude=q_rows)
+    # perturbed block: observation i, then its G perturbed copies
+    width = 1 + G
+    all_rows = np.repeat(obs, width)
+    all_don = np.full((B * width, d), -1, dtype=np.intp)
+    sel = (np.arange(B * width) % width) != 0
+    all_don[sel] = don
+    preds = model.predict(fill(table, sampler.data_, all_rows, all_don))
+    losses = loss(np.repeat(y, width, axis=0), preds, model.classes_).reshape(B, width)
+    return losses[:, 1:] - losses[:, :1]
+
+
+def coalition_removed(orders: np.ndarray, col_player: np.ndarray, k_start: int) -> np.ndarray:
+    """(n, K, d) bool: the columns outside the first ``k`` players, ``k = k_start..G-1``."""
+    n_players = orders.shape[1]
+    rank = np.empty_like(orders)
+    np.put_along_axis(rank, orders, np.arange(n_players)[None, :], axis=1)
+    ks = np.arange(k_start, n_players)
+    return ~(rank[:, col_player][:, None, :] < ks[None, :, None])
+
+
+def conditional_coalition_losses(
+    model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
+    sampler: ConditionalSampler, u: np.ndarray, orders: np.ndarray, col_player: np.ndarray,
+    *, exclude: np.ndarray | None = None, empty_pred: np.ndarray | None = None,
+    batch_rows: int | None = None, make_table: Any = None,
+) -> np.ndarray:
+    """``coalition_losses`` with each coalition's complement drawn conditionally.
+
+    Parameters
+    ----------
+    x : Table of n rows; y : ndarray of shape (n,)
+    u : ndarray of shape (n, s, width)
+        Uniforms of each observation's ``s`` draws, shared by all its coalitions (common random
+        numbers).
+    exclude : ndarray of int, shape (n,), optional
+        The fitted row each observation is (its values are never drawn for it).
+    make_table : callable, optional
+        Canonical columns -> Table in the model's schema (stream explainers); without it the
+        sampler's data must be ``x``'s source table and ``exclude`` its row ids.
+
+    Returns
+    -------
+    losses : ndarray of shape (n, G + 1)
+        As :func:`~ixplain.methods._sage_core.coalition_losses`.
+    """
+    nb, s = u.shape[:2]
+    n_players = orders.shape[1]
+    k_start = 0 if empty_pred is None else 1
+    n_k = n_players - k_start
+    removed = np.repeat(coalition_removed(orders, col_player, k_start), s, axis=1)
+    d = removed.shape[-1]
+    removed = removed.reshape(-1, d)
+    obs = np.repeat(np.arange(nb), n_k * s)
+    uq = np.broadcast_to(u[:, None], (nb, n_k, s, u.shape[-1])).reshape(-1, u.shape[-1])
+    if make_table is None:
+        assert exclude is not None
+        q = exclude[obs]
+        don = sampler.donors(sampler.encode(sampler.data_), q, removed, uq, exclude=q)
+        rows = np.concatenate([q, exclude])
+        don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
+        table = fill(sampler.data_, sampler.data_, rows, don)
+    else:
+        don = sampler.donors(sampler.encode(x), obs, removed, uq)
+        rows = np.concatenate([obs, np.arange(nb)])
+        don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
+        cols = fill_columns(canonical_columns(x), canonical_columns(sampler.data_), rows, don)
+        table = make_table(cols)
+    pred = positive_column(model.predict(table, batch_rows=batch_rows), loss, model)
+    inner = pred[: nb * n_k * s].reshape((nb * n_k, s) + pred.shape[1:])
+    full_pred = pred[nb * n_k * s :]
+    y_arr = np.asarray(y)
+    est = averaged_loss(loss, correction, np.repeat(y_arr, n_k, axis=0), inner, model.classes_)
+    losses = np.empty((nb, n_players + 1))
+    losses[:, k_start:n_players] = est.reshape(nb, n_k)
+    if empty_pred is not None:
+        const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
+        losses[:, 0] = loss(y_arr, np.ascontiguousarray(const), model.classes_)
+    losses[:, n_players] = loss(y_arr, full_pred, model.classes_)
+    return losses
