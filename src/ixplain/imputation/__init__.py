@@ -36,5 +36,13 @@ feature shares with others.
 from .base import REMOVALS, Removal, check_removal
 from .conditional import ConditionalSampler
 from .marginal import MarginalRemoval
+from .stream import ConditionalStorage
 
-__all__ = ["REMOVALS", "ConditionalSampler", "MarginalRemoval", "Removal", "check_removal"]
+__all__ = [
+    "REMOVALS",
+    "ConditionalSampler",
+    "ConditionalStorage",
+    "MarginalRemoval",
+    "Removal",
+    "check_removal",
+]

@@ -73,6 +73,9 @@ class _Tree:
 
     def descend(self, Z: np.ndarray, avail: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Leaf reached by every row of ``Z`` (Q, d): by value where available, else by weight."""
+        if len(Z) <= 4:  # a few rows: a plain loop over the path (no per-level numpy calls)
+            return np.array([self._descend_one(z, a, v) for z, a, v in
+                             zip(Z.tolist(), avail.tolist(), u.tolist())], dtype=np.intp)
         node = np.zeros(len(Z), dtype=np.intp)
         u = u.copy()
         active = np.arange(len(Z))
@@ -92,6 +95,31 @@ class _Tree:
             rescaled = np.where(left, ua / pl, (ua - pl) / np.maximum(1.0 - pl, 1e-300))
             u[active] = np.where(ok, ua, np.clip(rescaled, 0.0, _EPS))
             node[active] = np.where(left, self.left[nd], self.right[nd])
+        return node
+
+    def _descend_one(self, z: list, avail: list, u: float) -> int:
+        """:meth:`descend` for one row (lists), with the same arithmetic."""
+        lists = self.__dict__.get("_lists")
+        if lists is None:
+            lists = self.__dict__["_lists"] = (
+                self.feature.tolist(), self.threshold.tolist(), self.left.tolist(),
+                self.right.tolist(), self.p_left.tolist())
+        feature, threshold, left, right, p_left = lists
+        node = 0
+        f = feature[0]
+        while f >= 0:
+            x = z[f]
+            if avail[f] and x == x:
+                node = left[node] if x <= threshold[node] else right[node]
+            else:
+                pl = p_left[node]
+                if u < pl:
+                    u = min(u / pl, _EPS)
+                    node = left[node]
+                else:
+                    u = min((u - pl) / max(1.0 - pl, 1e-300), _EPS)
+                    node = right[node]
+            f = feature[node]
         return node
 
     def pick(self, leaf: np.ndarray, u: np.ndarray, exclude: np.ndarray | None) -> np.ndarray:
@@ -258,14 +286,14 @@ class ConditionalSampler(Removal):
         Raises
         ------
         ValueError
-            If ``data`` has fewer than 2 rows, or NaN in a numeric column (unless
+            If ``data`` has no rows, or NaN in a numeric column (unless
             ``allow_nan``), naming the column.
         """
         owner = "ConditionalSampler.fit"
         table = data if isinstance(data, Table) else as_table(data, owner=owner)
         n = table.n_rows
-        if n < 2:
-            raise ValueError(f"{owner} needs at least 2 rows; got {n}.")
+        if n < 1:
+            raise ValueError(f"{owner} needs at least 1 row; got 0.")
         self._encoder = _Encoder(table)
         Z = self._encoder(table)
         if not self.allow_nan:

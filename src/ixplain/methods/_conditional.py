@@ -156,3 +156,92 @@ def conditional_coalition_losses(
         losses[:, 0] = loss(y_arr, np.ascontiguousarray(const), model.classes_)
     losses[:, n_players] = loss(y_arr, full_pred, model.classes_)
     return losses
+
+
+def _stream(explainer: Any, width: int) -> RowStream:
+    """The explainer's row-keyed uniforms for conditional draws (counter = stream row)."""
+    st = getattr(explainer, "_cond_stream", None)
+    if st is None or st.width != width:
+        st = explainer._cond_stream = RowStream(explainer._cond_seed, "conditional", width)
+    return st
+
+
+def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray) -> np.ndarray:
+    """iPFI's explanation function with conditional removal: (B, d) loss increases.
+
+    Row ``t`` of the stream (``storage.n_seen + i``) uses the storage's sampler for ``t`` and
+    the uniforms of row ``t``; ``n_samples`` draws per feature, averaged.
+    """
+    storage = explainer.storage
+    names = X.names
+    d, S, B = len(names), explainer.n_samples, X.n_rows
+    masks = np.eye(d, dtype=bool)
+    u = _stream(explainer, d * S * 2 * d).uniforms(storage.n_seen, B).reshape(B * d * S, 2 * d)
+    cols = canonical_columns(X)
+    out = np.empty((B, d))
+    for start, stop, b in storage.segments(B):
+        obs = np.arange(start, stop)
+        if b == 0:  # rows met by an empty storage: their values are discarded
+            out[obs] = 0.0
+            continue
+        sampler = storage.sampler_at(b, cols)
+        q_obs = np.repeat(obs, d * S)
+        removed = np.tile(np.repeat(masks, S, axis=0), (len(obs), 1))
+        q = np.arange(start * d * S, stop * d * S)
+        don = sampler.donors(sampler.encode(X), q_obs, removed, u[q])
+        width = 1 + d * S
+        rows = np.repeat(obs, width)
+        all_don = np.full((len(rows), d), -1, dtype=np.intp)
+        all_don[(np.arange(len(rows)) % width) != 0] = don
+        filled = fill_columns(cols, canonical_columns(sampler.data_), rows, all_don)
+        model = explainer._model
+        preds = model.predict(explainer._make_table(filled))
+        losses = explainer._loss(np.repeat(y[obs], width, axis=0), preds,
+                                 model.classes_).reshape(len(obs), width)
+        out[obs] = (losses[:, 1:].reshape(len(obs), d, S) - losses[:, :1, None]).mean(axis=2)
+    return out
+
+
+def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray,
+                            orders: np.ndarray) -> np.ndarray:
+    """(B, n_players + 2) iSAGE values (contributions, empty and model losses), conditional."""
+    from ._sage_core import contributions
+
+    storage = explainer.storage
+    B, s, d = X.n_rows, explainer.n_samples_, len(X.names)
+    u = _stream(explainer, s * 2 * d).uniforms(storage.n_seen, B).reshape(B, s, 2 * d)
+    cols = canonical_columns(X)
+    losses = np.empty((B, orders.shape[1] + 1))
+    for start, stop, b in storage.segments(B):
+        if b == 0:  # rows met by an empty storage: their values are discarded
+            losses[start:stop] = 0.0
+            continue
+        sampler = storage.sampler_at(b, cols)
+        part = X.take(np.arange(start, stop))
+        losses[start:stop] = conditional_coalition_losses(
+            explainer._model, explainer._loss, explainer._correction, part,
+            np.asarray(y)[start:stop], sampler, u[start:stop], orders[start:stop],
+            explainer._col_player, make_table=explainer._make_table,
+        )
+    return np.concatenate([contributions(losses, orders), losses[:, :1], losses[:, -1:]], axis=1)
+
+
+def conditional_storage(explainer: Any, storage: Any, random_state: Any) -> Any:
+    """The storage of an incremental explainer given its ``removal`` (set before its
+    ``__init__`` runs): a :class:`ConditionalStorage` (default or given) for
+    ``"conditional"``, ``storage`` unchanged for ``"marginal"``; seeds the conditional draws."""
+    if explainer.removal != "conditional":
+        return storage
+    from .._random import root_seed
+    from ..imputation.stream import ConditionalStorage
+
+    owner = explainer._owner
+    if storage is None:
+        storage = ConditionalStorage()
+    elif not isinstance(storage, ConditionalStorage):
+        raise TypeError(
+            f"The 'storage' parameter of {owner} must be a ConditionalStorage or None with "
+            f"removal='conditional'. Got {type(storage).__name__} instead."
+        )
+    explainer._cond_seed = root_seed(random_state, owner)
+    return storage

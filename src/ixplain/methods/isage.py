@@ -47,9 +47,11 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, param_error
+from ..imputation import check_removal
 from ..losses import get_loss
 from ..models import rows_for_budget
 from ..tabular import Table
+from ._conditional import conditional_isage_batch, conditional_storage
 from ._incremental import IncrementalExplainer, Sampler
 from ._sage_core import (
     coalition_losses,
@@ -88,6 +90,11 @@ class IncrementalSAGE(IncrementalExplainer):
         As in :class:`~ixplain.methods._incremental.IncrementalExplainer`: default storage
         ``GeometricReservoir(1000)`` for ``'ema'``, ``UniformReservoir(1000)`` for ``'mean'``;
         ``alpha=0.001``.
+    removal : {"marginal", "conditional"}, default="marginal"
+        ``"conditional"``: the features outside a coalition drawn from their conditional
+        distribution given it, by the sampler of a
+        :class:`~ixplain.imputation.ConditionalStorage` (the default storage then; a storage
+        given must be one). See :mod:`ixplain.imputation`.
 
     Attributes
     ----------
@@ -145,8 +152,11 @@ class IncrementalSAGE(IncrementalExplainer):
         response_method: str = "auto",
         nan_policy: str = "skip",
         random_state: Any = None,
+        removal: str = "marginal",
     ) -> None:
         owner = self._owner
+        self.removal = check_removal(removal, owner)
+        storage = conditional_storage(self, storage, random_state)
         self.loss = loss
         self._loss = get_loss(loss, owner)
         self._correction = correction_for(self._loss)
@@ -191,6 +201,9 @@ class IncrementalSAGE(IncrementalExplainer):
             self._set_players(list(X.names))
         assert self.players_ is not None and self._col_player is not None and y is not None
         B, s = X.n_rows, self.n_samples_
+        if self.removal == "conditional":  # the removal step handed to the storage's sampler
+            orders = random_orders(self._rng, B, len(self.players_))
+            return conditional_isage_batch(self, X, np.asarray(y), orders)
         draws = sampler.draw(s)
         draw_idx = np.arange(B * s).reshape(B, s)
         orders = random_orders(self._rng, B, len(self.players_))

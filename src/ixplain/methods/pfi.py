@@ -39,7 +39,11 @@ from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage
 from ..tabular import Table, _take, as_table
-from ._conditional import conditional_pfi_importances
+from ._conditional import (
+    conditional_ipfi_batch,
+    conditional_pfi_importances,
+    conditional_storage,
+)
 from ._incremental import IncrementalExplainer, Sampler
 
 __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
@@ -553,6 +557,10 @@ class IncrementalPFI(IncrementalExplainer):
         Override the model output chosen from the loss.
     nan_policy : {"skip", "raise", "pass"}, default="skip"
         See :mod:`ixplain.methods._incremental`.
+    removal : {"marginal", "conditional"}, default="marginal"
+        ``"conditional"``: each feature drawn from its conditional distribution given the
+        others, by the sampler of a :class:`~ixplain.imputation.ConditionalStorage` (the
+        default storage then; a storage given must be one). See :mod:`ixplain.imputation`.
 
     Attributes
     ----------
@@ -600,9 +608,12 @@ class IncrementalPFI(IncrementalExplainer):
         history_size: int = 1000,
         response_method: str = "auto",
         nan_policy: str = "skip",
+        removal: str = "marginal",
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
+        self.removal = check_removal(removal, self._owner)
+        storage = conditional_storage(self, storage, random_state)
         self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
         # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
@@ -629,6 +640,8 @@ class IncrementalPFI(IncrementalExplainer):
         )
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
+        if self.removal == "conditional":  # the removal step handed to the storage's sampler
+            return conditional_ipfi_batch(self, X, np.asarray(y))
         names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
         if self._groups is None:
@@ -650,7 +663,7 @@ class IncrementalPFI(IncrementalExplainer):
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
     def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
-        if self._all_numeric is False or y is None:
+        if self._all_numeric is False or y is None or self.removal == "conditional":
             return None
         d = xm.shape[1]
         return self._explain_numeric(
