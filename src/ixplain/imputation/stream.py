@@ -109,9 +109,9 @@ class ConditionalStorage(SlidingWindow):
         n0 = self.n_seen
         held = np.arange(max(0, b - self.size), min(b, n0)) % self.size
         cols = self._rows_at(held)
-        k = max(0, b - n0)
+        lo, k = max(0, b - self.size - n0), max(0, b - n0)
         if k:
-            num, cat = self._blocks(batch, slice(0, k))
+            num, cat = self._blocks(batch, slice(lo, k))
             new = self._views(num, cat)
             cols = {n: np.concatenate([cols[n], new[n]]) for n in cols}
         assert self._schema is not None
