@@ -34,6 +34,9 @@ EXPECTED = {
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # conditional (observational) removal (branch conditional)
+    "ConditionalSampler",
+    "ConditionalStorage",
 }
 
 

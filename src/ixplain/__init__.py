@@ -7,6 +7,7 @@ smoothed over a stream (incremental). See the README for the map of the package.
 from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
+from .imputation import ConditionalSampler, ConditionalStorage
 from .losses import get_loss
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
@@ -59,4 +60,7 @@ __all__ = [
     "IncrementalSAGE",
     "sage",
     "tree_partial_dependence",
+    # conditional (observational) removal (branch conditional)
+    "ConditionalSampler",
+    "ConditionalStorage",
 ]
