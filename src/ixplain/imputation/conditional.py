@@ -18,6 +18,13 @@ The removed values of the query row never enter (no leak), every draw is a value
 down each tree level by level in numpy. The blocks are drawn last column first (``j_m`` is the
 block's last column in feature order).
 
+Honest trees: tree ``j`` is fitted twice; copy ``k`` learns its splits on a fixed random half
+``k`` of the rows and pools the values of the other half, so the pooled values did not shape
+the leaves (a tree grown and pooled on the same rows groups similar ``x_j`` values by chance,
+which understates the conditional spread and leaks a row's own value). A fitted row is drawn
+for by the copy that pools it, its own value excluded (``exclude``). Streams, whose explained
+rows are never fitted rows, fit copy 0 only (``cross_fit=False``).
+
 Uniforms: a query needs two per feature (one steers the descent -- rescaled at each random
 branch, so one number serves a whole path --, one picks the pooled row), ``width(d) = 2 d``.
 
@@ -238,6 +245,9 @@ class ConditionalSampler(Removal):
     allow_nan : bool, default=False
         Whether NaN in numeric columns of the fitted data is accepted (rows with NaN in ``x_j``
         are left out of tree ``j``; the stream storage sets it under ``nan_policy="pass"``).
+    cross_fit : bool, default=True
+        Fit both honest copies of every tree (needed when the explained rows are the fitted
+        rows); False fits copy 0 only (half the cost; draws for fitted rows then leak).
 
     Attributes
     ----------
@@ -271,7 +281,7 @@ class ConditionalSampler(Removal):
     name = "conditional"
 
     def __init__(self, min_samples_leaf: int | str = "auto", max_depth: int | None = None,
-                 allow_nan: bool = False) -> None:
+                 allow_nan: bool = False, cross_fit: bool = True) -> None:
         owner = "ConditionalSampler"
         if min_samples_leaf != "auto":
             check_int(min_samples_leaf, "min_samples_leaf", owner, min_value=1)
@@ -279,6 +289,7 @@ class ConditionalSampler(Removal):
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.allow_nan = bool(allow_nan)
+        self.cross_fit = bool(cross_fit)
 
     def fit(self, data: Any) -> ConditionalSampler:
         """Fit one tree per feature on ``data`` (array, DataFrame, records or Table).
@@ -311,7 +322,7 @@ class ConditionalSampler(Removal):
         # trees_[j][k]: splits learnt on fold k, values pooled from fold 1 - k
         self.trees_ = [
             tuple(_fit_tree(Z, j, kind != "numeric", self.min_samples_leaf_, self.max_depth,
-                            halves[k], halves[1 - k]) for k in (0, 1))
+                            halves[k], halves[1 - k]) for k in ((0, 1) if self.cross_fit else (0,)))
             for j, kind in enumerate(table.schema.kinds)
         ]
         self.feature_names_ = table.names
@@ -345,17 +356,20 @@ class ConditionalSampler(Removal):
             A fitted row never drawn for that query (-1: none).
         """
         Q, d = removed.shape
+        if Q <= 8 and exclude is None:
+            return self._donors_few(X, rows, removed, u)
         out = np.full((Q, d), -1, dtype=np.intp)
         W = X[rows]
         avail = ~removed
         # a fitted row is drawn for by the tree whose splits it did not shape (pools its fold)
-        which = np.zeros(Q, dtype=np.intp)
-        if exclude is not None:
+        which = None
+        if exclude is not None and self.cross_fit:
             ex = np.asarray(exclude, dtype=np.intp)
             which = np.where(ex >= 0, 1 - self._fold[np.maximum(ex, 0)], 0)
         for j in range(d - 1, -1, -1):
-            for k in (0, 1):
-                q = np.flatnonzero(removed[:, j] & (which == k))
+            for k in ((0,) if which is None else (0, 1)):
+                mask = removed[:, j] if which is None else removed[:, j] & (which == k)
+                q = np.flatnonzero(mask)
                 if not q.size:
                     continue
                 tree = self.trees_[j][k]
@@ -365,6 +379,29 @@ class ConditionalSampler(Removal):
                 out[q, j] = donor
                 W[q, j] = self._Z[donor, j]
             avail[removed[:, j], j] = True
+        return out
+
+    def _donors_few(self, X: np.ndarray, rows: np.ndarray, removed: np.ndarray,
+                    u: np.ndarray) -> np.ndarray:
+        """:meth:`donors` for a few queries (one stream row): plain loops, same arithmetic."""
+        Q, d = removed.shape
+        out = np.full((Q, d), -1, dtype=np.intp)
+        Zj = self.__dict__.get("_Zcols")
+        if Zj is None:
+            Zj = self.__dict__["_Zcols"] = [col.tolist() for col in self._Z.T]
+        for q, (w, rem, uq) in enumerate(zip(X[rows].tolist(), removed.tolist(), u.tolist())):
+            avail = [not r for r in rem]
+            for j in range(d - 1, -1, -1):
+                if not rem[j]:
+                    continue
+                tree = self.trees_[j][0]
+                leaf = tree._descend_one(w, avail, uq[2 * j])
+                start, count = int(tree.start[leaf]), int(tree.count[leaf])
+                k = min(int(uq[2 * j + 1] * float(count)), count - 1)
+                donor = int(tree.pool[start + k])
+                out[q, j] = donor
+                w[j] = Zj[j][donor]
+                avail[j] = True
         return out
 
     def sample(self, X: Any, features: Any, random_state: Any = None) -> Table:
@@ -403,7 +440,9 @@ class ConditionalSampler(Removal):
         return fill(table, self.data_, np.arange(n), don)
 
     def __getstate__(self) -> dict:
-        return dict(self.__dict__)
+        state = dict(self.__dict__)
+        state.pop("_Zcols", None)  # a cache, rebuilt on use
+        return state
 
 
 def fill(source: Table, data: Table, rows: np.ndarray, donors: np.ndarray) -> Table:

@@ -99,8 +99,8 @@ class ConditionalStorage(SlidingWindow):
         """The sampler fitted at position ``b`` (``self.n_seen <= b <= n_seen + len(batch)``,
         or the last one), with ``batch`` the canonical columns of the rows being written."""
         if b != self.fitted_at_ or self.sampler_ is None:
-            self.sampler_ = ConditionalSampler(self.min_samples_leaf, allow_nan=True).fit(
-                self._window_at(b, batch))
+            self.sampler_ = ConditionalSampler(self.min_samples_leaf, allow_nan=True,
+                                               cross_fit=False).fit(self._window_at(b, batch))
             self.fitted_at_ = b
         return self.sampler_
 

@@ -101,7 +101,7 @@ def conditional_coalition_losses(
     model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
     sampler: ConditionalSampler, u: np.ndarray, orders: np.ndarray, col_player: np.ndarray,
     *, exclude: np.ndarray | None = None, empty_pred: np.ndarray | None = None,
-    batch_rows: int | None = None, make_table: Any = None,
+    batch_rows: int | None = None, explainer: Any = None, rows: Any = None,
 ) -> np.ndarray:
     """``coalition_losses`` with each coalition's complement drawn conditionally.
 
@@ -113,9 +113,10 @@ def conditional_coalition_losses(
         numbers).
     exclude : ndarray of int, shape (n,), optional
         The fitted row each observation is (its values are never drawn for it).
-    make_table : callable, optional
-        Canonical columns -> Table in the model's schema (stream explainers); without it the
-        sampler's data must be ``x``'s source table and ``exclude`` its row ids.
+    explainer, rows : optional
+        A stream explainer and ``x`` as (matrix or None, canonical columns or None) (see
+        :func:`_stream_rows`); without them the sampler's data must be ``x``'s source table
+        and ``exclude`` its row ids.
 
     Returns
     -------
@@ -131,7 +132,7 @@ def conditional_coalition_losses(
     removed = removed.reshape(-1, d)
     obs = np.repeat(np.arange(nb), n_k * s)
     uq = np.broadcast_to(u[:, None], (nb, n_k, s, u.shape[-1])).reshape(-1, u.shape[-1])
-    if make_table is None:
+    if explainer is None:
         assert exclude is not None
         q = exclude[obs]
         don = sampler.donors(sampler.encode(sampler.data_), q, removed, uq, exclude=q)
@@ -139,11 +140,11 @@ def conditional_coalition_losses(
         don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
         table = fill(sampler.data_, sampler.data_, rows, don)
     else:
-        don = sampler.donors(sampler.encode(x), obs, removed, uq)
-        rows = np.concatenate([obs, np.arange(nb)])
+        xm, cols = rows
+        don = sampler.donors(sampler.encode(x) if xm is None else xm, obs, removed, uq)
+        idx = np.concatenate([obs, np.arange(nb)])
         don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
-        cols = fill_columns(canonical_columns(x), canonical_columns(sampler.data_), rows, don)
-        table = make_table(cols)
+        table = _perturbed(explainer, xm, cols, sampler, idx, don)
     pred = positive_column(model.predict(table, batch_rows=batch_rows), loss, model)
     inner = pred[: nb * n_k * s].reshape((nb * n_k, s) + pred.shape[1:])
     full_pred = pred[nb * n_k * s :]
@@ -166,6 +167,33 @@ def _stream(explainer: Any, width: int) -> RowStream:
     return st
 
 
+def _stream_rows(X: Table) -> tuple[np.ndarray | None, dict[str, np.ndarray] | None]:
+    """A stream batch as a float64 matrix (every feature numeric) or as canonical columns."""
+    if all(k == "numeric" for k in X.schema.kinds):
+        matrix = getattr(X.columns, "matrix", None)
+        if matrix is None:
+            matrix = np.column_stack([X.numeric_column(n) for n in X.names])
+        return matrix, None
+    return None, canonical_columns(X)
+
+
+def _perturbed(explainer: Any, xm: np.ndarray | None, cols: dict[str, np.ndarray] | None,
+               sampler: ConditionalSampler, rows: np.ndarray, don: np.ndarray) -> Table:
+    """The model input: batch rows ``rows`` with the cells ``don >= 0`` from the sampler's data."""
+    if xm is None:
+        assert cols is not None
+        filled = fill_columns(cols, canonical_columns(sampler.data_), rows, don)
+        return explainer._make_table(filled)
+    from .pfi import _StackedTable
+
+    perturbed = xm[rows]
+    r, c = np.nonzero(don >= 0)
+    perturbed[r, c] = sampler._Z[don[r, c], c]  # numeric data: the encoded values are the values
+    names = explainer._schema.names
+    return _StackedTable({n: perturbed[:, k] for k, n in enumerate(names)}, explainer._schema,
+                         frozenset(), perturbed)
+
+
 def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray) -> np.ndarray:
     """iPFI's explanation function with conditional removal: (B, d) loss increases.
 
@@ -173,33 +201,42 @@ def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray) -> np.ndarra
     the uniforms of row ``t``; ``n_samples`` draws per feature, averaged.
     """
     storage = explainer.storage
-    names = X.names
-    d, S, B = len(names), explainer.n_samples, X.n_rows
-    masks = np.eye(d, dtype=bool)
+    d, S, B = len(X.names), explainer.n_samples, X.n_rows
+    removed_one = np.repeat(np.eye(d, dtype=bool), S, axis=0)  # (d * S, d)
     u = _stream(explainer, d * S * 2 * d).uniforms(storage.n_seen, B).reshape(B * d * S, 2 * d)
-    cols = canonical_columns(X)
+    xm, cols = _stream_rows(X)
+    batch = storage_columns(X, xm, cols)
     out = np.empty((B, d))
+    width = 1 + d * S
+    model = explainer._model
     for start, stop, b in storage.segments(B):
         obs = np.arange(start, stop)
         if b == 0:  # rows met by an empty storage: their values are discarded
             out[obs] = 0.0
             continue
-        sampler = storage.sampler_at(b, cols)
-        q_obs = np.repeat(obs, d * S)
-        removed = np.tile(np.repeat(masks, S, axis=0), (len(obs), 1))
+        sampler = storage.sampler_at(b, batch)
+        Z = xm if xm is not None else sampler.encode(X)
         q = np.arange(start * d * S, stop * d * S)
-        don = sampler.donors(sampler.encode(X), q_obs, removed, u[q])
-        width = 1 + d * S
+        don = sampler.donors(Z, np.repeat(obs, d * S), np.tile(removed_one, (len(obs), 1)), u[q])
         rows = np.repeat(obs, width)
         all_don = np.full((len(rows), d), -1, dtype=np.intp)
         all_don[(np.arange(len(rows)) % width) != 0] = don
-        filled = fill_columns(cols, canonical_columns(sampler.data_), rows, all_don)
-        model = explainer._model
-        preds = model.predict(explainer._make_table(filled))
+        preds = model.predict(_perturbed(explainer, xm, cols, sampler, rows, all_don))
         losses = explainer._loss(np.repeat(y[obs], width, axis=0), preds,
                                  model.classes_).reshape(len(obs), width)
         out[obs] = (losses[:, 1:].reshape(len(obs), d, S) - losses[:, :1, None]).mean(axis=2)
     return out
+
+
+def storage_columns(X: Table, xm: np.ndarray | None,
+                    cols: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
+    """The batch in the form the storage writes (a refit inside the batch reads it)."""
+    if xm is not None:
+        from ..storage.base import Batch
+
+        return Batch.from_matrix(xm, X.names)
+    assert cols is not None
+    return cols
 
 
 def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray,
@@ -210,18 +247,20 @@ def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray,
     storage = explainer.storage
     B, s, d = X.n_rows, explainer.n_samples_, len(X.names)
     u = _stream(explainer, s * 2 * d).uniforms(storage.n_seen, B).reshape(B, s, 2 * d)
-    cols = canonical_columns(X)
+    xm, cols = _stream_rows(X)
+    batch = storage_columns(X, xm, cols)
     losses = np.empty((B, orders.shape[1] + 1))
     for start, stop, b in storage.segments(B):
         if b == 0:  # rows met by an empty storage: their values are discarded
             losses[start:stop] = 0.0
             continue
-        sampler = storage.sampler_at(b, cols)
-        part = X.take(np.arange(start, stop))
+        part = np.arange(start, stop)
         losses[start:stop] = conditional_coalition_losses(
-            explainer._model, explainer._loss, explainer._correction, part,
-            np.asarray(y)[start:stop], sampler, u[start:stop], orders[start:stop],
-            explainer._col_player, make_table=explainer._make_table,
+            explainer._model, explainer._loss, explainer._correction, X.take(part),
+            np.asarray(y)[start:stop], storage.sampler_at(b, batch), u[start:stop],
+            orders[start:stop], explainer._col_player, explainer=explainer,
+            rows=(None if xm is None else xm[part], None if cols is None else
+                  {n: c[part] for n, c in cols.items()}),
         )
     return np.concatenate([contributions(losses, orders), losses[:, :1], losses[:, -1:]], axis=1)
 

@@ -26,6 +26,7 @@ from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
 from ..models import Model, as_model
 from ..results.importance import FeatureImportance
+from ..storage.base import canonical_columns
 from ..tabular import Table, as_table
 from ._conditional import conditional_coalition_losses
 from ._sage_core import (
@@ -114,6 +115,16 @@ class _Accumulator:
         values = mean - beta * (self.t_shift + mb - self.t_bar)
         resid = np.maximum(var - cov**2 / vt, 0.0)
         return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
+
+
+class _Schema:
+    """What the conditional perturbation step needs of a stream explainer, for a table."""
+
+    def __init__(self, table: Table) -> None:
+        self._schema = table.schema
+
+    def _make_table(self, cols: dict) -> Table:
+        return Table(cols, self._schema)
 
 
 def check_no_nan(table: Table, what: str, owner: str) -> None:
@@ -221,7 +232,8 @@ def estimate_sage(
             losses = conditional_coalition_losses(
                 model, loss, correction, x, y_arr[rows], removal, draw_idx, orders, col_player,
                 exclude=rows if on_x else None, empty_pred=empty_pred if exact_inner else None,
-                make_table=None if on_x else (lambda c: Table(c, table.schema)))
+                explainer=None if on_x else _Schema(table),
+                rows=None if on_x else (None, canonical_columns(x)))
             return contributions(losses, orders), losses[:, 0] - losses[:, -1]
         losses, _ = coalition_losses(
             model, loss, correction, x, y_arr[rows], background, draw_idx, orders, col_player,
