@@ -8,6 +8,7 @@ from sklearn.inspection import permutation_importance as sk_permutation_importan
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from ixplain import FeatureImportance, permutation_importance
+from ixplain._random import keyed_generator
 from ixplain.losses import get_loss
 from ixplain.methods.pfi import _importances_loss, _importances_scoring
 from ixplain.models import as_model
@@ -186,8 +187,9 @@ def test_pandas_scrambled_index_and_read_only_input(regression):
 def test_weights_with_subsampling_equal_plain_brute_force():
     """max_samples < 1 with sample_weight equals the definition written plainly.
 
-    For each repeat: draw the row subset (the documented order: subsets for all repeats, then a
-    permutation per (feature, repeat)), compute the weighted mean squared-error increase when the
+    For each repeat r: the row subset from keyed_generator(seed, "pfi-rows", r) and the
+    permutation of feature j from keyed_generator(seed, "pfi", r, name_j) (the documented keys),
+    then the weighted mean squared-error increase when the
     feature's column is permuted within the subset -- baseline on the *same* rows.
     """
     rng = np.random.default_rng(5)
@@ -201,10 +203,11 @@ def test_weights_with_subsampling_equal_plain_brute_force():
 
     r = permutation_importance(f, X, y, loss="squared_error", n_repeats=R, random_state=9,
                                sample_weight=w, max_samples=0.4)
-    g = np.random.default_rng(9)
     m = int(0.4 * n)
-    subsets = [np.sort(g.choice(n, m, replace=False)) for _ in range(R)]
-    perms = [[g.permutation(m) for _ in range(R)] for _ in range(3)]
+    subsets = [np.sort(keyed_generator(9, "pfi-rows", k).choice(n, m, replace=False))
+               for k in range(R)]
+    perms = [[keyed_generator(9, "pfi", k, f"x{j}").permutation(m) for k in range(R)]
+             for j in range(3)]
     expected = np.zeros((3, R))
     for j in range(3):
         for k in range(R):
@@ -257,3 +260,34 @@ def test_scoring_needs_sklearn_estimator(regression):
     X, y, _ = regression
     with pytest.raises(TypeError, match="loss="):
         permutation_importance(lambda A: A[:, 0], X, y)
+
+
+def test_same_seed_same_result_for_any_n_jobs_and_memory_budget():
+    """Permutation r of feature j comes from keyed_generator(seed, "pfi", r, j), made lazily per
+    chunk, and the per-row losses are summed in fixed blocks of rows: n_jobs in {1, 2} and
+    memory budgets that give one chunk, a few, and many (and drop the permutation cache) all
+    give the same bits, with and without row subsampling and weights."""
+    rng = np.random.default_rng(12)
+    n = 2500
+    X = rng.normal(size=(n, 4))
+    y = X @ [1.0, -2.0, 0.5, 0.0] + 0.2 * rng.normal(size=n)
+    w = rng.uniform(0.5, 2.0, size=n)
+
+    def f(A):
+        return A @ np.array([1.0, -2.0, 0.5, 0.0])
+
+    for kwargs in ({}, {"max_samples": 0.6, "sample_weight": w}):
+        results = [
+            permutation_importance(f, X, y, loss="squared_error", n_repeats=3, random_state=4,
+                                   n_jobs=jobs, memory_budget=budget, **kwargs).importances
+            for jobs in (1, 2) for budget in (2**28, 2**18, 2**13)
+        ]
+        for r in results[1:]:
+            np.testing.assert_array_equal(r, results[0])
+    # a feature's permutations do not depend on which other features are computed (equal to
+    # rounding: the block sums run over another layout)
+    alone = permutation_importance(f, X, y, loss="squared_error", n_repeats=3, random_state=4,
+                                   features=["x1"]).importances
+    every = permutation_importance(f, X, y, loss="squared_error", n_repeats=3,
+                                   random_state=4).importances
+    np.testing.assert_allclose(alone[0], every[1], rtol=1e-13)

@@ -130,7 +130,7 @@ def test_batch_draws_see_the_storage_as_each_row_found_it(make):
     """_sample_blocks for a mini-batch against the definition, written as a loop: row i draws
     slot s of the buffer after the writes of rows < i (planned slots, later rows win), so a slot
     an earlier batch row wrote yields that row's values; rows that found the storage empty get
-    their own values and use no randomness. Mixed numeric/categorical rows, a fill phase inside
+    their own values. Mixed numeric/categorical rows, a fill phase inside
     the batch, repeated slots."""
     from ixplain.tabular import as_table
 
@@ -145,12 +145,11 @@ def test_batch_draws_see_the_storage_as_each_row_found_it(make):
                  "k": np.array([f"b{i}" for i in range(B)], dtype=object)}
         slots = store._plan(B)
         num0, cat0, len0 = store._num.copy(), store._cat.copy(), len(store)
-        draw_rng = np.random.default_rng(11)
-        num, cat, available = store._sample_blocks(batch, slots, n, draw_rng)
-        replay = np.random.default_rng(11)  # the same uniforms, row by row
+        uniforms = np.random.default_rng(11).random((B, n))  # row i's numbers: uniforms[i]
+        num, cat, available = store._sample_blocks(batch, slots, uniforms)
         buf_num, buf_cat, held = num0.copy(), cat0.copy(), len0
         for i in range(B):
-            u = replay.random(n) if held else None  # a row with nothing to draw uses none
+            u = uniforms[i]
             for s in range(n):
                 r = i * n + s
                 if held == 0:

@@ -6,7 +6,11 @@ importance per feature, one ICE curve per grid point, ...), element-wise:
 ``update(values, weight=1.0)``
     Add one array of values (any shape, fixed after the first update).
 ``update_many(values)``
-    Add ``values[0], values[1], ...`` in order (vectorised; same result as repeated ``update``).
+    Add ``values[0], values[1], ...`` in order (vectorised; same result as repeated ``update``
+    up to rounding).
+``update_sequence(values)``
+    The same, with the state of repeated ``update`` calls bit for bit (what the incremental
+    explainers use, so that a mini-batch equals a loop of single rows exactly).
 ``get()`` / ``value``
     The current estimate (an array of the values' shape; zeros before the first update).
 ``variance``
@@ -37,6 +41,11 @@ class Aggregator:
 
     def update_many(self, values: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def update_sequence(self, values: Any) -> None:
+        """Add ``values[0], values[1], ...`` as a loop of :meth:`update` does, bit for bit."""
+        for v in np.asarray(values, dtype=np.float64):
+            self.update(v)
 
     def get(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -107,6 +107,34 @@ class EWMean(Aggregator):
         self._sq = decay * self._sq + (w @ (flat * flat)).reshape(shape)
         self.n += B
 
+    def update_sequence(self, values: Any) -> None:
+        """Add ``values[0], values[1], ...`` with the state a loop of :meth:`update` gives, bit
+        for bit: the recurrence runs as a first-order IIR filter (``scipy.signal.lfilter``
+        computes ``m_t = a x_t + (1 - a) m_{t-1}`` with the same two roundings per step as
+        :meth:`update`) for long batches, as that loop for short ones."""
+        x = np.asarray(values, dtype=np.float64)
+        B = x.shape[0]
+        if B < 32:
+            for v in x:
+                self.update(v)
+            return
+        if self._mean is None or self._sq is None:
+            self._mean = np.zeros_like(x[0])
+            self._sq = np.zeros_like(x[0])
+        self._shape_check(x[0], self._mean, "EWMean")
+        from scipy.signal import lfilter
+
+        a = self.alpha
+        flat = x.reshape(B, -1)
+        ax = a * flat  # what update adds to the mean, then (a * x) * x to the mean square
+        den = np.array([1.0, -(1.0 - a)])
+        shape = self._mean.shape
+        for attr, inc in (("_mean", ax), ("_sq", ax * flat)):
+            state = getattr(self, attr).reshape(1, -1)
+            out, _ = lfilter([1.0], den, inc, axis=0, zi=(1.0 - a) * state)
+            setattr(self, attr, out[-1].reshape(shape).copy())
+        self.n += B
+
     def get(self) -> np.ndarray:
         """The smoothed value ``m_t``."""
         return np.zeros(()) if self._mean is None else self._mean.copy()

@@ -159,14 +159,6 @@ def conditional_coalition_losses(
     return losses
 
 
-def _stream(explainer: Any, width: int) -> RowStream:
-    """The explainer's row-keyed uniforms for conditional draws (counter = stream row)."""
-    st = getattr(explainer, "_cond_stream", None)
-    if st is None or st.width != width:
-        st = explainer._cond_stream = RowStream(explainer._cond_seed, "conditional", width)
-    return st
-
-
 def _stream_rows(X: Table) -> tuple[np.ndarray | None, dict[str, np.ndarray] | None]:
     """A stream batch as a float64 matrix (every feature numeric) or as canonical columns."""
     if all(k == "numeric" for k in X.schema.kinds):
@@ -194,16 +186,16 @@ def _perturbed(explainer: Any, xm: np.ndarray | None, cols: dict[str, np.ndarray
                          frozenset(), perturbed)
 
 
-def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray) -> np.ndarray:
+def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray, sampler: Any) -> np.ndarray:
     """iPFI's explanation function with conditional removal: (B, d) loss increases.
 
-    Row ``t`` of the stream (``storage.n_seen + i``) uses the storage's sampler for ``t`` and
-    the uniforms of row ``t``; ``n_samples`` draws per feature, averaged.
+    Stored row ``t`` (``storage.n_seen + i``) uses the storage's sampler for ``t`` and the
+    batch sampler's row-keyed uniforms; ``n_samples`` draws per feature, averaged.
     """
     storage = explainer.storage
     d, S, B = len(X.names), explainer.n_samples, X.n_rows
     removed_one = np.repeat(np.eye(d, dtype=bool), S, axis=0)  # (d * S, d)
-    u = _stream(explainer, d * S * 2 * d).uniforms(storage.n_seen, B).reshape(B * d * S, 2 * d)
+    u = sampler.uniforms(d * S * 2 * d, "conditional").reshape(B * d * S, 2 * d)
     xm, cols = _stream_rows(X)
     batch = storage_columns(X, xm, cols)
     out = np.empty((B, d))
@@ -214,14 +206,14 @@ def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray) -> np.ndarra
         if b == 0:  # rows met by an empty storage: their values are discarded
             out[obs] = 0.0
             continue
-        sampler = storage.sampler_at(b, batch)
-        Z = xm if xm is not None else sampler.encode(X)
+        cond = storage.sampler_at(b, batch)
+        Z = xm if xm is not None else cond.encode(X)
         q = np.arange(start * d * S, stop * d * S)
-        don = sampler.donors(Z, np.repeat(obs, d * S), np.tile(removed_one, (len(obs), 1)), u[q])
+        don = cond.donors(Z, np.repeat(obs, d * S), np.tile(removed_one, (len(obs), 1)), u[q])
         rows = np.repeat(obs, width)
         all_don = np.full((len(rows), d), -1, dtype=np.intp)
         all_don[(np.arange(len(rows)) % width) != 0] = don
-        preds = model.predict(_perturbed(explainer, xm, cols, sampler, rows, all_don))
+        preds = model.predict(_perturbed(explainer, xm, cols, cond, rows, all_don))
         losses = explainer._loss(np.repeat(y[obs], width, axis=0), preds,
                                  model.classes_).reshape(len(obs), width)
         out[obs] = (losses[:, 1:].reshape(len(obs), d, S) - losses[:, :1, None]).mean(axis=2)
@@ -239,14 +231,14 @@ def storage_columns(X: Table, xm: np.ndarray | None,
     return cols
 
 
-def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray,
-                            orders: np.ndarray) -> np.ndarray:
+def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray, orders: np.ndarray,
+                            sampler: Any) -> np.ndarray:
     """(B, n_players + 2) iSAGE values (contributions, empty and model losses), conditional."""
     from ._sage_core import contributions
 
     storage = explainer.storage
     B, s, d = X.n_rows, explainer.n_samples_, len(X.names)
-    u = _stream(explainer, s * 2 * d).uniforms(storage.n_seen, B).reshape(B, s, 2 * d)
+    u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
     xm, cols = _stream_rows(X)
     batch = storage_columns(X, xm, cols)
     losses = np.empty((B, orders.shape[1] + 1))
@@ -268,10 +260,9 @@ def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray,
 def conditional_storage(explainer: Any, storage: Any, random_state: Any) -> Any:
     """The storage of an incremental explainer given its ``removal`` (set before its
     ``__init__`` runs): a :class:`ConditionalStorage` (default or given) for
-    ``"conditional"``, ``storage`` unchanged for ``"marginal"``; seeds the conditional draws."""
+    ``"conditional"``, ``storage`` unchanged for ``"marginal"``."""
     if explainer.removal != "conditional":
         return storage
-    from .._random import root_seed
     from ..imputation.stream import ConditionalStorage
 
     owner = explainer._owner
@@ -282,5 +273,4 @@ def conditional_storage(explainer: Any, storage: Any, random_state: Any) -> Any:
             f"The 'storage' parameter of {owner} must be a ConditionalStorage or None with "
             f"removal='conditional'. Got {type(storage).__name__} instead."
         )
-    explainer._cond_seed = root_seed(random_state, owner)
     return storage

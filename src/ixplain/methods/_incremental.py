@@ -51,27 +51,79 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_bool, check_float, check_int, check_options, check_random_state
+from .._random import RowStream, keyed_generator
+from .._validation import check_bool, check_float, check_int, check_options
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
-from ..storage.base import Batch, SlotStorage, canonical_columns
+from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
 from ..tabular import Schema, Table, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
 
 
+class _RowStreams:
+    """The explainer's named row streams: ``uniforms(name, k, rows)`` -> (len(rows), k)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = int(seed)
+        self._streams: dict[tuple[str, int], RowStream] = {}
+        self._cached: dict[tuple[str, int], CachedRows] = {}
+
+    def row(self, name: str, k: int, t: int) -> np.ndarray:
+        """Row ``t``'s ``k`` uniforms of stream ``name`` (the one-row hot path, cached)."""
+        cached = self._cached.get((name, k))
+        if cached is None:
+            cached = self._cached[(name, k)] = CachedRows(self.stream(name, k))
+        return cached.row(t)
+
+    def stream(self, name: str, k: int) -> RowStream:
+        key = (name, k)
+        st = self._streams.get(key)
+        if st is None:  # the width is part of the name: two widths never share numbers
+            st = self._streams[key] = RowStream(self.seed, f"{name}/{k}", k)
+        return st
+
+    def uniforms(self, name: str, k: int, rows: np.ndarray) -> np.ndarray:
+        st = self.stream(name, k)
+        B = len(rows)
+        t0 = int(rows[0])
+        span = int(rows[-1]) - t0 + 1
+        if span == B:  # consecutive rows (the usual case)
+            return st.uniforms(t0, B)
+        return st.uniforms(t0, span)[rows - t0]
+
+
+#: Stream names of the draw calls of a batch (the c-th call uses ``"draw:<c>"``).
+_DRAW_NAMES = tuple(f"draw:{c}" for c in range(16))
+
+
 class Sampler:
-    """Draws perturbation rows for a mini-batch from the storage state each row saw.
+    """Draws perturbation rows and random numbers for a mini-batch, row by row.
 
     Passed to :meth:`IncrementalExplainer._explain_batch`. Row ``i`` of the batch draws from the
     storage as it was when row ``i`` arrived (holding the stream's rows before it, including the
     earlier rows of the same batch), exactly as a loop of ``explain_one`` calls would.
 
+    Every random number a row gets depends only on the explainer's seed, the row's index ``t``
+    in the stream (``n_seen_`` when it arrived) and what the numbers are for, never on how the
+    rows were batched (see :mod:`ixplain._random`):
+
+    * ``uniforms(k, name)``: ``(B, k)`` uniforms in [0, 1), row ``i``'s from the row stream
+      ``name`` at index ``t_i``; a method's own randomness (e.g. SAGE's feature orders:
+      ``argsort(sampler.uniforms(G, "order"), axis=1)``). Use one name per purpose: the same
+      ``(k, name)`` gives the same numbers again within a batch.
+    * ``draw(n)``, ``draw_blocks(n)``, ``draw_columns(n)``: ``n`` storage rows per batch row,
+      uniformly with replacement; the ``c``-th draw call of a batch uses its own stream
+      (names ``"draw:<c>"`` are reserved), so calling them in the same order for every batch
+      -- as ``_explain_batch`` does -- gives each row the same draws alone or in a batch.
+
     Attributes
     ----------
     available : ndarray of bool, shape (B,)
         False for rows that arrived while the storage was empty (nothing to draw from).
+    rows : sequence of int, length B
+        The stream index ``t`` of each batch row.
     """
 
     def __init__(
@@ -79,29 +131,61 @@ class Sampler:
         storage: SlotStorage,
         batch: dict[str, np.ndarray],
         slots: np.ndarray,
-        rng: np.random.Generator,
+        rows: np.ndarray,
+        streams: _RowStreams,
         make_table: Any,
     ) -> None:
         self._storage = storage
         self._batch = batch
         self._slots = slots
-        self._rng = rng
+        self.rows = rows
+        self._streams = streams
         self._make_table = make_table
-        len0 = len(storage)
-        if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
-            self.available = np.full(len(slots), len0 > 0)
-        else:
-            self.available = storage._held(slots) > 0
+        self._n_draws = 0
+        self._available: np.ndarray | None = None
+
+    @property
+    def available(self) -> np.ndarray:
+        """False for rows that arrived while the storage was empty, shape (B,)."""
+        if self._available is None:
+            storage, slots = self._storage, self._slots
+            len0 = len(storage)
+            if len(slots) == 1 or len0 > 0:  # held rows never decrease: all or none available
+                self._available = np.full(len(slots), len0 > 0)
+            else:
+                self._available = storage._held(slots) > 0
+        return self._available
+
+    def uniforms(self, k: int, name: str) -> np.ndarray:
+        """``(B, k)`` float64 uniforms in [0, 1): row ``i``'s numbers of stream ``name``.
+
+        They depend on (seed, ``name``, ``k``, the row's stream index) alone. Raises
+        ``ValueError`` for a reserved name (``"draw:..."``) or ``k < 1``.
+        """
+        if str(name).startswith("draw:"):
+            raise ValueError(f"Sampler.uniforms: the stream name {name!r} is reserved.")
+        if int(k) < 1:
+            raise ValueError(f"Sampler.uniforms: k must be >= 1. Got {k!r} instead.")
+        return self._streams.uniforms(str(name), int(k), self.rows)
+
+    def _draw_name(self) -> str:
+        c = self._n_draws
+        self._n_draws = c + 1
+        return _DRAW_NAMES[c] if c < len(_DRAW_NAMES) else f"draw:{c}"
+
+    def _draw_uniforms(self, n: int) -> np.ndarray:
+        return self._streams.uniforms(self._draw_name(), int(n), self.rows)
 
     def draw_blocks(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``n`` rows per batch row as (numeric, categorical) 2-D blocks, ``B * n`` rows each;
         columns in feature order within each block (numeric features, then categorical)."""
-        num, cat, _ = self._storage._sample_blocks(self._batch, self._slots, n, self._rng)
+        num, cat, _ = self._storage._sample_blocks(self._batch, self._slots,
+                                                   self._draw_uniforms(n))
         return num, cat
 
     def draw_columns(self, n: int) -> dict[str, np.ndarray]:
         """``n`` rows per batch row as canonical columns (``B * n`` rows, row-major)."""
-        cols, _ = self._storage._sample_during(self._batch, self._slots, n, self._rng)
+        cols, _ = self._storage._sample_during(self._batch, self._slots, self._draw_uniforms(n))
         return cols
 
     def draw(self, n: int) -> Table:
@@ -139,7 +223,12 @@ class IncrementalExplainer:
     nan_policy : {"skip", "raise", "pass"}, default="skip"
         What to do with NaN in a numeric feature or label (see the module docstring).
     random_state : None, int or numpy.random.Generator, default=None
-        One generator for everything random in the explainer (and its default storage).
+        The one seed of everything random in the explainer: row ``t``'s draws come from row
+        streams keyed by (seed, purpose) at index ``t`` (:class:`Sampler`), and a storage given
+        without its own ``random_state`` (and the default storage) is seeded from it.
+    max_batch : int, optional
+        Default 2048. Rows of :meth:`explain_many` explained in one model call (bounds the memory of the
+        in-batch storage emulation and of the model input); no effect on the results.
 
     Attributes
     ----------
@@ -159,8 +248,6 @@ class IncrementalExplainer:
     requires_labels = True
     #: Whether ``_explain_batch`` draws from the storage (rows seen on an empty storage are skipped).
     requires_storage = True
-    #: Largest mini-batch processed at once (bounds the memory of the in-batch storage emulation).
-    max_batch = 256
 
     def __init__(
         self,
@@ -176,8 +263,12 @@ class IncrementalExplainer:
         response_method: str = "auto",
         nan_policy: str = "skip",
         random_state: Any = None,
+        max_batch: int | None = None,
     ) -> None:
         owner = self._owner
+        if max_batch is None:  # a subclass may set its own default as a class attribute
+            max_batch = getattr(type(self), "max_batch", 2048)
+        self.max_batch = int(check_int(max_batch, "max_batch", owner, min_value=1))  # type: ignore[arg-type]
         self.aggregation = check_options(aggregation, "aggregation", owner, ("ema", "mean"))
         self.alpha = float(
             check_float(alpha, "alpha", owner, low=0.0, high=1.0, low_inclusive=False)  # type: ignore[arg-type]
@@ -201,10 +292,11 @@ class IncrementalExplainer:
                 )
         self.feature_names = feature_names
         self.random_state = random_state
-        self._rng = check_random_state(random_state, owner)
+        self._seed = seed_of(random_state, owner)
+        self._streams = _RowStreams(self._seed)
         self.model = model
         self._model = as_model(model, response_method=response_method, owner=owner)
-        self.storage = storage if storage is not None else self._default_storage()
+        self._set_storage(storage)
         self._aggregator: Mean | EWMean = Mean() if aggregation == "mean" else EWMean(self.alpha)
         self._schema: Schema | None = None
         self._get: _Getter | None = None
@@ -214,6 +306,15 @@ class IncrementalExplainer:
         self.n_skipped_ = 0
         self._warned = False
         self.history_: deque = deque(maxlen=self.history_size)
+
+    def _set_storage(self, storage: SlotStorage | None) -> None:
+        """Use ``storage`` (default: :meth:`_default_storage`), seeding it from the explainer's
+        seed unless it was given its own ``random_state``."""
+        if storage is None:
+            storage = self._default_storage()
+        else:
+            storage._seed_from(child_seed(self._seed, "storage"))
+        self.storage = storage
 
     # ------------------------------------------------------------------ subclass hooks
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
@@ -225,12 +326,20 @@ class IncrementalExplainer:
         """
         raise NotImplementedError
 
-    def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
-        """Optional fast form of :meth:`_explain_batch` for one row whose features are all
-        numeric: ``xm`` of shape (1, n_features) float64 (do not modify it), drawing from
-        ``self.storage`` (which holds a row) with ``self._rng`` exactly as the batch form would.
-        Returns ``(1, *value_shape)`` values, or None to use :meth:`_explain_batch`."""
+    def _explain_numeric_row(
+        self, xm: np.ndarray, y: np.ndarray | None, t: int
+    ) -> np.ndarray | None:
+        """Optional fast form of :meth:`_explain_batch` for row ``t`` of the stream when all
+        its features are numeric: ``xm`` of shape (1, n_features) float64 (do not modify it);
+        the storage holds a row. Draw with :meth:`_draw_numeric_one` (the first draw call of
+        ``_explain_batch`` for this row alone). Returns ``(1, *value_shape)`` values, or None
+        to use :meth:`_explain_batch`."""
         return None
+
+    def _draw_numeric_one(self, n: int, t: int) -> np.ndarray:
+        """Row ``t``'s ``n`` draws as a numeric block (n, n_numeric): what the first
+        ``sampler.draw_blocks(n)`` of a one-row batch gives (the storage must hold a row)."""
+        return self.storage._draw_numeric(self._streams.row(_DRAW_NAMES[0], n, t))
 
     def _value_shape(self) -> tuple[int, ...]:
         """Shape of one explanation (default: one value per feature)."""
@@ -239,10 +348,12 @@ class IncrementalExplainer:
 
     def _default_storage(self) -> SlotStorage:
         """``GeometricReservoir(1000, p=1)`` for 'ema' (recent rows: the model and data may
-        drift), ``UniformReservoir(1000)`` for 'mean' (a uniform sample of the whole stream)."""
+        drift), ``UniformReservoir(1000)`` for 'mean' (a uniform sample of the whole stream);
+        seeded from the explainer's seed."""
+        seed = child_seed(self._seed, "storage")
         if self.aggregation == "mean":
-            return UniformReservoir(1000, random_state=self._rng)
-        return GeometricReservoir(1000, p=1.0, random_state=self._rng)
+            return UniformReservoir(1000, random_state=seed)
+        return GeometricReservoir(1000, p=1.0, random_state=seed)
 
     # ------------------------------------------------------------------ public API
     def explain_one(self, x: Any, y: Any = None) -> np.ndarray:
@@ -278,9 +389,11 @@ class IncrementalExplainer:
         """Explain a mini-batch in order, vectorised; same semantics as a loop of explain_one.
 
         Row ``i`` is explained with the storage holding every earlier row of the stream
-        (including the earlier rows of this batch); the batch goes through the model in one
-        call per chunk (chunks end every :attr:`max_batch` rows and at ``history_`` snapshot
-        points, so snapshots are taken exactly every ``history_every`` rows).
+        (including the earlier rows of this batch), with the random numbers it would get in
+        ``explain_one``: the state after the call (estimate, variances, ``history_``,
+        storage) is bit for bit that of the loop. The explanation values of up to
+        ``max_batch`` rows are computed in one model call; the aggregator then takes them in
+        segments that end at the ``history_`` snapshot rows.
 
         Parameters
         ----------
@@ -295,12 +408,8 @@ class IncrementalExplainer:
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
-        s = 0
-        every = self.history_every
-        while s < B:
+        for s in range(0, B, self.max_batch):
             e = min(s + self.max_batch, B)
-            if every:  # end chunks at snapshot points, so history_ is exact at multiples
-                e = min(e, s + every - self.n_seen_ % every)
             if s == 0 and e == B:
                 part = cols
             elif isinstance(cols, Batch):
@@ -308,7 +417,6 @@ class IncrementalExplainer:
             else:
                 part = {k: v[s:e] for k, v in cols.items()}
             self._process(part, None if yarr is None else yarr[s:e])
-            s = e
         return self.importances_
 
     @property
@@ -367,56 +475,81 @@ class IncrementalExplainer:
     def _process(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None
     ) -> None:
+        """Explain, store and aggregate a batch of rows (the stream's next ``B`` rows)."""
         B = len(next(iter(cols.values())))
         if has_nan is False and y is not None and y.dtype.kind == "f" and np.isnan(y).any():
             has_nan = None  # ``has_nan`` speaks of the features: a NaN label goes to the policy
         if B == 1 and (has_nan is False or self.nan_policy == "pass"):
             self._process_one(cols, y)
             return
-        B_kept = B
+        rows = self.n_seen_ + np.arange(B)
         if self.nan_policy != "pass" and has_nan is not False:
-            cols, y, B_kept = self._apply_nan_policy(cols, y, B)
-            if B_kept == 0:
-                self._after(B)
-                return
+            cols, y, good = self._drop_nan_rows(cols, y, B)
+            if good is not None:
+                rows = rows[good]
+        values, ok = self._values(cols, y, rows) if len(rows) else (None, None)
+        self._aggregate(values, ok, rows, B)
+
+    def _values(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, rows: np.ndarray
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The explanation values of the batch (one model call) and the mask of the rows
+        whose values enter the estimate; stores the rows."""
         storage = self.storage
         if storage._schema is None:
             assert self._schema is not None
             storage._ensure_schema(self._schema)
-        slots = storage._plan(B_kept)
+        n = len(rows)
+        slots = storage._plan(n)
         if y is not None:
             self._model.observe_labels(y)
-        sampler = Sampler(storage, cols, slots, self._rng, self._make_table)
-        keep = sampler.available if self.requires_storage else np.ones(B_kept, dtype=bool)
+        sampler = Sampler(storage, cols, slots, rows, self._streams, self._make_table)
+        keep = sampler.available if self.requires_storage else np.ones(n, dtype=bool)
         values = None
         if keep.any():
-            X = self._make_table(cols)
-            values = np.asarray(self._explain_batch(X, y, sampler), dtype=np.float64)
+            values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
+                                dtype=np.float64)
         storage._write(cols, slots, y)
-        if values is not None:
-            ok = keep
-            if not np.isfinite(values).all():
-                finite = np.isfinite(values.reshape(B_kept, -1)).all(axis=1)
-                ok = keep & finite
-                bad = int((keep & ~finite).sum())
-                if bad:
-                    self.n_skipped_ += bad
-                    if _nan_labels(y, keep & ~finite):
-                        self._warn(f"{bad} observation(s) have a NaN or infinite label y")
-                    else:
-                        self._warn(
-                            f"{bad} explanation(s) were not finite (does the model return NaN?)"
-                        )
-            n_ok = int(ok.sum())
-            if n_ok == B_kept:
-                self._aggregator.update_many(values)
-            elif n_ok:
-                self._aggregator.update_many(values[ok])
-            self.n_explained_ += n_ok
-        self._after(B)
+        if values is None:
+            return None, None
+        if np.isfinite(values).all():
+            return values, keep
+        finite = np.isfinite(values.reshape(n, -1)).all(axis=1)
+        bad = int((keep & ~finite).sum())
+        if bad:
+            self.n_skipped_ += bad
+            if _nan_labels(y, keep & ~finite):
+                self._warn(f"{bad} observation(s) have a NaN or infinite label y", depth=1)
+            else:
+                self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)",
+                           depth=1)
+        return values, keep & finite
+
+    def _aggregate(
+        self, values: np.ndarray | None, ok: np.ndarray | None, rows: np.ndarray, B: int
+    ) -> None:
+        """Feed the values of rows ``ok`` to the aggregator in segments that end at the
+        ``history_`` snapshot rows, and advance ``n_seen_`` by ``B`` (snapshots included)."""
+        n0, every = self.n_seen_, self.history_every
+        if values is None or ok is None or not ok.any():
+            vals, at = np.empty((0,)), np.empty(0, dtype=np.intp)
+        elif ok.all():
+            vals, at = values, rows
+        else:
+            vals, at = values[ok], rows[ok]
+        ends = list(range((n0 // every + 1) * every, n0 + B, every)) if every else []
+        ends.append(n0 + B)
+        agg, start = self._aggregator, 0
+        for end in ends:
+            stop = int(np.searchsorted(at, end)) if len(ends) > 1 else len(at)
+            if stop > start:
+                agg.update_sequence(vals[start:stop])
+                self.n_explained_ += stop - start
+                start = stop
+            self._after(end - self.n_seen_)
 
     def _process_one(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> None:
-        """:meth:`_process` for one row that needs no NaN check (same steps, same order)."""
+        """:meth:`_process` for one row that needs no NaN check (same steps, same draws)."""
         storage = self.storage
         if storage._schema is None:
             assert self._schema is not None
@@ -428,20 +561,17 @@ class IncrementalExplainer:
         if not self.requires_storage or len(storage) > 0:
             matrix = getattr(cols, "matrix", None)
             if matrix is not None and len(storage) > 0:
-                values = self._explain_numeric_row(matrix, y)
+                values = self._explain_numeric_row(matrix, y, self.n_seen_)
             if values is None:
-                sampler = Sampler(storage, cols, slots, self._rng, self._make_table)
+                sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
+                                  self._make_table)
                 values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                     dtype=np.float64)
         storage._write(cols, slots, y)
         if values is not None:
             total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
             if np.isfinite(total) or np.isfinite(values).all():
-                agg = self._aggregator
-                if type(agg) is EWMean:  # what update_many does with one row
-                    agg.update(values[0])
-                else:
-                    agg.update_many(values)
+                self._aggregator.update(values[0])
                 self.n_explained_ += 1
             else:
                 self.n_skipped_ += 1
@@ -472,8 +602,17 @@ class IncrementalExplainer:
     def _apply_nan_policy(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, B: int
     ) -> tuple[dict[str, np.ndarray], np.ndarray | None, int]:
+        """:meth:`_drop_nan_rows` with the number of kept rows instead of their mask."""
+        cols, y, good = self._drop_nan_rows(cols, y, B)
+        return cols, y, B if good is None else int(good.sum())
+
+    def _drop_nan_rows(
+        self, cols: dict[str, np.ndarray], y: np.ndarray | None, B: int
+    ) -> tuple[dict[str, np.ndarray], np.ndarray | None, np.ndarray | None]:
+        """Drop (``"skip"``) or reject (``"raise"``) rows with NaN; returns the kept columns,
+        labels and the mask of kept rows (None: all kept)."""
         if self.nan_policy == "pass":
-            return cols, y, B
+            return cols, y, None
         assert self._schema is not None
         bad = np.zeros(B, dtype=bool)
         first_bad = None
@@ -491,7 +630,7 @@ class IncrementalExplainer:
                 bad |= nan
                 first_bad = first_bad or "the label y"
         if not bad.any():
-            return cols, y, B
+            return cols, y, None
         if self.nan_policy == "raise":
             raise ValueError(
                 f"{self._owner}: {first_bad} is NaN in an observation "
@@ -500,11 +639,7 @@ class IncrementalExplainer:
         self.n_skipped_ += int(bad.sum())
         self._warn(f"observations with NaN (first in {first_bad})")
         good = ~bad
-        return (
-            {k: v[good] for k, v in cols.items()},
-            None if y is None else y[good],
-            int(good.sum()),
-        )
+        return {k: v[good] for k, v in cols.items()}, None if y is None else y[good], good
 
     # ------------------------------------------------------------------ conversion
     def _init_schema(self, table: Table) -> None:
@@ -589,46 +724,7 @@ class IncrementalExplainer:
         elif isinstance(X, pd.Series):
             table = as_table(X, owner=self._owner)
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
-            if self._schema is None:
-                self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
-            assert self._schema is not None
-            schema = self._schema
-            labels = list(schema.labels)
-            getter = self._getter()
-            try:
-                if all(k == "numeric" for k in schema.kinds):
-                    try:  # every value converted in C: itemgetter per record, one fromiter
-                        get = getter.get  # the C itemgetter (one value for one feature)
-                        flat = np.fromiter(
-                            map(get, X) if getter.single
-                            else itertools.chain.from_iterable(map(get, X)),
-                            dtype=np.float64,
-                            count=len(X) * len(labels),
-                        )
-                        return Batch.from_matrix(flat.reshape(len(X), len(labels)), schema.names)
-                    except (TypeError, ValueError):
-                        pass  # a non-number somewhere: the slow path below names it
-                rows = [getter(rec) for rec in X]
-            except KeyError:
-                i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
-                missing = next(n for n in labels if n not in rec)
-                raise ValueError(
-                    f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
-                    f"{labels}; got {list(rec.keys())})."
-                ) from None
-            if all(k == "numeric" for k in schema.kinds):
-                try:
-                    mat = np.array(rows, dtype=np.float64)
-                except (TypeError, ValueError):
-                    mat = None
-                if mat is not None:
-                    return Batch.from_matrix(mat, schema.names)
-            obj = np.empty((len(rows), len(labels)), dtype=object)
-            obj[:] = rows
-            return {
-                name: self._as_column(name, kind, obj[:, j])
-                for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
-            }
+            return self._convert_records(X)
         else:
             if isinstance(X, np.ndarray) and X.ndim == 1 and not single:
                 X = X.reshape(1, -1)
@@ -639,6 +735,10 @@ class IncrementalExplainer:
                 elif self.feature_names is not None:
                     arr_names = list(self.feature_names)
             table = as_table(X, arr_names, owner=self._owner)
+        return self._table_columns(table, single)
+
+    def _table_columns(self, table: Table, single: bool) -> dict[str, np.ndarray]:
+        """A table's columns in the explainer's schema (fixed by the first table)."""
         if table.n_rows == 0:
             raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if single and table.n_rows != 1:
@@ -661,6 +761,40 @@ class IncrementalExplainer:
         return {
             name: self._as_column(name, kind, raw[name])
             for name, kind in zip(self._schema.names, self._schema.kinds)
+        }
+
+    def _convert_records(self, X: Any) -> dict[str, np.ndarray]:
+        """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
+        if self._schema is None:
+            self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
+        schema = self._schema
+        assert schema is not None
+        labels = list(schema.labels)
+        getter = self._getter()
+        numeric = all(k == "numeric" for k in schema.kinds)
+        try:
+            if numeric:
+                matrix = _records_matrix(X, getter, len(labels))
+                if matrix is not None:
+                    return Batch.from_matrix(matrix, schema.names)
+            rows = [getter(rec) for rec in X]
+        except KeyError:
+            i, rec = next((i, r) for i, r in enumerate(X) if any(n not in r for n in labels))
+            missing = next(n for n in labels if n not in rec)
+            raise ValueError(
+                f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
+                f"{labels}; got {list(rec.keys())})."
+            ) from None
+        if numeric:
+            try:
+                return Batch.from_matrix(np.array(rows, dtype=np.float64), schema.names)
+            except (TypeError, ValueError):
+                pass  # a non-number somewhere: _as_column names it
+        obj = np.empty((len(rows), len(labels)), dtype=object)
+        obj[:] = rows
+        return {
+            name: self._as_column(name, kind, obj[:, j])
+            for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
         }
 
     def _convert_y(self, y: Any, B: int, single: bool) -> np.ndarray | None:
@@ -707,6 +841,27 @@ class _Getter:
     def __call__(self, record: Any) -> tuple:
         values = self.get(record)
         return (values,) if self.single else values
+
+
+def child_seed(seed: int, name: str) -> int:
+    """A seed derived from ``seed`` for the part ``name`` (e.g. an explainer's storage)."""
+    return int(keyed_generator(seed, "child", name).integers(0, 2**63 - 1))
+
+
+def _records_matrix(X: Any, getter: _Getter, d: int) -> np.ndarray | None:
+    """All-numeric records as a (len(X), d) float64 matrix, every value converted in C
+    (itemgetter per record, one fromiter); None if a value is not a number. Raises KeyError
+    for a missing feature."""
+    get = getter.get  # the C itemgetter (one value for one feature)
+    try:
+        flat = np.fromiter(
+            map(get, X) if getter.single else itertools.chain.from_iterable(map(get, X)),
+            dtype=np.float64,
+            count=len(X) * d,
+        )
+    except (TypeError, ValueError):
+        return None
+    return flat.reshape(len(X), d)
 
 
 def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:

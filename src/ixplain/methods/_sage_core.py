@@ -99,9 +99,10 @@ def resolve_players(
     return players, col_player
 
 
-def random_orders(rng: np.random.Generator, n: int, n_players: int) -> np.ndarray:
-    """``n`` independent uniform random orders of ``n_players`` players, shape (n, n_players)."""
-    return rng.permuted(np.tile(np.arange(n_players), (n, 1)), axis=1)
+def random_orders(u: np.ndarray) -> np.ndarray:
+    """Uniform random orders of the players from uniforms ``u`` of shape (n, n_players): row
+    ``i``'s order sorts its uniforms (ties have probability ~0 and break by position)."""
+    return np.argsort(u, axis=1, kind="stable")
 
 
 def coalition_table(

@@ -86,7 +86,7 @@ class IncrementalSAGE(IncrementalExplainer):
         Players made of several features; features in no group are players of their own,
         after the groups.
     feature_names, storage, aggregation, alpha, bias_corrected, history_every, history_size,
-    response_method, nan_policy, random_state
+    response_method, nan_policy, random_state, max_batch
         As in :class:`~ixplain.methods._incremental.IncrementalExplainer`: default storage
         ``GeometricReservoir(1000)`` for ``'ema'``, ``UniformReservoir(1000)`` for ``'mean'``;
         ``alpha=0.001``.
@@ -153,6 +153,7 @@ class IncrementalSAGE(IncrementalExplainer):
         nan_policy: str = "skip",
         random_state: Any = None,
         removal: str = "marginal",
+        max_batch: int | None = None,
     ) -> None:
         owner = self._owner
         self.removal = check_removal(removal, owner)
@@ -188,6 +189,7 @@ class IncrementalSAGE(IncrementalExplainer):
             response_method=response_method,
             nan_policy=nan_policy,
             random_state=random_state,
+            max_batch=max_batch,
         )
         if feature_names is not None:
             self._set_players(list(self.feature_names or []))
@@ -202,11 +204,11 @@ class IncrementalSAGE(IncrementalExplainer):
         assert self.players_ is not None and self._col_player is not None and y is not None
         B, s = X.n_rows, self.n_samples_
         if self.removal == "conditional":  # the removal step handed to the storage's sampler
-            orders = random_orders(self._rng, B, len(self.players_))
-            return conditional_isage_batch(self, X, np.asarray(y), orders)
+            orders = random_orders(sampler.uniforms(len(self.players_), "order"))
+            return conditional_isage_batch(self, X, np.asarray(y), orders, sampler)
         draws = sampler.draw(s)
         draw_idx = np.arange(B * s).reshape(B, s)
-        orders = random_orders(self._rng, B, len(self.players_))
+        orders = random_orders(sampler.uniforms(len(self.players_), "order"))
         per_obs = len(self.players_) * s + 1
         losses, _ = coalition_losses(
             self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,

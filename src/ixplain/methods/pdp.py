@@ -37,12 +37,12 @@ from typing import Any
 
 import numpy as np
 
+from .._random import keyed_generator
 from .._validation import (
     check_bool,
     check_int,
     check_n_jobs,
     check_options,
-    check_random_state,
     check_sample_weight,
     param_error,
 )
@@ -50,6 +50,7 @@ from ..grids import FeatureGrid, feature_grid
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
+from ..storage.base import seed_of
 from ..tabular import Table, as_table
 from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
 
@@ -751,7 +752,7 @@ def partial_dependence(
     grid_resolution = check_int(grid_resolution, "grid_resolution", _OWNER, min_value=2) or 2
     centered = check_bool(centered, "centered", _OWNER)
     subsample = _check_subsample(subsample)
-    rng = check_random_state(random_state, _OWNER)
+    rng = keyed_generator(seed_of(random_state, _OWNER), "partial_dependence", "subsample")
     memory_budget = check_int(memory_budget, "memory_budget", _OWNER, min_value=1) or 1
     n_jobs_ = check_n_jobs(n_jobs, _OWNER)
     if include_missing != "auto":

@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from .._random import root_seed
+from .._random import keyed_generator
 from .._validation import (
     check_int,
     check_n_jobs,
-    check_random_state,
     check_sample_weight,
     check_target,
     param_error,
@@ -37,7 +36,7 @@ from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
-from ..storage.base import SlotStorage
+from ..storage.base import SlotStorage, seed_of
 from ..tabular import Table, _take, as_table
 from ._conditional import (
     conditional_ipfi_batch,
@@ -297,7 +296,10 @@ def permutation_importance(
         Accepted for compatibility with scikit-learn; the work runs in one process as a few
         large batched model calls (use the model's own threads).
     random_state : None, int or numpy.random.Generator, default=None
-        Drives the permutations and the row subsample.
+        Seeds the permutations and the row subsamples: permutation ``r`` of feature (or group)
+        ``j`` is drawn from ``keyed_generator(seed, "pfi", r, j)`` (:mod:`ixplain._random`), so
+        the result is the same for any ``memory_budget`` (and ``n_jobs``), and a feature's
+        importance does not depend on which other features are computed.
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights for the score / the mean loss.
     max_samples : int or float, default=1.0
@@ -351,12 +353,12 @@ def permutation_importance(
     >>> r = permutation_importance(lambda A: 2 * A[:, 0] + A[:, 1], X, y,
     ...                            loss="squared_error", n_repeats=3, random_state=0)
     >>> r.importances_mean.round(1)  # 2 * beta**2 * Var(x) = 8, 2, 0
-    array([7.9, 1.8, 0. ])
+    array([7.7, 1.9, 0. ])
     """
     owner = "permutation_importance"
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
-    rng = check_random_state(random_state, owner)
+    seed = seed_of(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
     table = as_table(X, owner=owner)
@@ -367,12 +369,12 @@ def permutation_importance(
     w = check_sample_weight(sample_weight, n, owner)
     m = _n_subsample(max_samples, n, owner)
     labels, groups = _resolve_groups(features, table.names, owner)
-    G = len(groups)
-    # the permutations: a row subsample per repeat (all rows when m == n), then one
-    # permutation of it per (group, repeat)
-    subsets = [np.arange(n) if m == n else np.sort(rng.choice(n, m, replace=False))
-               for _ in range(n_repeats)]
-    perms = np.stack([np.stack([rng.permutation(m) for _ in range(n_repeats)]) for _ in range(G)])
+    # the randomness, keyed by what it is for (never by chunk or worker): the row subsample of
+    # repeat r, and permutation r of group g, built when a chunk needs them
+    subsets = [np.arange(n) if m == n else
+               np.sort(keyed_generator(seed, "pfi-rows", r).choice(n, m, replace=False))
+               for r in range(n_repeats)]
+    perms = _Permutations(seed, labels, m, n_repeats, memory_budget)
     settings = {"method": "permutation_importance", "n_repeats": n_repeats,
                 "max_samples": max_samples, "random_state": random_state}
     if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
@@ -384,8 +386,7 @@ def permutation_importance(
                                                                   response_method), owner=owner)
         model.observe_labels(y_arr)
         imp = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
-                                          root_seed(random_state, owner),
-                                          ConditionalSampler().fit(table), memory_budget)
+                                          seed, ConditionalSampler().fit(table), memory_budget)
         settings.update(loss=loss_obj.name, removal="conditional")
         return FeatureImportance.from_importances(imp, labels, settings)
     if loss is not None:
@@ -401,9 +402,78 @@ def permutation_importance(
                                 labels, settings, memory_budget)
 
 
+class _Permutations:
+    """Permutation ``r`` of group ``g``: ``keyed_generator(seed, "pfi", r, label_g)
+    .permutation(m)``, made on first use and kept while all of them fit in a quarter of the
+    memory budget (else made again for each chunk): the same numbers in any chunking."""
+
+    def __init__(self, seed: int, labels: Sequence[str], m: int, n_repeats: int,
+                 memory_budget: int) -> None:
+        self.seed, self.labels, self.m = seed, list(labels), m
+        self.keep = len(self.labels) * n_repeats * m * 8 <= memory_budget // 4
+        self._cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def __call__(self, g: int, r: int) -> np.ndarray:
+        g, r = int(g), int(r)  # a numpy int would key another stream (_random keys by repr)
+        perm = self._cache.get((g, r))
+        if perm is None:
+            perm = keyed_generator(self.seed, "pfi", r, self.labels[g]).permutation(self.m)
+            if self.keep:
+                self._cache[(g, r)] = perm
+        return perm
+
+
+#: Rows summed together when averaging per-row losses: fixed blocks, so the sums (and the
+#: importances) are the same bits for any memory budget.
+_SUM_BLOCK = 1024
+
+
+class _BlockSum:
+    """``sum_i w_i v_i`` over rows fed in any chunks, summed in fixed blocks of rows."""
+
+    def __init__(self, weights: np.ndarray, shape: tuple[int, ...]) -> None:
+        self.weights = weights
+        self.total = np.zeros(shape)
+        self._buf = np.empty((_SUM_BLOCK, *shape))
+        self._filled = 0
+        self._start = 0
+
+    def add(self, values: np.ndarray) -> None:
+        i = 0
+        while i < len(values):
+            take = min(_SUM_BLOCK - self._filled, len(values) - i)
+            self._buf[self._filled : self._filled + take] = values[i : i + take]
+            self._filled += take
+            i += take
+            if self._filled == _SUM_BLOCK:
+                self._flush()
+
+    def _flush(self) -> None:
+        k = self._filled
+        w = self.weights[self._start : self._start + k]
+        self.total += np.tensordot(w, self._buf[:k], axes=1)
+        self._start += k
+        self._filled = 0
+
+    def result(self) -> np.ndarray:
+        if self._filled:
+            self._flush()
+        return self.total
+
+
+def _perm_fn(perms: Any) -> Any:
+    """``perms(g, r)``: a :class:`_Permutations`, or explicit permutations (G, R, m) as one."""
+    if callable(perms):
+        return perms
+    arr = np.asarray(perms)
+    return lambda g, r: arr[g, r]
+
+
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
-    """(G, R) mean loss increases from explicit row subsets (R,) and permutations (G, R, m)."""
-    G, R, m = perms.shape
+    """(G, R) mean loss increases from explicit row subsets (R,) and permutations
+    ``perms(g, r)`` of shape (m,) (or an array (G, R, m))."""
+    G, R = len(groups), len(subsets)
+    perms = _perm_fn(perms)
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
     out = np.zeros((G, R))
     budget_rows = rows_for_budget(len(table.names), memory_budget)
@@ -414,14 +484,15 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
         width = 1 + G * len(reps)
         chunk = max(1, budget_rows // width)
         weights = np.ones(len(rows)) if w is None else w[rows]
-        total = np.zeros((G, len(reps)))
+        total = _BlockSum(weights, (G, len(reps)))
         for s in range(0, len(rows), chunk):
-            pos = np.arange(s, min(s + chunk, len(rows)))
-            # replacement source row of observation rows[pos[i]] for group g, repeat r
-            repl = rows[perms[:, reps, :][:, :, pos]].transpose(2, 0, 1)
+            pos = slice(s, min(s + chunk, len(rows)))
+            # replacement source row of observation rows[pos][i] for group g, repeat r
+            repl = np.stack([np.stack([rows[perms(g, r)[pos]] for r in reps], axis=1)
+                             for g in range(G)], axis=1)
             diffs, _ = pfi_losses(model, loss, table, rows[pos], repl, groups, y[rows[pos]])
-            total += np.tensordot(weights[pos], diffs, axes=1)
-        out[:, reps] = total / weights.sum()
+            total.add(diffs)
+        out[:, reps] = total.result() / weights.sum()
     return out
 
 
@@ -486,7 +557,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             return scorer(estimator, native, yr)
         return scorer(estimator, native, yr, sample_weight=w[rows])
 
-    G, R, m = perms.shape
+    G, R = len(groups), len(subsets)
+    perms = _perm_fn(perms)
     baselines: list[Any] = []
     permuted: list[list[Any]] = [[None] * R for _ in range(G)]
     for r in range(R):
@@ -495,7 +567,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
         baselines.append(score(rows, base_cols))
         for g, names in enumerate(groups):
             cols = dict(base_cols)
-            src = rows[perms[g, r]]
+            src = rows[perms(g, r)]
             for name in names:
                 cols[name] = _take(table.columns[name], src)
             permuted[g][r] = score(rows, cols)
@@ -561,6 +633,9 @@ class IncrementalPFI(IncrementalExplainer):
         ``"conditional"``: each feature drawn from its conditional distribution given the
         others, by the sampler of a :class:`~ixplain.imputation.ConditionalStorage` (the
         default storage then; a storage given must be one). See :mod:`ixplain.imputation`.
+    max_batch : int, default=2048
+        Rows of :meth:`explain_many` per model call (each with ``1 + d * n_samples`` model
+        rows); the results do not depend on it.
 
     Attributes
     ----------
@@ -609,6 +684,7 @@ class IncrementalPFI(IncrementalExplainer):
         response_method: str = "auto",
         nan_policy: str = "skip",
         removal: str = "marginal",
+        max_batch: int | None = None,
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
@@ -637,11 +713,12 @@ class IncrementalPFI(IncrementalExplainer):
             response_method=_response_for(model, self._loss, response_method),
             nan_policy=nan_policy,
             random_state=random_state,
+            max_batch=max_batch,
         )
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         if self.removal == "conditional":  # the removal step handed to the storage's sampler
-            return conditional_ipfi_batch(self, X, np.asarray(y))
+            return conditional_ipfi_batch(self, X, np.asarray(y), sampler)
         names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
         if self._groups is None:
@@ -662,13 +739,12 @@ class IncrementalPFI(IncrementalExplainer):
                               self._groups, y)
         return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
 
-    def _explain_numeric_row(self, xm: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
+    def _explain_numeric_row(
+        self, xm: np.ndarray, y: np.ndarray | None, t: int
+    ) -> np.ndarray | None:
         if self._all_numeric is False or y is None or self.removal == "conditional":
             return None
-        d = xm.shape[1]
-        return self._explain_numeric(
-            xm, y, self.storage._draw_numeric(d * self.n_samples, self._rng)
-        )
+        return self._explain_numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
 
     def _numeric_layout(self, B: int, d: int) -> tuple[np.ndarray, np.ndarray]:
         """Flat positions of the replaced cells for ``B`` rows (cached; a prefix of the

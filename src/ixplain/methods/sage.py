@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
     check_float,
     check_int,
     check_n_jobs,
-    check_random_state,
     check_target,
     param_error,
 )
@@ -26,7 +26,7 @@ from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
 from ..models import Model, as_model
 from ..results.importance import FeatureImportance
-from ..storage.base import canonical_columns
+from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
 from ._conditional import conditional_coalition_losses
 from ._sage_core import (
@@ -139,14 +139,13 @@ def check_no_nan(table: Table, what: str, owner: str) -> None:
                 )
 
 
-def _background_table(
-    background: Any, table: Table, rng: np.random.Generator, owner: str
-) -> Table:
+def _background_table(background: Any, table: Table, seed: int, owner: str) -> Table:
     if background is None:
         n = table.n_rows
         if n <= 512:
             return table
-        return table.take(np.sort(rng.choice(n, 512, replace=False)))
+        pick = keyed_generator(seed, "sage-background").choice(n, 512, replace=False)
+        return table.take(np.sort(pick))
     bg = as_table(background, feature_names=list(table.names), owner=owner)
     if bg.n_rows == 0:
         raise ValueError(f"{owner}: background has no rows.")
@@ -176,6 +175,121 @@ def resolve_n_samples(n_samples: Any, correction: str, n_background: int, owner:
     return s
 
 
+#: Orders between two convergence tests. Fixed (not ``batch_size``), so that where the
+#: estimator stops, and so its result, does not depend on ``batch_size`` or ``n_jobs``.
+CHECK_EVERY = 512
+
+
+class _Draws:
+    """The random numbers of permutation ``p = 0, 1, ...``, each a function of (seed, p) alone.
+
+    Its observation: position ``p % n`` of pass ``p // n``, a permutation of the rows from
+    ``keyed_generator(seed, "sage-pass", p // n)``; its order of the players: the argsort of
+    row ``p`` of ``RowStream(seed, "sage-order")``; its background draws: row ``p`` of
+    ``RowStream(seed, "sage-draw")`` (none for the exact inner average).
+    """
+
+    def __init__(self, seed: int, n: int, n_players: int, m: int, n_samples: int,
+                 exact_inner: bool, width: int = 0) -> None:
+        self.seed, self.n, self.m, self.n_samples = seed, n, m, n_samples
+        self.exact_inner = exact_inner
+        # conditional removal: the draws are ``width`` uniforms each (row p of "sage-cond")
+        self.width = width
+        self._cond = RowStream(seed, "sage-cond", n_samples * width) if width else None
+        self._orders = RowStream(seed, "sage-order", n_players)
+        self._draws = RowStream(seed, "sage-draw", n_samples)
+        self._pass, self._perm = -1, np.empty(0, dtype=np.intp)
+
+    def _pass_order(self, q: int) -> np.ndarray:
+        if q != self._pass:
+            self._pass = q
+            self._perm = keyed_generator(self.seed, "sage-pass", q).permutation(self.n)
+        return self._perm
+
+    def task(self, p0: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, orders, draw_idx) of permutations ``p0 .. p0 + k - 1``."""
+        ps = np.arange(p0, p0 + k)
+        rows = np.empty(k, dtype=np.intp)
+        for q in range(p0 // self.n, (p0 + k - 1) // self.n + 1):
+            sel = (ps // self.n) == q
+            rows[sel] = self._pass_order(q)[ps[sel] % self.n]
+        orders = random_orders(self._orders.uniforms(p0, k))
+        if self._cond is not None:
+            return rows, orders, self._cond.uniforms(p0, k).reshape(k, self.n_samples, self.width)
+        if self.exact_inner:
+            draw_idx = np.broadcast_to(np.arange(self.m), (k, self.m))
+        else:
+            draw_idx = uniform_index(self._draws.uniforms(p0, k), self.m)
+        return rows, orders, draw_idx
+
+
+@dataclass
+class _Reference:
+    """The losses every permutation shares: the empty coalition's and the model's."""
+
+    empty_pred: np.ndarray
+    empty_loss: np.ndarray
+    model_loss: np.ndarray
+
+    @property
+    def t_bar(self) -> float:
+        return float(np.mean(self.empty_loss - self.model_loss))
+
+
+def _reference(model: Model, table: Table, y: np.ndarray, loss: Any,
+               background: Table) -> _Reference:
+    classes = model.classes_
+    full = positive_column(model.predict(table), loss, model)
+    bg_pred = positive_column(model.predict(background), loss, model)
+    if bg_pred.dtype.kind not in "biuf":
+        raise ValueError(
+            f"sage: {model.describe()} returned non-numeric predictions (e.g. "
+            f"{bg_pred.reshape(-1)[:3].tolist()}); SAGE averages predictions over background "
+            "rows, so explain a classifier through its probabilities (loss='log_loss' or "
+            "'brier')."
+        )
+    empty_pred = bg_pred.mean(axis=0)
+    y_arr = np.asarray(y)
+    empty = np.ascontiguousarray(np.broadcast_to(empty_pred, full.shape))
+    return _Reference(empty_pred, loss(y_arr, empty, classes), loss(y_arr, full, classes))
+
+
+def _gap_ratio(values: np.ndarray, std: np.ndarray) -> float:
+    """The convergence statistic: largest standard error over the spread of the values."""
+    gap = max(float(values.max() - values.min()), 1e-12 * (1.0 + float(np.abs(values).max())))
+    return float(std.max() / gap)
+
+
+def _feed(acc: _Accumulator, scores: np.ndarray, totals: np.ndarray, cap: int,
+          threshold: float | None, control_variate: bool, ratio: float) -> tuple[int, float, bool]:
+    """Give ``acc`` the complete blocks of :data:`CHECK_EVERY` permutations (and the last,
+    shorter one at ``cap``), testing convergence after each; returns (rows used, ratio,
+    converged)."""
+    used, converged = 0, False
+    while not converged:
+        left = len(scores) - used
+        if left >= CHECK_EVERY:
+            k = CHECK_EVERY
+        elif left and acc.n + left == cap:
+            k = left
+        else:
+            break
+        acc.update(scores[used : used + k], totals[used : used + k])
+        used += k
+        ratio = _gap_ratio(*acc.result(control_variate))
+        converged = threshold is not None and ratio < threshold
+    return used, ratio, converged
+
+
+def _compute(run: Any, draws: _Draws, p0: int, size: int, chunk: int,
+             pool: ThreadPoolExecutor | None) -> tuple[np.ndarray, np.ndarray]:
+    """Contributions and totals of permutations ``p0 .. p0 + size - 1`` (chunks in parallel)."""
+    tasks = [draws.task(p0 + a, min(chunk, size - a)) for a in range(0, size, chunk)]
+    results = list(pool.map(run, tasks)) if pool is not None else [run(t) for t in tasks]
+    return (np.concatenate([r[0] for r in results]),
+            np.concatenate([r[1] for r in results]))
+
+
 def estimate_sage(
     model: Model,
     table: Table,
@@ -190,105 +304,67 @@ def estimate_sage(
     n_permutations: int | None,
     threshold: float | None,
     batch_size: int,
-    rng: np.random.Generator,
+    rng: Any,
     n_jobs: int = 1,
     control_variate: bool = True,
     removal: ConditionalSampler | None = None,
 ) -> SageEstimate:
-    """The SAGE estimator on validated inputs (see :func:`sage`)."""
-    n, m = table.n_rows, background.n_rows
+    """The SAGE estimator on validated inputs (see :func:`sage`); ``rng`` is the seed (an int,
+    or a Generator giving one draw). Permutation ``p``'s randomness depends on (seed, p) alone
+    (:class:`_Draws`) and the accumulator takes fixed blocks of :data:`CHECK_EVERY`
+    permutations, testing convergence after each: the same bits for any ``batch_size`` and
+    ``n_jobs``."""
+    seed = int(rng) if isinstance(rng, (int, np.integer)) else root_seed(rng, _OWNER)
     n_players = len(players)
     correction = "exact" if exact_inner else correction_for(loss)
     model.observe_labels(y)
-    classes = model.classes_
-    full = positive_column(model.predict(table), loss, model)
-    bg_pred = positive_column(model.predict(background), loss, model)
-    if bg_pred.dtype.kind not in "biuf":
-        raise ValueError(
-            f"sage: {model.describe()} returned non-numeric predictions (e.g. "
-            f"{bg_pred.reshape(-1)[:3].tolist()}); SAGE averages predictions over background "
-            "rows, so explain a classifier through its probabilities (loss='log_loss' or "
-            "'brier')."
-        )
-    empty_pred = bg_pred.mean(axis=0)
-    y_arr = np.asarray(y)
-    empty_loss = loss(y_arr, np.ascontiguousarray(np.broadcast_to(empty_pred, full.shape)), classes)
-    model_loss = loss(y_arr, full, classes)
-    t_bar = float(np.mean(empty_loss - model_loss))
-    acc = _Accumulator(n_players, t_bar)
+    ref = _reference(model, table, y, loss, background)
+    acc = _Accumulator(n_players, ref.t_bar)
     cap = MAX_PERMUTATIONS if n_permutations is None else n_permutations
-    rows_per_obs = (n_players - (1 if exact_inner else 0)) * n_samples + 1
-    chunk = max(1, _CHUNK_ROWS // rows_per_obs)
-    order = rng.permutation(n)
-    pos = 0
-    converged, ratio = False, float("inf")
-    pool = ThreadPoolExecutor(n_jobs) if n_jobs > 1 else None
+    chunk = max(1, _CHUNK_ROWS // ((n_players - (1 if exact_inner else 0)) * n_samples + 1))
+    draws = _Draws(seed, table.n_rows, n_players, background.n_rows, n_samples, exact_inner,
+                   0 if removal is None else removal.width(len(col_player)))
+    y_arr = np.asarray(y)
 
-    def run(task):
+    def run(task: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         rows, orders, draw_idx = task
-        x = table.take(rows)
         if removal is not None:  # conditional: draw_idx holds the draws' uniforms
+            x = table.take(rows)
             on_x = removal.data_ is table
             losses = conditional_coalition_losses(
                 model, loss, correction, x, y_arr[rows], removal, draw_idx, orders, col_player,
-                exclude=rows if on_x else None, empty_pred=empty_pred if exact_inner else None,
+                exclude=rows if on_x else None, empty_pred=ref.empty_pred if exact_inner else None,
                 explainer=None if on_x else _Schema(table),
                 rows=None if on_x else (None, canonical_columns(x)))
             return contributions(losses, orders), losses[:, 0] - losses[:, -1]
         losses, _ = coalition_losses(
-            model, loss, correction, x, y_arr[rows], background, draw_idx, orders, col_player,
-            empty_pred=empty_pred if exact_inner else None,
+            model, loss, correction, table.take(rows), y_arr[rows], background, draw_idx,
+            orders, col_player, empty_pred=ref.empty_pred if exact_inner else None,
         )
         return contributions(losses, orders), losses[:, 0] - losses[:, -1]
 
+    converged, ratio, done = False, float("inf"), 0
+    pending: list[tuple[np.ndarray, np.ndarray]] = []
+    pool = ThreadPoolExecutor(n_jobs) if n_jobs > 1 else None
     try:
-        while acc.n < cap:
-            size = min(batch_size, cap - acc.n)
-            tasks = []
-            for start in range(0, size, chunk):
-                k = min(chunk, size - start)
-                rows = np.empty(k, dtype=np.intp)
-                filled = 0
-                while filled < k:  # observations in shuffled passes over X
-                    take = min(k - filled, n - pos)
-                    rows[filled : filled + take] = order[pos : pos + take]
-                    filled += take
-                    pos += take
-                    if pos == n:
-                        order, pos = rng.permutation(n), 0
-                orders = random_orders(rng, k, n_players)
-                draw_idx: np.ndarray
-                if removal is not None:
-                    draw_idx = rng.random((k, n_samples, removal.width(len(col_player))))
-                elif exact_inner:
-                    draw_idx = np.broadcast_to(np.arange(m), (k, m))
-                else:
-                    draw_idx = rng.integers(m, size=(k, n_samples))
-                tasks.append((rows, orders, draw_idx))
-            results = list(pool.map(run, tasks)) if pool is not None else [run(t) for t in tasks]
-            for scores, totals in results:
-                acc.update(scores, totals)
-            values, std = acc.result(control_variate)
-            gap = max(float(values.max() - values.min()), 1e-12 * (1.0 + float(np.abs(values).max())))
-            ratio = float(std.max() / gap)
-            if threshold is not None and ratio < threshold:
-                converged = True
-                break
+        while not converged and acc.n < cap:
+            size = min(batch_size, cap - done)
+            pending.append(_compute(run, draws, done, size, chunk, pool))
+            done += size
+            scores = np.concatenate([p[0] for p in pending])
+            totals = np.concatenate([p[1] for p in pending])
+            used, ratio, converged = _feed(acc, scores, totals, cap, threshold, control_variate,
+                                           ratio)
+            pending = [(scores[used:], totals[used:])]
     finally:
         if pool is not None:
             pool.shutdown()
     values, std = acc.result(control_variate)
     return SageEstimate(
-        players=players,
-        values=values,
-        std=std,
-        n_permutations=acc.n,
-        converged=converged,
-        ratio=ratio,
-        explained_loss=t_bar,
-        n_samples=n_samples,
-        correction=correction,
-        extra={"marginal_loss": float(empty_loss.mean()), "model_loss": float(model_loss.mean())},
+        players=players, values=values, std=std, n_permutations=acc.n, converged=converged,
+        ratio=ratio, explained_loss=ref.t_bar, n_samples=n_samples, correction=correction,
+        extra={"marginal_loss": float(ref.empty_loss.mean()),
+               "model_loss": float(ref.model_loss.mean())},
     )
 
 
@@ -320,8 +396,8 @@ def sage(
 
     The estimator samples observations (in shuffled passes over ``X``) and one random order each,
     evaluates all coalitions along the order in few large batched model calls, and stops when
-    ``max(std) / (max(phi) - min(phi)) < convergence_threshold``, checked every ``batch_size``
-    orders (the reference's rule; the gap is guarded against zero).
+    ``max(std) / (max(phi) - min(phi)) < convergence_threshold``, checked every 512 orders
+    (the reference's rule with its default batch; the gap is guarded against zero).
 
     Parameters
     ----------
@@ -359,9 +435,13 @@ def sage(
         With ``None``, or ``"auto"`` for squared error / Brier, the estimator converges to the
         SAGE values defined by the background exactly.
     random_state : None, int or numpy.random.Generator
-        Seeds the background sample, the observations, the orders and the draws.
+        Seeds the background sample, the observations, the orders and the draws. Permutation
+        ``p``'s observation, order and draws depend on the seed and ``p`` alone, so the result
+        does not depend on ``batch_size`` or ``n_jobs``.
     batch_size : int, default=512
-        Orders sampled between two convergence checks.
+        Orders evaluated per round of model calls (memory and parallel granularity). The
+        convergence test runs every :data:`CHECK_EVERY` (512) orders whatever ``batch_size``
+        is (a larger batch may evaluate orders past the stopping point; they are not used).
     n_jobs : int, optional
         Threads evaluating chunks of a batch in parallel (results do not depend on it).
     control_variate : bool, default=True
@@ -398,7 +478,7 @@ def sage(
     >>> res = sage(lambda X: 2 * X[:, 0] + X[:, 1], X, y, loss="squared_error",
     ...            random_state=0)
     >>> res.importances_mean.round(1)  # sample Var(2 x0) and Var(x1); the unused x2 gets 0
-    array([4.1, 0.9, 0. ])
+    array([4.1, 1. , 0. ])
     >>> res.settings["converged"], bool(np.isclose(res.importances_mean.sum(), y.var()))
     (True, True)
     """
@@ -440,14 +520,14 @@ def _run(
     jobs = check_n_jobs(n_jobs, owner)
     if not isinstance(control_variate, (bool, np.bool_)):
         raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
-    rng = check_random_state(random_state, owner)
+    seed = seed_of(random_state, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
         raise ValueError(f"{owner}: X has no rows.")
     check_no_nan(table, "X", owner)
     y_arr = check_target(y, table.n_rows, owner)
     mdl = as_model(model, owner=owner)
-    bg = _background_table(background, table, rng, owner)
+    bg = _background_table(background, table, seed, owner)
     players, col_player = resolve_players(table.names, groups, owner)
     correction = correction_for(loss_obj)
     s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
@@ -461,7 +541,7 @@ def _run(
     return estimate_sage(
         mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
         players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
-        batch_size=bs, rng=rng, n_jobs=jobs, control_variate=bool(control_variate),
+        batch_size=bs, rng=seed, n_jobs=jobs, control_variate=bool(control_variate),
         removal=sampler,
     )
 

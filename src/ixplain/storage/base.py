@@ -25,6 +25,15 @@ Protocol (what explainers and users call)
     Add rows in order (anything :func:`~ixplain.as_table` accepts).
 ``sample(n, rng) -> Table``
     ``n`` rows drawn uniformly with replacement from the held rows.
+
+Randomness
+----------
+Which rows a storage keeps, and in which slot, is decided per row from a counter-based row
+stream (:class:`ixplain._random.RowStream`, name ``"storage"``) indexed by the number of rows
+offered before it (:attr:`SlotStorage.n_seen`): row ``t``'s decision depends on the seed and
+``t`` alone, so ``update`` one row at a time and ``update_many`` in any split keep the same rows,
+and a pickled storage resumes exactly. A storage created without a ``random_state`` and given to
+an explainer takes a seed derived from the explainer's; one given a seed keeps it.
 ``__len__``, ``size``, ``table``
     Number of held rows, capacity, and the held rows as a :class:`~ixplain.Table` (a copy).
 """
@@ -37,10 +46,45 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._random import RowStream, root_seed, uniform_index
 from .._validation import check_int, check_random_state
 from ..tabular import Schema, Table, as_table
 
-__all__ = ["Batch", "SlotStorage", "canonical_columns"]
+__all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
+
+
+class CachedRows:
+    """A :class:`~ixplain._random.RowStream` read one row at a time through a cache of
+    ``block`` consecutive rows: the same numbers (row ``t``'s do not depend on the call that
+    makes them), one generator call per ``block`` single-row reads on a stream."""
+
+    def __init__(self, stream: RowStream, block: int = 64) -> None:
+        self.stream = stream
+        self.block = int(block)
+        self._t0 = 0
+        self._rows: np.ndarray | None = None
+
+    def row(self, t: int) -> np.ndarray:
+        """Row ``t``'s uniforms, shape (width,) (a read-only view)."""
+        i = t - self._t0
+        rows = self._rows
+        if rows is None or i < 0 or i >= self.block:
+            rows = self._rows = self.stream.uniforms(t, self.block)
+            self._t0, i = t, 0
+        return rows[i]
+
+    def __getstate__(self) -> dict:
+        return {"stream": self.stream, "block": self.block, "_t0": 0, "_rows": None}
+
+
+def seed_of(random_state: Any, owner: str) -> int:
+    """:func:`ixplain._random.root_seed` with :func:`~ixplain._validation.check_random_state`'s
+    checks and errors (``TypeError`` for a wrong type); a legacy ``RandomState`` gives one draw."""
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    if random_state is not None and not isinstance(random_state, np.random.Generator):
+        check_random_state(random_state, owner)  # raises for a bad value or type
+    return root_seed(random_state, owner)
 
 
 def canonical_columns(table: Table) -> dict[str, np.ndarray]:
@@ -115,16 +159,23 @@ class SlotStorage:
     size : int
         Capacity in rows (>= 1).
     random_state : None, int or numpy.random.Generator
-        Source of the storage's own randomness (which rows are kept). A Generator is shared,
-        not copied (an explainer passes its own so that one seed drives everything).
+        Seed of the storage's own randomness (which rows are kept, see the module docstring);
+        a Generator gives one seed draw. None: the seed of the explainer the storage is given
+        to (derived from its ``random_state``), or fresh entropy for a storage used alone.
     """
 
     _owner = "SlotStorage"
+    #: Uniforms per offered row in the storage's row stream (its per-row decisions).
+    _decision_width = 1
 
     def __init__(self, size: int, random_state: Any = None) -> None:
         self.size = int(check_int(size, "size", self._owner, min_value=1))  # type: ignore[arg-type]
         self.random_state = random_state
-        self._rng = check_random_state(random_state, self._owner)
+        self._seed: int | None = (
+            None if random_state is None else seed_of(random_state, self._owner)
+        )
+        self._stream: RowStream | None = None
+        self._one: CachedRows | None = None
         self._names: tuple[str, ...] | None = None
         self._schema: Schema | None = None
         self._where: dict[str, tuple[int, int]] = {}
@@ -220,8 +271,32 @@ class SlotStorage:
 
     # ------------------------------------------------------------------ internals
     def _plan(self, n: int) -> np.ndarray:  # pragma: no cover - abstract
-        """Slot for each of the next ``n`` rows (``-1``: not stored); advances the state."""
+        """Slot for each of the next ``n`` rows (``-1``: not stored); does not change the
+        state (``_write`` of the same rows advances :attr:`n_seen`)."""
         raise NotImplementedError
+
+    def _decisions(self, t0: int, n: int) -> np.ndarray:
+        """The uniforms of offered rows ``t0 .. t0 + n - 1``, shape (n, _decision_width)."""
+        if self._stream is None:
+            if self._seed is None:
+                self._seed = root_seed(None)
+            self._stream = RowStream(self._seed, "storage", self._decision_width)
+        return self._stream.uniforms(t0, n)
+
+    def _decision(self, t: int) -> np.ndarray:
+        """Offered row ``t``'s uniforms, shape (_decision_width,) (the one-row hot path)."""
+        if self._one is None:
+            self._decisions(t, 1)  # makes the stream
+            assert self._stream is not None
+            self._one = CachedRows(self._stream)
+        return self._one.row(t)
+
+    def _seed_from(self, seed: int) -> None:
+        """Take ``seed`` (derived from an explainer's) unless the storage was given its own."""
+        if self.random_state is None:
+            self._seed = int(seed)
+            self._stream = None
+            self._one = None
 
     def _table_at(self, idx: np.ndarray) -> Table:
         assert self._schema is not None
@@ -360,37 +435,29 @@ class SlotStorage:
         grow = np.concatenate(([self._len], np.maximum(slots + 1, self._len)))
         return np.maximum.accumulate(grow)[: len(slots)]
 
-    def _draw_index(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` held slots drawn uniformly with replacement (the storage must hold a row).
-
-        One ``Generator.random`` call (much cheaper per call than ``Generator.integers``).
-        """
-        return (rng.random(n) * float(self._len)).astype(np.intp)
-
-    def _draw_numeric(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """For one incoming row: ``n`` held rows' numeric block, shape (n, n_numeric) -- the
-        draws :meth:`_sample_blocks` makes for a batch of one row (the storage must hold a row)."""
-        return self._num.take(self._draw_index(n, rng), axis=0)  # take: faster than [idx]
+    def _draw_numeric(self, u: np.ndarray) -> np.ndarray:
+        """For one incoming row with draw uniforms ``u`` of shape (n,): the drawn held rows'
+        numeric block, shape (n, n_numeric) -- what :meth:`_sample_blocks` draws for a batch
+        of one row from the same uniforms (the storage must hold a row)."""
+        idx = (u * float(self._len)).astype(np.intp)  # uniform_index, inlined (hot path)
+        np.minimum(idx, self._len - 1, out=idx)
+        return self._num.take(idx, axis=0)  # take: faster than [idx]
 
     def _sample_during(
-        self,
-        batch: dict[str, np.ndarray],
-        slots: np.ndarray,
-        n: int,
-        rng: np.random.Generator,
+        self, batch: dict[str, np.ndarray], slots: np.ndarray, u: np.ndarray
     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Like :meth:`_sample_blocks`, with the draws as columns (views)."""
-        num, cat, available = self._sample_blocks(batch, slots, n, rng)
+        num, cat, available = self._sample_blocks(batch, slots, u)
         return self._views(num, cat), available
 
     def _sample_blocks(
-        self,
-        batch: dict[str, np.ndarray],
-        slots: np.ndarray,
-        n: int,
-        rng: np.random.Generator,
+        self, batch: dict[str, np.ndarray], slots: np.ndarray, u: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Draw ``n`` rows for each batch row ``i`` from the storage *as it is when row i arrives*.
+
+        ``u`` of shape (B, n): row ``i``'s uniforms; draw ``k`` of row ``i`` is held slot
+        ``floor(u[i, k] * held_i)`` (``held_i``: rows held when row ``i`` arrives), so a row
+        draws the same rows whether it comes alone or in a batch.
 
         The storage state for row ``i`` is the buffer plus the writes of batch rows ``j < i``
         (``slots`` from :meth:`_plan`). The buffers must exist (:meth:`_ensure_schema`).
@@ -399,27 +466,21 @@ class SlotStorage:
         boolean mask of shape (B,): False where the storage was still empty (nothing to draw;
         those rows' draws are meaningless).
         """
-        B = len(slots)
+        B, n = u.shape
         len0 = self._len
         if B == 1:
-            if len0 == 0:  # nothing held yet: "draw" the row itself (its values are discarded;
-                # no randomness is used, as explain_one draws nothing for such a row)
+            if len0 == 0:  # nothing held yet: "draw" the row itself (its values are discarded)
                 bnum, bcat = self._blocks(batch)
                 return np.repeat(bnum, n, axis=0), np.repeat(bcat, n, axis=0), np.array([False])
-            idx = self._draw_index(n, rng)
+            idx = uniform_index(u[0], len0)
             return self._num.take(idx, axis=0), self._cat.take(idx, axis=0), np.array([True])
         if len0 == self._num.shape[0]:  # full: every row finds all slots held
             available = np.ones(B, dtype=bool)
-            flat_s = (rng.random((B, n)) * float(len0)).astype(np.intp).reshape(-1)
+            flat_s = uniform_index(u, len0).reshape(-1)
         else:
             held = self._held(slots)
             available = held > 0
-            # only rows that found a row to draw use randomness (explain_one draws nothing for
-            # the others); ``held`` never decreases, so those rows are a suffix of the batch
-            first = B - int(np.count_nonzero(available))
-            u = np.zeros((B, n))
-            u[first:] = rng.random((B - first, n))
-            flat_s = np.floor(u * np.maximum(held, 1)[:, None]).astype(np.intp).reshape(-1)
+            flat_s = uniform_index(u, np.maximum(held, 1)[:, None]).reshape(-1)
         num = self._num.take(flat_s, axis=0)
         cat = self._cat.take(flat_s, axis=0)
         writers = np.flatnonzero(slots >= 0)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._random import uniform_index
 from .._validation import check_float
 from .base import SlotStorage
 
@@ -27,6 +28,8 @@ class GeometricReservoir(SlotStorage):
     p : float, default=1.0
         Probability in (0, 1] that an incoming row enters a full reservoir.
     random_state : None, int or numpy.random.Generator, default=None
+        Seed of the entry and slot decisions (None: the explainer's, see
+        :mod:`ixplain.storage.base`).
 
     References
     ----------
@@ -49,30 +52,28 @@ class GeometricReservoir(SlotStorage):
             check_float(p, "p", self._owner, low=0.0, high=1.0, low_inclusive=False)  # type: ignore[arg-type]
         )
 
+    @property
+    def _decision_width(self) -> int:  # type: ignore[override]
+        return 1 if self.p >= 1.0 else 2  # (slot) or (entry, slot) per row
+
     def _plan(self, n: int) -> np.ndarray:
-        # Once full, each row uses one uniform for its slot, preceded (p < 1) by one for its
-        # entry, whether it enters or not: a batch uses the generator exactly as row-by-row
-        # updates do, so both keep the same rows.
+        # Once full, row t (t = rows offered before it) enters with probability p (its first
+        # uniform, if p < 1) and replaces slot floor(u * size) (its last uniform): a decision
+        # of row t alone, so any split of the stream into updates keeps the same rows.
         start = self.n_seen
-        if n == 1:
+        if n == 1:  # the per-row hot path: the same decision in Python scalars
             if start < self.size:
                 return np.array([start], dtype=np.intp)
-            if self.p < 1.0:
-                enter, u = self._rng.random(2)
-                if enter >= self.p:
-                    return np.array([-1], dtype=np.intp)
-            else:
-                u = self._rng.random()
-            return np.array([int(u * self.size)], dtype=np.intp)
+            u = self._decision(start)
+            if self.p < 1.0 and not u[0] < self.p:
+                return np.array([-1], dtype=np.intp)
+            return np.array([min(int(u[-1] * self.size), self.size - 1)], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)
         m = n - fill
         if m > 0:
-            if self.p < 1.0:
-                draws = self._rng.random((m, 2))  # (entry, slot) per row, in row order
-                slot = (draws[:, 1] * self.size).astype(np.intp)
-                slots[fill:] = np.where(draws[:, 0] < self.p, slot, -1)
-            else:
-                slots[fill:] = (self._rng.random(m) * self.size).astype(np.intp)
+            u = self._decisions(start + fill, m)
+            slot = uniform_index(u[:, -1], self.size)
+            slots[fill:] = slot if self.p >= 1.0 else np.where(u[:, 0] < self.p, slot, -1)
         return slots

@@ -1,12 +1,10 @@
-"""Uniform reservoir sampling (Algorithm L)."""
+"""Uniform reservoir sampling (Algorithm R, one keyed uniform per row)."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import numpy as np
 
+from .._random import uniform_index
 from .base import SlotStorage
 
 __all__ = ["UniformReservoir"]
@@ -19,16 +17,20 @@ class UniformReservoir(SlotStorage):
     whatever its age: the right perturbation data for a *static* model and data distribution
     (a running mean of the explanation then estimates the static explanation).
 
-    Implemented with Algorithm L (Li, 1994): instead of one random number per row, the number of
-    rows to skip until the next replacement is drawn from its (geometric-like) distribution, so the
-    cost per row shrinks as the stream grows. Each accepted row replaces a uniformly drawn slot.
+    Implemented with Algorithm R (Vitter, 1985): row ``t`` (0-based, ``t >= size``) draws
+    ``j = floor(u_t * (t + 1))`` and replaces slot ``j`` if ``j < size``. ``u_t`` is row ``t``'s
+    number in a counter-based row stream (:mod:`ixplain.storage.base`), so the kept rows do not
+    depend on how the stream was split into ``update`` / ``update_many`` calls. This costs one
+    uniform per row, where Algorithm L (Li, 1994) skips ahead with a few numbers per
+    *replacement*; skipping needs the state of the previous decision, which a per-row keyed
+    decision must not depend on (the numbers are generated vectorised, so the cost is small).
 
     Parameters
     ----------
     size : int
         Capacity (>= 1).
     random_state : None, int or numpy.random.Generator, default=None
-        Drives which rows are kept.
+        Seed of the keep/slot decisions (None: the explainer's, see :mod:`ixplain.storage.base`).
 
     Attributes
     ----------
@@ -37,7 +39,8 @@ class UniformReservoir(SlotStorage):
 
     References
     ----------
-    K.-H. Li, "Reservoir-sampling algorithms of time complexity O(n(1 + log(N/n)))", ACM
+    J. S. Vitter, "Random sampling with a reservoir", ACM Transactions on Mathematical Software
+    11(1), 1985. K.-H. Li, "Reservoir-sampling algorithms of time complexity O(n(1 + log(N/n)))", ACM
     Transactions on Mathematical Software 20(4), 1994.
 
     Examples
@@ -56,33 +59,17 @@ class UniformReservoir(SlotStorage):
 
     _owner = "UniformReservoir"
 
-    def __init__(self, size: int, random_state: Any = None) -> None:
-        super().__init__(size, random_state)
-        self._w = 0.0
-        self._next = -1  # absolute position of the next row to enter once the reservoir is full
-
-    def _advance(self, position: int) -> None:
-        """Draw the next accepted position after ``position`` (Algorithm L)."""
-        u1 = 1.0 - self._rng.random()
-        u2 = 1.0 - self._rng.random()
-        self._w *= math.exp(math.log(u1) / self.size)
-        if self._w >= 1.0:
-            skip = 0
-        elif self._w <= 0.0:
-            skip = 2**62
-        else:
-            skip = int(math.floor(math.log(u2) / math.log1p(-self._w)))
-        self._next = position + skip + 1
-
     def _plan(self, n: int) -> np.ndarray:
         start = self.n_seen
+        if n == 1 and start >= self.size:  # the per-row hot path, in Python scalars
+            j = min(int(self._decision(start)[0] * (start + 1)), start)
+            return np.array([j if j < self.size else -1], dtype=np.intp)
         slots = np.full(n, -1, dtype=np.intp)
         fill = max(0, min(n, self.size - start))
         slots[:fill] = np.arange(start, start + fill)
-        if self._next < 0 and start + n > self.size:
-            self._w = 1.0
-            self._advance(self.size - 1)
-        while 0 <= self._next < start + n:
-            slots[self._next - start] = int(self._rng.integers(self.size))
-            self._advance(self._next)
+        m = n - fill
+        if m > 0:
+            t = np.arange(start + fill, start + n)
+            pick = uniform_index(self._decisions(start + fill, m)[:, 0], t + 1)
+            slots[fill:] = np.where(pick < self.size, pick, -1)
         return slots
