@@ -1,9 +1,12 @@
-"""Writing a run's results: CSV, JSON, Parquet (where pyarrow is installed), PNG and HTML."""
+"""Writing a stream run's results: CSV, JSON, Parquet (where pyarrow is installed), PNG and HTML.
+
+Each method's files, plots and tables come from its entry in
+:data:`~ixplain.cli._stream_methods.STREAM_METHODS`; this module adds what every run has (the
+model's prequential metric, the summary and the report).
+"""
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -12,208 +15,86 @@ import pandas as pd
 
 from . import _plots
 from ._stream import StreamRun
+from ._stream_methods import STREAM_METHODS, final_importances
+from ._writers import json_safe, sample_table, write_frame, write_json
 from .report import Report, render_report
 
 __all__ = ["json_safe", "write_frame", "write_json", "write_stream_outputs"]
 
 
-def json_safe(value: Any) -> Any:
-    """Plain JSON types: arrays to lists, numpy scalars to Python, NaN/inf to ``None``."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return json_safe(value.tolist())
-    if isinstance(value, np.generic):
-        return json_safe(value.item())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Path):
-        return str(value)
-    return value
-
-
-def write_json(path: Path, payload: Any) -> Path:
-    path.write_text(json.dumps(json_safe(payload), indent=1, allow_nan=False) + "\n")
-    return path
-
-
-def write_frame(out: Path, stem: str, frame: pd.DataFrame) -> list[Path]:
-    """``stem.csv`` always, ``stem.parquet`` when pyarrow is installed."""
-    written = [out / f"{stem}.csv"]
-    frame.to_csv(written[0], index=False)
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return written
-    parquet_frame = frame.copy()
-    for col in parquet_frame.columns:  # mixed grid values (numbers and levels) as text
-        if parquet_frame[col].dtype == object:
-            parquet_frame[col] = parquet_frame[col].astype(str)
-    parquet_frame.to_parquet(out / f"{stem}.parquet", index=False)
-    written.append(out / f"{stem}.parquet")
-    return written
-
-
-def _importance_frame(run: StreamRun) -> pd.DataFrame:
-    records = []
-    for method, trace in run.explainers.traces.items():
-        for row, vals, var, bnd in zip(trace.rows, trace.values, trace.variances, trace.bounds):
-            for j, name in enumerate(run.feature_names):
-                records.append(
-                    {
-                        "method": method,
-                        "row": int(row),
-                        "feature": name,
-                        "importance": float(vals[j]),
-                        "variance": float(var[j]),
-                        "bound": float(bnd[j]),
-                    }
-                )
-    cols = ["method", "row", "feature", "importance", "variance", "bound"]
-    return pd.DataFrame.from_records(records, columns=cols)
-
-
-def _pd_frame(run: StreamRun) -> pd.DataFrame:
-    records = []
-    for feature, snaps in run.explainers.pd_snapshots.items():
-        for row, grid, values in snaps:
-            for g, v in zip(grid.tolist(), values.tolist()):
-                records.append({"feature": feature, "row": int(row), "grid_value": g, "pd": v})
-    return pd.DataFrame.from_records(records, columns=["feature", "row", "grid_value", "pd"])
-
-
-def _final_importances(run: StreamRun) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    final = {}
-    for method, trace in run.explainers.traces.items():
-        if trace.rows:
-            final[method] = (trace.values[-1], trace.bounds[-1])
-    return final
-
-
 def write_stream_outputs(run: StreamRun, out: Path) -> dict[str, Any]:
     """Write every output of a stream run into ``out``; return the summary (also in JSON)."""
     out.mkdir(parents=True, exist_ok=True)
-    files: list[Path] = []
-    imp = _importance_frame(run)
-    pdf = _pd_frame(run)
-    rolling = run.rolling_metric
-    metric = pd.DataFrame(
+    entries = [STREAM_METHODS[m] for m in run.methods]
+    files = [p for write in _unique(e.write for e in entries) for p in write(run, out)]
+    files += write_frame(out, "metric", _metric_frame(run))
+    images = [im for plot in _unique(e.plot for e in entries) for im in plot(run, out)]
+    images.append(_plot_metric(run, out))
+    files += [p for _, p in images]
+    files += [out / "summary.json", out / "report.html"]
+    settings = _settings(run)
+    summary = _summary(run, settings, files)
+    write_json(out / "summary.json", summary)
+    tables = [t for table in _unique(e.tables for e in entries) for t in table(run)]
+    if run.frame_sample is not None:
+        tables.append(sample_table("First rows of the stream", run.frame_sample))
+    report = Report(
+        title=f"ixplain stream: {run.source}",
+        settings=settings,
+        tables=tables,
+        images=images,
+        notes=_notes(run),
+        files=[p.name for p in files],
+    )
+    (out / "report.html").write_text(render_report(report), encoding="utf-8")
+    return summary
+
+
+def _unique(functions: Any) -> list[Any]:
+    """Each function once, in first-seen order (methods may share one)."""
+    return list(dict.fromkeys(functions))
+
+
+def _metric_frame(run: StreamRun) -> pd.DataFrame:
+    return pd.DataFrame(
         {
             "row": np.arange(1, run.rows_seen + 1),
             run.metric_name: run.per_row_metric[: run.rows_seen],
-            f"rolling_{run.metric_name}": rolling,
+            f"rolling_{run.metric_name}": run.rolling_metric,
         }
     )
-    if run.explainers.traces:
-        files += write_frame(out, "importances", imp)
-        files.append(
-            write_json(
-                out / "importances.json",
-                {
-                    "feature_names": run.feature_names,
-                    "delta": 0.05,
-                    "methods": {
-                        m: {
-                            "rows": t.rows,
-                            "importances": t.values,
-                            "variances": t.variances,
-                            "confidence_bound": t.bounds,
-                        }
-                        for m, t in run.explainers.traces.items()
-                    },
-                },
-            )
-        )
-    if run.explainers.pd_snapshots:
-        files += write_frame(out, "pd", pdf)
-        files.append(
-            write_json(
-                out / "pd.json",
-                {
-                    f: [{"row": r, "grid_values": g, "average": v} for r, g, v in snaps]
-                    for f, snaps in run.explainers.pd_snapshots.items()
-                },
-            )
-        )
-    files += write_frame(out, "metric", metric)
 
-    images: list[tuple[str, Path]] = []
-    loss_labels = {m: _plots.importance_label(m, loss) for m, loss in run.losses.items()}
-    if run.explainers.traces:
-        images.append(
-            (
-                "Importances over the stream (top features), with 95% confidence bands; "
-                "dashed red: known change points; dotted grey: changes detected by ADWIN on "
-                "the model's prequential error.",
-                _plots.plot_importance_traces(
-                    out / "importance_traces.png",
-                    run.explainers.traces,
-                    run.feature_names,
-                    known_drift=[r for r in run.known_drift if r <= run.rows_seen],
-                    detected_drift=run.detected_drift,
-                    losses=run.losses,
-                ),
-            )
-        )
-        images.append(
-            (
-                "Final importances with their 95% bounds.",
-                _plots.plot_importance_bars(
-                    out / "importance_final.png",
-                    _final_importances(run),
-                    run.feature_names,
-                    xlabel=loss_labels,
-                ),
-            )
-        )
-    if run.explainers.pd_snapshots:
-        ylabel = "prediction" if run.task == "regression" else "P(positive class)"
-        images.append(
-            (
-                "Partial dependence snapshots over the stream (newest darkest).",
-                _plots.plot_pd_over_time(
-                    out / "pd_over_time.png", run.explainers.pd_snapshots, ylabel
-                ),
-            )
-        )
-    images.append(
-        (
-            f"Prequential {run.metric_name} of the model (predict, then learn).",
-            _plots.plot_metric(
-                out / "metric.png",
-                rolling,
-                run.metric_name,
-                run.rolling_window,
-                known_drift=[r for r in run.known_drift if r <= run.rows_seen],
-                detected_drift=run.detected_drift,
-            ),
-        )
+
+def _plot_metric(run: StreamRun, out: Path) -> tuple[str, Path]:
+    path = _plots.plot_metric(
+        out / "metric.png",
+        run.rolling_metric,
+        run.metric_name,
+        run.rolling_window,
+        known_drift=run.known_drift_seen,
+        detected_drift=run.detected_drift,
     )
-    files += [p for _, p in images]
+    return (f"Prequential {run.metric_name} of the model (predict, then learn).", path)
 
-    final = _final_importances(run)
-    settings = _settings(run)
-    summary = {
+
+def _summary(run: StreamRun, settings: list[tuple[str, Any]], files: list[Path]) -> dict[str, Any]:
+    final = final_importances(run.explainers)
+    names = run.feature_names
+    rolling = run.rolling_metric
+    return {
         "command": "stream",
         "settings": dict(settings),
         "interrupted": run.interrupted,
-        "final_importances": {
-            m: dict(zip(run.feature_names, v.tolist())) for m, (v, _) in final.items()
-        },
-        "final_bounds": {
-            m: dict(zip(run.feature_names, b.tolist())) for m, (_, b) in final.items()
-        },
+        "final_importances": {m: dict(zip(names, v.tolist())) for m, (v, _) in final.items()},
+        "final_bounds": {m: dict(zip(names, b.tolist())) for m, (_, b) in final.items()},
         f"final_rolling_{run.metric_name}": float(rolling[-1]) if len(rolling) else None,
         "known_drift": run.known_drift,
         "detected_drift": run.detected_drift,
+        "files": [p.name for p in files],
     }
-    files.append(out / "summary.json")
-    files.append(out / "report.html")
-    summary["files"] = [p.name for p in files]
-    write_json(out / "summary.json", summary)
 
+
+def _notes(run: StreamRun) -> list[str]:
     notes = []
     if run.interrupted:
         notes.append(
@@ -224,35 +105,7 @@ def write_stream_outputs(run: StreamRun, out: Path) -> dict[str, Any]:
         notes.append(
             "Not available in this build of ixplain, skipped: " + ", ".join(run.skipped_methods)
         )
-    tables = []
-    if final:
-        methods = list(final)
-        order = np.argsort(-np.nan_to_num(final[methods[0]][0], nan=-np.inf))
-        rows = [
-            [run.feature_names[j]] + [x for m in methods for x in (final[m][0][j], final[m][1][j])]
-            for j in order
-        ]
-        columns = ["feature"] + [c for m in methods for c in (m, f"{m} ± bound")]
-        tables.append(("Final importances", columns, rows))
-    if run.frame_sample is not None:
-        sample = run.frame_sample
-        tables.append(
-            (
-                "First rows of the stream",
-                list(sample.columns),
-                [list(r) for r in sample.itertuples(index=False)],
-            )
-        )
-    report = Report(
-        title=f"ixplain stream: {run.source}",
-        settings=settings,
-        tables=tables,
-        images=images,
-        notes=notes,
-        files=[p.name for p in files],
-    )
-    (out / "report.html").write_text(render_report(report), encoding="utf-8")
-    return summary
+    return notes
 
 
 def _settings(run: StreamRun) -> list[tuple[str, Any]]:

@@ -16,8 +16,9 @@ import pandas as pd
 from ..datasets import DATASETS, iter_frame, load_dataset
 from ._data import infer_task, read_table, select_columns, split_kinds
 from ._errors import CLIError
-from ._methods import INCREMENTAL_CLASSES, StreamExplainers, available
+from ._methods import available
 from ._models import DEFAULT_MODELS, make_river_model
+from ._stream_methods import STREAM_METHODS, ExplainerOptions, StreamExplainers
 
 __all__ = ["StreamConfig", "StreamRun", "default_alpha", "run_stream"]
 
@@ -103,6 +104,11 @@ class StreamRun:
     frame_sample: pd.DataFrame | None = None
 
     @property
+    def known_drift_seen(self) -> list[int]:
+        """The known change points among the rows seen."""
+        return [r for r in self.known_drift if r <= self.rows_seen]
+
+    @property
     def rolling_metric(self) -> np.ndarray:
         v = self.per_row_metric[: self.rows_seen]
         if len(v) == 0:
@@ -143,23 +149,22 @@ def _load_source(cfg: StreamConfig) -> tuple[pd.DataFrame, str, str, str, list[i
 
 
 def _choose_methods(cfg: StreamConfig) -> tuple[list[str], list[str]]:
-    have = available("incremental")
+    """(methods to run, available methods skipped): ``--explain``, else every available one."""
+    have = available(STREAM_METHODS)
     if cfg.explain is None:
-        methods = [m for m in INCREMENTAL_CLASSES if have[m]]
-        return methods, [m for m in INCREMENTAL_CLASSES if not have[m]]
-    methods = []
+        methods = [m for m in STREAM_METHODS if have[m]]
+        return methods, [m for m in STREAM_METHODS if not have[m]]
     for m in cfg.explain:
-        if m not in INCREMENTAL_CLASSES:
+        if m not in STREAM_METHODS:
             raise CLIError(
-                f"unknown method {m!r} for --explain; choose from: {', '.join(INCREMENTAL_CLASSES)}."
+                f"unknown method {m!r} for --explain; choose from: {', '.join(STREAM_METHODS)}."
             )
         if not have[m]:
             raise CLIError(
                 f"method {m!r} is not available in this build of ixplain "
-                f"(ixplain.{INCREMENTAL_CLASSES[m]} is missing)."
+                f"(ixplain.{STREAM_METHODS[m].needs} is missing)."
             )
-        methods.append(m)
-    return list(dict.fromkeys(methods)), []
+    return list(dict.fromkeys(cfg.explain)), []
 
 
 def _pd_features(cfg: StreamConfig, names: list[str], numeric: list[str]) -> list[str]:
@@ -175,8 +180,31 @@ def _pd_features(cfg: StreamConfig, names: list[str], numeric: list[str]) -> lis
     return chosen or (numeric[:2] if numeric else names[:1])
 
 
-def run_stream(cfg: StreamConfig) -> StreamRun:
-    """Run the prequential loop; on Ctrl-C return what was computed (``interrupted=True``)."""
+@dataclass
+class _Setup:
+    """A stream run before its first row: the data, the model and the explainers."""
+
+    frame: pd.DataFrame
+    target: str
+    task: str
+    source: str
+    known_drift: list[int]
+    names: list[str]
+    model_name: str
+    model: Any
+    methods: list[str]
+    skipped: list[str]
+    alpha: float
+    every: int
+    losses: dict[str, str]
+    explainers: StreamExplainers
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.frame.shape[0])
+
+
+def _setup(cfg: StreamConfig) -> _Setup:
     if cfg.data is None and cfg.dataset is None:
         cfg.dataset = "bike"
     frame, target, task, source, known_drift = _load_source(cfg)
@@ -190,102 +218,147 @@ def run_stream(cfg: StreamConfig) -> StreamRun:
     methods, skipped = _choose_methods(cfg)
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
     every = cfg.every if cfg.every is not None else max(1, n_total // 200)
-    losses = (
-        {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
-    )
-    loss = ", ".join(f"{m}: {losses[m]}" for m in methods if m in losses) or "-"
-    pd_feats = _pd_features(cfg, names, numeric) if "pdp" in methods else []
-    explainers = StreamExplainers.build(
-        methods,
-        model,
+    losses = {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
+    options = ExplainerOptions(
         loss=losses,
         feature_names=names,
-        pd_features=pd_feats,
+        pd_features=_pd_features(cfg, names, numeric) if "pdp" in methods else [],
         alpha=alpha,
         seed=cfg.seed,
         grid_resolution=cfg.grid_resolution,
         sage_samples=cfg.sage_samples,
     )
-    metric_name = "MAE" if task == "regression" else "accuracy"
-    window = int(min(1000, max(10, n_total // 20)))
-    per_row = np.full(n_total, np.nan)
-    detector = _drift_detector()
-    detected: list[int] = []
-    recent: deque[float] = deque(maxlen=window)
-    bar = _progress(n_total, cfg.progress)
+    explainers = StreamExplainers.build(methods, model, options)
+    return _Setup(frame, target, task, source, known_drift, names, model_name, model,
+                  methods, skipped, alpha, every, losses, explainers)  # fmt: skip
+
+
+@dataclass
+class _Prequential:
+    """The model's prequential metric (predict, score, then learn) and ADWIN on its error.
+
+    ``rows_seen`` counts the rows learnt so far (the rows whose metric is recorded).
+    """
+
+    task: str
+    n_rows: int
+    rows_seen: int = 0
+    per_row: np.ndarray = field(init=False)
+    window: int = field(init=False)
+    recent: deque[float] = field(init=False)
+    detector: Any = field(default_factory=lambda: _drift_detector())
+    detected: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.per_row = np.full(self.n_rows, np.nan)
+        self.window = int(min(1000, max(10, self.n_rows // 20)))
+        self.recent = deque(maxlen=self.window)
+
+    @property
+    def metric_name(self) -> str:
+        return "MAE" if self.task == "regression" else "accuracy"
+
+    def learn(self, model: Any, chunk: list[tuple[dict[str, Any], Any]], offset: int) -> None:
+        """Each row of ``chunk`` (stream rows ``offset``, ...): predict, score, then learn."""
+        for i, (x, y) in enumerate(chunk):
+            y_pred = model.predict_one(x)
+            if self.task == "regression":
+                value = abs(float(y) - float(y_pred if y_pred is not None else 0.0))
+                err = value
+            else:
+                value = 1.0 if y_pred == y else 0.0
+                err = 1.0 - value
+            self.per_row[offset + i] = value
+            self.recent.append(value)
+            if self.detector is not None:
+                self.detector.update(err)
+                if self.detector.drift_detected:
+                    self.detected.append(offset + i)
+            model.learn_one(x, y)
+        self.rows_seen = offset + len(chunk)
+
+
+def run_stream(cfg: StreamConfig) -> StreamRun:
+    """Run the prequential loop; on Ctrl-C return what was computed (``interrupted=True``)."""
+    setup = _setup(cfg)
+    metric = _Prequential(setup.task, setup.n_rows)
+    bar = _progress(setup.n_rows, cfg.progress)
     start = time.perf_counter()
-    rows_seen = 0
     interrupted = False
-    batch = max(1, int(cfg.batch_size))
-    stream = iter_frame(frame, target)
     try:
-        while rows_seen < n_total:
-            # a batch never crosses a snapshot row, so snapshots fall on multiples of `every`
-            chunk = list(islice(stream, min(batch, every - rows_seen % every)))
-            if not chunk:
-                break
-            xs = [x for x, _ in chunk]
-            ys = [y for _, y in chunk]
-            # 1. explain the mini-batch with the model as it is now (it has not seen these
-            #    rows; one batched model call per explainer)
-            explainers.explain_many(xs, ys)
-            # 2. strictly prequential for each row: predict, score, then learn
-            for i, (x, y) in enumerate(chunk):
-                y_pred = model.predict_one(x)
-                if task == "regression":
-                    value = abs(float(y) - float(y_pred if y_pred is not None else 0.0))
-                    err = value
-                else:
-                    value = 1.0 if y_pred == y else 0.0
-                    err = 1.0 - value
-                per_row[rows_seen + i] = value
-                recent.append(value)
-                if detector is not None:
-                    detector.update(err)
-                    if detector.drift_detected:
-                        detected.append(rows_seen + i)
-                model.learn_one(x, y)
-            before = rows_seen
-            rows_seen += len(chunk)
-            if rows_seen // every > before // every:
-                explainers.snapshot(rows_seen)
-            if bar is not None:
-                bar.update(len(chunk))
-                if rows_seen // 256 > before // 256:
-                    bar.set_postfix_str(f"rolling {metric_name}={np.mean(recent):.3g}", refresh=False)
+        _loop(setup, metric, max(1, int(cfg.batch_size)), bar)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         if bar is not None:
             bar.close()
-    traces = explainers.traces.values()
-    if rows_seen > 0 and not any(t.rows and t.rows[-1] == rows_seen for t in traces):
-        explainers.snapshot(rows_seen)
+    seen = metric.rows_seen
+    traces = setup.explainers.traces.values()
+    if seen > 0 and not any(t.rows and t.rows[-1] == seen for t in traces):
+        setup.explainers.snapshot(seen)
+    return _stream_run(cfg, setup, metric, seen, time.perf_counter() - start, interrupted)
+
+
+def _loop(setup: _Setup, metric: _Prequential, batch: int, bar: Any) -> None:
+    """Explain each mini-batch, then learn it row by row (``metric.rows_seen`` counts them)."""
+    every, n_total = setup.every, setup.n_rows
+    stream = iter_frame(setup.frame, setup.target)
+    while metric.rows_seen < n_total:
+        before = metric.rows_seen
+        # a batch never crosses a snapshot row, so snapshots fall on multiples of `every`
+        chunk = list(islice(stream, min(batch, every - before % every)))
+        if not chunk:
+            break
+        # 1. explain the mini-batch with the model as it is now (it has not seen these rows;
+        #    one batched model call per explainer)
+        setup.explainers.explain_many([x for x, _ in chunk], [y for _, y in chunk])
+        # 2. strictly prequential for each row: predict, score, then learn
+        metric.learn(setup.model, chunk, before)
+        now = metric.rows_seen
+        if now // every > before // every:
+            setup.explainers.snapshot(now)
+        if bar is not None:
+            bar.update(len(chunk))
+            if now // 256 > before // 256:
+                text = f"rolling {metric.metric_name}={np.mean(metric.recent):.3g}"
+                bar.set_postfix_str(text, refresh=False)
+
+
+def _stream_run(
+    cfg: StreamConfig,
+    setup: _Setup,
+    metric: _Prequential,
+    rows_seen: int,
+    seconds: float,
+    interrupted: bool,
+) -> StreamRun:
+    methods = setup.methods
+    losses = {m: setup.losses[m] for m in methods if m in setup.losses}
     return StreamRun(
         config=cfg,
-        source=source,
-        task=task,
-        target=target,
-        model_name=model_name,
-        model_repr=_model_repr(model),
-        loss=loss,
-        losses={m: losses[m] for m in methods if m in losses},
-        alpha=alpha,
-        every=every,
+        source=setup.source,
+        task=setup.task,
+        target=setup.target,
+        model_name=setup.model_name,
+        model_repr=_model_repr(setup.model),
+        loss=", ".join(f"{m}: {loss}" for m, loss in losses.items()) or "-",
+        losses=losses,
+        alpha=setup.alpha,
+        every=setup.every,
         methods=methods,
-        feature_names=names,
-        explainers=explainers,
-        metric_name=metric_name,
-        per_row_metric=per_row,
-        rolling_window=window,
-        known_drift=known_drift,
-        detected_drift=detected,
+        feature_names=setup.names,
+        explainers=setup.explainers,
+        metric_name=metric.metric_name,
+        per_row_metric=metric.per_row,
+        rolling_window=metric.window,
+        known_drift=setup.known_drift,
+        detected_drift=metric.detected,
         rows_seen=rows_seen,
-        n_rows_total=n_total,
-        seconds=time.perf_counter() - start,
+        n_rows_total=setup.n_rows,
+        seconds=seconds,
         interrupted=interrupted,
-        skipped_methods=skipped,
-        frame_sample=frame.head(5),
+        skipped_methods=setup.skipped,
+        frame_sample=setup.frame.head(5),
     )
 
 

@@ -1,0 +1,300 @@
+"""The methods of ``ixplain explain``: one registry entry each, and the functions it names.
+
+``STATIC_METHODS`` maps a ``--methods`` name to a :class:`StaticMethod`: the public function it
+needs, how to compute it (the result is stored on the :class:`StaticRun`), which files it writes,
+which plots it adds to the report and which tables. Methods that share a function (PFI and SAGE
+write one importance table; PD and ICE are one computation) run it once, in registry order, so
+adding a method (``ale``, ``interactions``) is one entry plus its functions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _plots
+from ._errors import CLIError
+from ._methods import _public
+from ._writers import Table, importance_table, write_frame, write_json
+
+__all__ = ["STATIC_METHODS", "StaticMethod", "StaticRun", "importance_arrays"]
+
+#: A report figure: (caption, path of the PNG).
+Image = tuple[str, Path]
+
+
+@dataclass
+class StaticRun:
+    """One ``ixplain explain`` run: its inputs and what its methods produced.
+
+    Attributes
+    ----------
+    cfg : ExplainConfig
+        The options of the run.
+    importances : dict of str to (ndarray of shape (n_features,), ndarray of shape (n_features,))
+        Importance methods' values and errors (std over repeats, standard error), ``names`` order.
+    curves : dict of str to (grid, average, ICE or None)
+        PD per feature: grid of shape (n_grid,), average of shape (n_grid,), ICE of shape
+        (n_rows, n_grid) when ICE was asked for.
+    pd_features : list of str
+        The features whose curves were computed.
+    timings : dict of str to float
+        Seconds spent computing each method (``"pd"`` for PD and ICE together).
+    """
+
+    cfg: Any
+    out: Path
+    frame: pd.DataFrame
+    target: str
+    model: Any
+    methods: list[str]
+    X: pd.DataFrame = field(init=False)
+    y: np.ndarray = field(init=False)
+    names: list[str] = field(init=False)
+    importances: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = field(
+        default_factory=dict
+    )
+    pd_features: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.X = self.frame.drop(columns=[self.target])
+        self.y = self.frame[self.target].to_numpy()
+        self.names = [str(c) for c in self.X.columns]
+
+    @property
+    def is_classifier(self) -> bool:
+        return hasattr(self.model, "classes_")
+
+    @contextmanager
+    def timed(self, key: str) -> Iterator[None]:
+        """Record the seconds spent in the ``with`` block as ``timings[key]``."""
+        t0 = time.perf_counter()
+        yield
+        self.timings[key] = time.perf_counter() - t0
+
+
+def _nothing(run: StaticRun) -> list[Any]:
+    return []
+
+
+@dataclass(frozen=True)
+class StaticMethod:
+    """How ``ixplain explain`` runs one method and shows its result.
+
+    Attributes
+    ----------
+    needs : str
+        Public ixplain function the method needs (a build without it reports it unavailable).
+    compute : callable (StaticRun) -> None
+        Runs the explainer and stores its result on the run.
+    write : callable (StaticRun) -> list of Path
+        Writes the CSV/Parquet/JSON files of the result; returns their paths.
+    plot : callable (StaticRun) -> list of (caption, Path)
+        Draws the PNGs shown in the report.
+    tables : callable (StaticRun) -> list of (caption, columns, rows)
+        Tables of the report (before the data sample).
+    """
+
+    needs: str
+    compute: Callable[[StaticRun], None]
+    write: Callable[[StaticRun], list[Path]]
+    plot: Callable[[StaticRun], list[Image]]
+    tables: Callable[[StaticRun], list[Table]] = _nothing
+
+
+def importance_arrays(result: Any, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(values, standard deviations or errors) in ``names`` order from an importance result."""
+
+    def get(*keys: str) -> Any:
+        for k in keys:
+            v = getattr(result, k, None)
+            if v is None and isinstance(result, dict):
+                v = result.get(k)
+            if v is not None:
+                return v
+        return None
+
+    values = get("importances_mean", "values", "importances_")
+    errors = get("importances_std", "std", "stderr", "standard_errors")
+    result_names = get("feature_names", "feature_names_")
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    errors = (
+        np.full_like(values, np.nan) if errors is None else np.asarray(errors, float).reshape(-1)
+    )
+    if result_names is not None and len(result_names) == len(values):
+        pos = {str(n): i for i, n in enumerate(result_names)}
+        if all(n in pos for n in names):
+            idx = [pos[n] for n in names]
+            return values[idx], errors[idx]
+    return values, errors
+
+
+# --- importances: PFI and SAGE ------------------------------------------------------------
+
+
+def _compute_pfi(run: StaticRun) -> None:
+    kwargs: dict[str, Any] = {"n_repeats": run.cfg.n_repeats, "random_state": run.cfg.seed}
+    if run.cfg.loss is not None:
+        kwargs["loss"] = run.cfg.loss
+    with run.timed("pfi"):
+        result = _public("permutation_importance")(run.model, run.X, run.y, **kwargs)
+        run.importances["pfi"] = importance_arrays(result, run.names)
+
+
+def _compute_sage(run: StaticRun) -> None:
+    loss = run.cfg.loss or ("log_loss" if run.is_classifier else "squared_error")
+    with run.timed("sage"):
+        result = _public("sage")(run.model, run.X, run.y, loss=loss, random_state=run.cfg.seed)
+        run.importances["sage"] = importance_arrays(result, run.names)
+
+
+def _write_importances(run: StaticRun) -> list[Path]:
+    if not run.importances:
+        return []
+    names = run.names
+    records = [
+        {"method": m, "feature": n, "importance": float(v[j]), "std": float(e[j])}
+        for m, (v, e) in run.importances.items()
+        for j, n in enumerate(names)
+    ]
+    files = write_frame(run.out, "importances", pd.DataFrame.from_records(records))
+    payload = {
+        m: {"feature_names": names, "importances": v, "std": e}
+        for m, (v, e) in run.importances.items()
+    }
+    return [*files, write_json(run.out / "importances.json", payload)]
+
+
+def _plot_importances(run: StaticRun) -> list[Image]:
+    if not run.importances:
+        return []
+    path = _plots.plot_importance_bars(
+        run.out / "importance_final.png",
+        run.importances,
+        run.names,
+        xlabel="importance",
+        title="{method} (error bar: std / standard error)",
+    )
+    caption = (
+        "Importances (error bar: standard deviation over repeats for PFI, standard "
+        "error for SAGE)."
+    )
+    return [(caption, path)]
+
+
+def _importance_tables(run: StaticRun) -> list[Table]:
+    return importance_table("Importances", run.importances, run.names, "std")
+
+
+# --- curves: PD and ICE --------------------------------------------------------------------
+
+
+def check_pd_features(pd_features: Sequence[str] | None, names: Sequence[str]) -> None:
+    """Raise :class:`CLIError` for a ``--pd-features`` name that is not a feature."""
+    for f in pd_features or ():
+        if f not in names:
+            raise CLIError(f"--pd-features: {f!r} is not a feature; features: {', '.join(names)}.")
+
+
+def _pd_features(run: StaticRun) -> list[str]:
+    """``--pd-features``, else the 3 most important by the first importance, else the first 3."""
+    if run.cfg.pd_features:
+        return list(run.cfg.pd_features)
+    if run.importances:
+        values = next(iter(run.importances.values()))[0]
+        order = np.argsort(-np.nan_to_num(values, nan=-np.inf))
+        return [run.names[j] for j in order[:3]]
+    return run.names[:3]
+
+
+def _with_ice(run: StaticRun) -> bool:
+    return "ice" in run.methods
+
+
+def _compute_curves(run: StaticRun) -> None:
+    run.pd_features = _pd_features(run)
+    kind = "both" if _with_ice(run) else "average"
+    pdf = _public("partial_dependence")
+    with run.timed("pd"):
+        for f in run.pd_features:
+            res = pdf(
+                run.model,
+                run.X,
+                [f],
+                kind=kind,
+                grid_resolution=run.cfg.grid_resolution,
+                random_state=run.cfg.seed,
+            )
+            grid = np.asarray(res["grid_values"][0])
+            ice = np.asarray(res["individual"])[0] if kind == "both" else None
+            run.curves[f] = (grid, np.asarray(res["average"])[0], ice)
+
+
+def _write_curves(run: StaticRun) -> list[Path]:
+    if not run.curves:
+        return []
+    rows = [
+        {"feature": f, "grid_value": g, "pd": v}
+        for f, (grid, avg, _) in run.curves.items()
+        for g, v in zip(grid.tolist(), avg.tolist())
+    ]
+    files = write_frame(run.out, "pd", pd.DataFrame.from_records(rows))
+    payload = {f: {"grid_values": g, "average": a} for f, (g, a, _) in run.curves.items()}
+    files.append(write_json(run.out / "pd.json", payload))
+    if _with_ice(run):
+        ice_rows = [
+            {"feature": f, "row": i, "grid_value": g, "ice": float(v)}
+            for f, (grid, _, ice_f) in run.curves.items()
+            if ice_f is not None
+            for i, curve in enumerate(ice_f)
+            for g, v in zip(grid.tolist(), curve.tolist())
+        ]
+        files += write_frame(run.out, "ice", pd.DataFrame.from_records(ice_rows))
+    return files
+
+
+def _prediction_label(run: StaticRun) -> str:
+    """y-axis label of the curves: binary: classes_[1]; multiclass: the first class's output."""
+    if not run.is_classifier:
+        return "prediction"
+    classes = list(getattr(run.model, "classes_", []))
+    shown = classes[1] if len(classes) == 2 else (classes[0] if classes else "?")
+    return f"P({run.target} = {shown})"
+
+
+def _plot_curves(run: StaticRun) -> list[Image]:
+    if not run.curves:
+        return []
+    caption = (
+        "Partial dependence (red) and ICE curves (grey, up to 50 rows)."
+        if _with_ice(run)
+        else "Partial dependence."
+    )
+    path = _plots.plot_pd_curves(run.out / "pd.png", run.curves, _prediction_label(run))
+    return [(caption, path)]
+
+
+#: ``--methods`` name -> how ``ixplain explain`` runs it (registry order is run order).
+STATIC_METHODS: dict[str, StaticMethod] = {
+    "pfi": StaticMethod(
+        "permutation_importance",
+        _compute_pfi,
+        _write_importances,
+        _plot_importances,
+        _importance_tables,
+    ),
+    "sage": StaticMethod(
+        "sage", _compute_sage, _write_importances, _plot_importances, _importance_tables
+    ),
+    "pd": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
+    "ice": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
+}

@@ -1,0 +1,359 @@
+"""The methods of ``ixplain stream``: one registry entry each, and the functions it names.
+
+``STREAM_METHODS`` maps an ``--explain`` name to a :class:`StreamMethod`: the public class it
+needs, how to build its explainer(s) into :class:`StreamExplainers`, how to record a snapshot of
+them, which files it writes, which plots and tables it adds to the report. Methods sharing a
+function (iPFI and iSAGE share the importance traces, files and plots) run it once, in registry
+order, so adding a method is one entry plus its functions.
+
+The CLI uses only the explainers' documented interface: the constructor arguments,
+``explain_many(xs, ys)``, ``importances_``, ``variances_``, ``confidence_bound(delta)`` and
+``pd_``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from . import _plots
+from ._errors import CLIError
+from ._methods import DELTA, _public, importance_vector, pd_curve
+from ._writers import Table, importance_table, write_frame, write_json
+
+if TYPE_CHECKING:
+    from ._stream import StreamRun
+
+__all__ = ["STREAM_METHODS", "ExplainerOptions", "StreamExplainers", "StreamMethod"]
+
+#: A report figure: (caption, path of the PNG).
+Image = tuple[str, Path]
+
+
+@dataclass(frozen=True)
+class ExplainerOptions:
+    """What the explainers of a stream run are built with (every one gets ``random_state=seed``).
+
+    ``loss`` is one loss name or a mapping method -> loss name.
+    """
+
+    loss: str | dict[str, str]
+    feature_names: Sequence[str]
+    pd_features: Sequence[str]
+    alpha: float
+    seed: int
+    grid_resolution: int = 20
+    sage_samples: int | None = None
+
+
+@dataclass
+class _Trace:
+    rows: list[int] = field(default_factory=list)
+    values: list[np.ndarray] = field(default_factory=list)
+    variances: list[np.ndarray] = field(default_factory=list)
+    bounds: list[np.ndarray] = field(default_factory=list)
+
+
+@dataclass
+class StreamExplainers:
+    """The incremental explainers of one stream run and the snapshots taken of them.
+
+    Attributes
+    ----------
+    explainers : dict of str to explainer
+        Every explainer, in the order rows are fed to them (``"pfi"``, ``"sage"``, ``"pdp:age"``).
+    importance : dict of str to explainer
+        ``"pfi"`` / ``"sage"`` explainers (one vector of importances each).
+    pdp : dict of str to explainer
+        One ``IncrementalPDP`` per explained feature.
+    traces : dict of str to _Trace
+        Importances over time, one snapshot every ``every`` rows.
+    pd_snapshots : dict of str to list of (row, grid, values)
+    settings : dict
+        ``"storage"``: a description of each importance explainer's storage.
+    """
+
+    feature_names: list[str]
+    methods: list[str] = field(default_factory=list)
+    explainers: dict[str, Any] = field(default_factory=dict)
+    importance: dict[str, Any] = field(default_factory=dict)
+    pdp: dict[str, Any] = field(default_factory=dict)
+    traces: dict[str, _Trace] = field(default_factory=dict)
+    pd_snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls, methods: Sequence[str], model: Any, options: ExplainerOptions
+    ) -> StreamExplainers:
+        """Construct the explainers named in ``methods`` with their registry entries."""
+        self = cls(feature_names=list(options.feature_names), methods=list(methods))
+        for method in methods:
+            entry = STREAM_METHODS[method]
+            klass = _public(entry.needs)
+            if klass is None:
+                raise CLIError(
+                    f"method {method!r} needs ixplain.{entry.needs}, which this build of ixplain "
+                    "does not have."
+                )
+            entry.build(self, method, klass, model, options)
+        self.settings = {
+            "storage": {m: _describe_storage(e) for m, e in self.importance.items()},
+        }
+        return self
+
+    def explain_many(self, xs: list[dict[str, Any]], ys: list[Any]) -> None:
+        """A mini-batch through every explainer (``explain_many``: one model call per batch)."""
+        for ex in self.explainers.values():
+            ex.explain_many(xs, ys)
+
+    def explain_one(self, x: dict[str, Any], y: Any) -> None:
+        """One observation through every explainer."""
+        self.explain_many([x], [y])
+
+    def snapshot(self, row: int) -> None:
+        """Record the current state of every method at stream row ``row``."""
+        for snap in dict.fromkeys(STREAM_METHODS[m].snapshot for m in self.methods):
+            snap(self, row)
+
+    @property
+    def n_explainers(self) -> int:
+        return len(self.explainers)
+
+
+def _nothing(run: StreamRun) -> list[Any]:
+    return []
+
+
+@dataclass(frozen=True)
+class StreamMethod:
+    """How ``ixplain stream`` runs one method and shows its result.
+
+    Attributes
+    ----------
+    needs : str
+        Public ixplain class of the explainer (a build without it reports it unavailable).
+    build : callable (StreamExplainers, method, class, model, ExplainerOptions) -> None
+        Constructs the explainer(s) and adds them to the ``StreamExplainers``.
+    snapshot : callable (StreamExplainers, row) -> None
+        Records the explainers' current values at stream row ``row``.
+    write : callable (StreamRun, Path) -> list of Path
+        Writes the CSV/Parquet/JSON files of the snapshots; returns their paths.
+    plot : callable (StreamRun, Path) -> list of (caption, Path)
+        Draws the PNGs shown in the report.
+    tables : callable (StreamRun) -> list of (caption, columns, rows)
+        Tables of the report (before the data sample).
+    """
+
+    needs: str
+    build: Callable[[StreamExplainers, str, Any, Any, ExplainerOptions], None]
+    snapshot: Callable[[StreamExplainers, int], None]
+    write: Callable[[StreamRun, Path], list[Path]]
+    plot: Callable[[StreamRun, Path], list[Image]]
+    tables: Callable[[StreamRun], list[Table]] = _nothing
+
+
+def _describe_storage(explainer: Any) -> str:
+    storage = getattr(explainer, "storage", None)
+    if storage is None:
+        return "default"
+    size = getattr(storage, "size", None)
+    p = getattr(storage, "p", None)
+    text = type(storage).__name__
+    args = []
+    if size is not None:
+        args.append(f"size={size}")
+    if p is not None:
+        args.append(f"p={p}")
+    return f"{text}({', '.join(args)})"
+
+
+# --- importances: iPFI and iSAGE ----------------------------------------------------------
+
+
+def _build_importance(
+    ex: StreamExplainers, method: str, klass: Any, model: Any, options: ExplainerOptions
+) -> None:
+    loss = options.loss
+    kwargs: dict[str, Any] = {
+        "loss": loss[method] if isinstance(loss, dict) else loss,
+        "feature_names": list(options.feature_names),
+        "alpha": options.alpha,
+        "random_state": options.seed,
+    }
+    if method == "sage" and options.sage_samples is not None:
+        kwargs["n_samples"] = options.sage_samples
+    ex.importance[method] = ex.explainers[method] = klass(model, **kwargs)
+    ex.traces[method] = _Trace()
+
+
+def _snapshot_importance(ex: StreamExplainers, row: int) -> None:
+    """Importances, variances and 95% bounds (NaN before an explainer has a bound)."""
+    names = ex.feature_names
+    for method, explainer in ex.importance.items():
+        trace = ex.traces[method]
+        values = importance_vector(getattr(explainer, "importances_", None), names)
+        variances = importance_vector(getattr(explainer, "variances_", None), names)
+        try:
+            bound = importance_vector(explainer.confidence_bound(DELTA), names)
+        except Exception:  # an explainer without a bound yet: no band
+            bound = np.full(len(names), np.nan)
+        trace.rows.append(row)
+        trace.values.append(values)
+        trace.variances.append(variances)
+        trace.bounds.append(bound)
+
+
+def final_importances(ex: StreamExplainers) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """method -> (last importances, last bounds), for the methods with a snapshot."""
+    return {m: (t.values[-1], t.bounds[-1]) for m, t in ex.traces.items() if t.rows}
+
+
+def _importance_frame(run: StreamRun) -> pd.DataFrame:
+    records = [
+        {
+            "method": method,
+            "row": int(row),
+            "feature": name,
+            "importance": float(vals[j]),
+            "variance": float(var[j]),
+            "bound": float(bnd[j]),
+        }
+        for method, trace in run.explainers.traces.items()
+        for row, vals, var, bnd in zip(trace.rows, trace.values, trace.variances, trace.bounds)
+        for j, name in enumerate(run.feature_names)
+    ]
+    cols = ["method", "row", "feature", "importance", "variance", "bound"]
+    return pd.DataFrame.from_records(records, columns=cols)
+
+
+def _write_importances(run: StreamRun, out: Path) -> list[Path]:
+    traces = run.explainers.traces
+    if not traces:
+        return []
+    payload = {
+        "feature_names": run.feature_names,
+        "delta": DELTA,
+        "methods": {
+            m: {
+                "rows": t.rows,
+                "importances": t.values,
+                "variances": t.variances,
+                "confidence_bound": t.bounds,
+            }
+            for m, t in traces.items()
+        },
+    }
+    files = write_frame(out, "importances", _importance_frame(run))
+    return [*files, write_json(out / "importances.json", payload)]
+
+
+def _plot_importances(run: StreamRun, out: Path) -> list[Image]:
+    if not run.explainers.traces:
+        return []
+    traces = _plots.plot_importance_traces(
+        out / "importance_traces.png",
+        run.explainers.traces,
+        run.feature_names,
+        known_drift=run.known_drift_seen,
+        detected_drift=run.detected_drift,
+        losses=run.losses,
+    )
+    labels = {m: _plots.importance_label(m, loss) for m, loss in run.losses.items()}
+    bars = _plots.plot_importance_bars(
+        out / "importance_final.png",
+        final_importances(run.explainers),
+        run.feature_names,
+        xlabel=labels,
+    )
+    return [
+        (
+            "Importances over the stream (top features), with 95% confidence bands; "
+            "dashed red: known change points; dotted grey: changes detected by ADWIN on "
+            "the model's prequential error.",
+            traces,
+        ),
+        ("Final importances with their 95% bounds.", bars),
+    ]
+
+
+def _importance_tables(run: StreamRun) -> list[Table]:
+    final = final_importances(run.explainers)
+    return importance_table("Final importances", final, run.feature_names, "± bound")
+
+
+# --- partial dependence: iPDP --------------------------------------------------------------
+
+
+def _build_pdp(
+    ex: StreamExplainers, method: str, klass: Any, model: Any, options: ExplainerOptions
+) -> None:
+    for feature in options.pd_features:
+        ex.pdp[feature] = ex.explainers[f"pdp:{feature}"] = klass(
+            model,
+            feature,
+            grid_resolution=options.grid_resolution,
+            alpha=options.alpha,
+            random_state=options.seed,
+        )
+        ex.pd_snapshots[feature] = []
+
+
+def _snapshot_pdp(ex: StreamExplainers, row: int) -> None:
+    for feature, explainer in ex.pdp.items():
+        curve = pd_curve(getattr(explainer, "pd_", None), feature)
+        if curve is not None:
+            ex.pd_snapshots[feature].append((row, curve[0], curve[1]))
+
+
+def _write_pdp(run: StreamRun, out: Path) -> list[Path]:
+    snapshots = run.explainers.pd_snapshots
+    if not snapshots:
+        return []
+    records = [
+        {"feature": feature, "row": int(row), "grid_value": g, "pd": v}
+        for feature, snaps in snapshots.items()
+        for row, grid, values in snaps
+        for g, v in zip(grid.tolist(), values.tolist())
+    ]
+    frame = pd.DataFrame.from_records(records, columns=["feature", "row", "grid_value", "pd"])
+    payload = {
+        f: [{"row": r, "grid_values": g, "average": v} for r, g, v in snaps]
+        for f, snaps in snapshots.items()
+    }
+    return [*write_frame(out, "pd", frame), write_json(out / "pd.json", payload)]
+
+
+def _plot_pdp(run: StreamRun, out: Path) -> list[Image]:
+    if not run.explainers.pd_snapshots:
+        return []
+    ylabel = "prediction" if run.task == "regression" else "P(positive class)"
+    path = _plots.plot_pd_over_time(out / "pd_over_time.png", run.explainers.pd_snapshots, ylabel)
+    return [("Partial dependence snapshots over the stream (newest darkest).", path)]
+
+
+#: ``--explain`` name -> how ``ixplain stream`` runs it (registry order is the default order).
+STREAM_METHODS: dict[str, StreamMethod] = {
+    "pfi": StreamMethod(
+        "IncrementalPFI",
+        _build_importance,
+        _snapshot_importance,
+        _write_importances,
+        _plot_importances,
+        _importance_tables,
+    ),
+    "sage": StreamMethod(
+        "IncrementalSAGE",
+        _build_importance,
+        _snapshot_importance,
+        _write_importances,
+        _plot_importances,
+        _importance_tables,
+    ),
+    "pdp": StreamMethod("IncrementalPDP", _build_pdp, _snapshot_pdp, _write_pdp, _plot_pdp),
+}
