@@ -124,7 +124,7 @@ def run_static(label, model, X, y, groups, truth):
 
 
 # ---------------------------------------------------------------------------- stream
-def ixai_explainers(alpha, seed):
+def ixai_explainers(alpha, seed, names):
     from ixai.explainer import IncrementalPFI as IxaiPFI
     from ixai.imputer import TreeImputer
     from ixai.storage import GeometricReservoirStorage, TreeStorage
@@ -132,10 +132,10 @@ def ixai_explainers(alpha, seed):
     def f(x):
         return x["x0"] + x["x2"]
 
-    storage = TreeStorage(cat_feature_names=[], num_feature_names=NAMES, seed=seed)
-    cond = IxaiPFI(f, lambda yt, yp: (yt - yp) ** 2, NAMES, storage=storage,
+    storage = TreeStorage(cat_feature_names=[], num_feature_names=names, seed=seed)
+    cond = IxaiPFI(f, lambda yt, yp: (yt - yp) ** 2, names, storage=storage,
                    imputer=TreeImputer(f, storage, use_storage=True), smoothing_alpha=alpha)
-    marg = IxaiPFI(f, lambda yt, yp: (yt - yp) ** 2, NAMES, smoothing_alpha=alpha,
+    marg = IxaiPFI(f, lambda yt, yp: (yt - yp) ** 2, names, smoothing_alpha=alpha,
                    storage=GeometricReservoirStorage(size=1000, store_targets=False,
                                                      constant_probability=1.0))
     return cond, marg, storage
@@ -145,15 +145,16 @@ def f_records(rows):
     return np.array([r["x0"] + r["x2"] for r in rows])
 
 
-def run_stream(n, alpha):
-    X, y = gaussian(n, seed=1)
-    recs = [dict(zip(NAMES, r)) for r in X.tolist()]
+def run_stream(label, gen, truth, n, alpha):
+    X, y = gen(n, seed=1)
+    names = NAMES[: X.shape[1]]
+    recs = [dict(zip(names, r)) for r in X.tolist()]
     random.seed(0)
     np.random.seed(0)  # noqa: NPY002  (ixai draws from the global numpy and random states)
     ix_cond = IncrementalPFI(f_records, "squared_error", alpha=alpha, random_state=0,
                              removal="conditional")
     ix_marg = IncrementalPFI(f_records, "squared_error", alpha=alpha, random_state=0)
-    ai_cond, ai_marg, ai_storage = ixai_explainers(alpha, 0)
+    ai_cond, ai_marg, _ = ixai_explainers(alpha, 0, names)
     times = dict.fromkeys(["ixplain cond", "ixplain marg", "ixai cond", "ixai marg"], 0.0)
     block = 100
     for s in range(0, n, block):
@@ -166,10 +167,10 @@ def run_stream(n, alpha):
             for i in part:
                 step(i)
             times[key] += clock() - t
-    truth = np.array([0.38, 0.0, 2.0, 0.0])
-    print(f"\n[stream] Gaussian, {n} rows, alpha={alpha}, explain_one (CPU s, rows/s)")
+    truth = np.asarray(truth)
+    print(f"\n[stream] {label}, {n} rows, alpha={alpha}, explain_one (CPU s, rows/s)")
     for key, vals in (("ixplain cond", ix_cond.importances_),
-                      ("ixai cond", np.array([ai_cond.importance_values[k] for k in NAMES]))):
+                      ("ixai cond", np.array([ai_cond.importance_values[k] for k in names]))):
         print(f"  {key:13s} {times[key]:7.2f} s {n / times[key]:8.0f} rows/s  "
               + " ".join(f"{v:.3f}" for v in vals)
               + "  | rel. err. % x0, x2: "
@@ -180,7 +181,8 @@ def run_stream(n, alpha):
           f"{times['ixplain cond'] / times['ixai cond']:.2f}; ixplain cond / ixplain marg = "
           f"{times['ixplain cond'] / times['ixplain marg']:.1f}; ixai cond / ixai marg = "
           f"{times['ixai cond'] / times['ixai marg']:.1f}")
-    pair_after_stream(ix_cond, ai_cond)
+    if X.shape[1] == 4:
+        pair_after_stream(ix_cond, ai_cond)
 
 
 def pair_after_stream(ix_cond, ai_cond, m=3000):
@@ -231,7 +233,8 @@ def main():
     model, Xr, yr, gr, labels = real_table()
     print(f"\ncalifornia columns: {labels}")
     run_static("california housing (HistGradientBoosting)", model, Xr, yr, gr, None)
-    run_stream(a.n_stream, a.alpha)
+    run_stream("Gaussian", gaussian, [0.38, 0.0, 2.0, 0.0], a.n_stream, a.alpha)
+    run_stream("cubic", cubic, [0.0553, 0.0, 2.0], a.n_stream, a.alpha)
 
 
 if __name__ == "__main__":

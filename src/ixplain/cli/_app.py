@@ -265,6 +265,13 @@ def explain_cmd(
             help="Types to trust when loading a .skops file (see skops.io.get_untrusted_types)."
         ),
     ] = None,
+    removal: Annotated[
+        str,
+        typer.Option(
+            help="How pfi and sage remove a feature: marginal (the model's structure), "
+            "conditional (drawn given the other features: data-aware) or both, side by side."
+        ),
+    ] = "marginal",
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("ixplain-output"),
     seed: Annotated[int, typer.Option(help="Seed (same seed, same results).")] = 0,
     debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
@@ -281,6 +288,9 @@ def explain_cmd(
             raise CLIError(f"--n-repeats must be >= 1, got {n_repeats}.")
         if grid_resolution < 2:
             raise CLIError(f"--grid-resolution must be >= 2, got {grid_resolution}.")
+        if removal not in ("marginal", "conditional", "both"):
+            raise CLIError(
+                f"--removal must be 'marginal', 'conditional' or 'both', got {removal!r}.")
         _prepare_out(out)
         cfg = ExplainConfig(
             data=str(data),
@@ -294,6 +304,7 @@ def explain_cmd(
             loss=loss,
             trust=_split(trust),
             seed=seed,
+            removal=removal,
         )
         summary = run_explain(cfg, out)
         typer.echo(
