@@ -54,3 +54,13 @@ def test_removal_bad_value(saved):
                    str(d / "m.joblib"), "--removal", "observational", "--out", str(d / "o2"))
     assert proc.returncode != 0
     assert "--removal must be 'marginal', 'conditional' or 'both'" in proc.stderr
+
+
+def test_stream_removal_both(tmp_path):
+    out = tmp_path / "s"
+    proc = run_cli("stream", "--dataset", "bike", "--n-rows", "400", "--explain", "pfi",
+                   "--removal", "both", "--no-progress", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    frame = pd.read_csv(out / "importances.csv")
+    assert set(frame["method"]) == {"pfi", "pfi (conditional)"}
+    assert "how to read the two removals" in (out / "report.html").read_text()

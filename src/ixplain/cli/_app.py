@@ -138,6 +138,14 @@ def stream(
             help="Loss of pfi/sage: squared_error (regression default), absolute_error, zero_one (binary default), log_loss, brier."
         ),
     ] = None,
+    removal: Annotated[
+        str,
+        typer.Option(
+            help="How pfi and sage remove a feature: marginal (the model's structure), "
+            "conditional (drawn given the other features, from trees that follow the stream: "
+            "data-aware) or both, side by side."
+        ),
+    ] = "marginal",
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("ixplain-output"),
     seed: Annotated[
         int, typer.Option(help="Seed of every random choice (same seed, same results).")
@@ -157,6 +165,9 @@ def stream(
         _check_stream_options(dataset, data, task, alpha, every, n_rows, loss)
         if batch_size < 1:
             raise CLIError(f"--batch-size must be >= 1, got {batch_size}.")
+        if removal not in ("marginal", "conditional", "both"):
+            raise CLIError(
+                f"--removal must be 'marginal', 'conditional' or 'both', got {removal!r}.")
         _prepare_out(out)
         cfg = StreamConfig(
             dataset=dataset if data is None else None,
@@ -174,6 +185,7 @@ def stream(
             seed=seed,
             batch_size=batch_size,
             progress=progress,
+            removal=removal,
         )
         run = run_stream(cfg)
         write_stream_outputs(run, out)
