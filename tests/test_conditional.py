@@ -168,6 +168,7 @@ def test_conditional_sage_matches_exact_enumeration():
 
 
 # ---------------------------------------------------------------------------- no leak
+@pytest.mark.slow
 def test_no_leak_partial_correlation_and_two_sample_auc(gauss):
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.metrics import roc_auc_score
@@ -312,6 +313,7 @@ def test_stream_isage_conditional_efficiency(gauss):
     assert values[1] > 0.2 and values[0] > values[1]
 
 
+@pytest.mark.slow
 def test_drift_covariance_switch():
     """corr(x1, x2) 0.9 -> 0 at row 10,000. CFI(x1): 0.38 -> 2. The EMA of an exact sampler
     after k rows of the new regime is 2 - 1.62 (1 - alpha)^k; at k = 2 / alpha that is 1.78

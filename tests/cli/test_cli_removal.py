@@ -29,6 +29,7 @@ def saved(tmp_path_factory):
     return d, model, frame
 
 
+@pytest.mark.slow
 def test_removal_both_side_by_side(saved):
     from ixplain import permutation_importance
 
@@ -56,6 +57,7 @@ def test_removal_bad_value(saved):
     assert "--removal must be 'marginal', 'conditional' or 'both'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_stream_removal_both(tmp_path):
     out = tmp_path / "s"
     proc = run_cli("stream", "--dataset", "bike", "--n-rows", "400", "--explain", "pfi",
