@@ -381,3 +381,23 @@ def test_nan_policies_stream(policy):
         values = e.explain_many(X, y)
     assert np.isfinite(values).all()
     assert e.n_skipped_ == (1 if policy == "skip" else 0)
+
+
+def test_stream_categorical_feature_with_a_new_level():
+    """c = "hi" iff a > 0, with a level "new" the window has never seen from row 1000 on: c
+    given a adds almost nothing (its conditional draw agrees with it), a given c a lot."""
+    rng = np.random.default_rng(0)
+    n = 1500
+    a = rng.normal(size=n)
+    col = np.where(a > 0, "hi", "lo").astype(object)
+    col[1000:1050] = "new"
+    recs = [{"a": float(a[i]), "c": col[i], "z": float(rng.normal())} for i in range(n)]
+
+    def f(R):
+        return np.array([r["a"] + (r["c"] == "hi") + r["z"] for r in R])
+
+    e = IncrementalPFI(f, "squared_error", aggregation="mean", random_state=0,
+                       removal="conditional", storage=ConditionalStorage(400, 100))
+    values = e.explain_many(recs, f(recs))
+    assert np.isfinite(values).all() and e.n_explained_ == n - 1
+    assert values[1] < 0.15 and values[0] > 0.4 and abs(values[2] / 2 - 1) < 0.2
