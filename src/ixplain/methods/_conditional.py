@@ -26,6 +26,17 @@ from ._sage_core import averaged_loss, positive_column
 __all__: list[str] = []
 
 
+class TableMaker:
+    """What the conditional perturbation step needs of an explainer (``_make_table``), for a
+    static table: canonical columns -> a Table in ``table``'s schema."""
+
+    def __init__(self, table: Table) -> None:
+        self._schema = table.schema
+
+    def _make_table(self, cols: dict) -> Table:
+        return Table(cols, self._schema)
+
+
 def _masks(names: Sequence[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
     """(G, d) bool: the columns of each group."""
     names = list(names)

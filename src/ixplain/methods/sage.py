@@ -28,7 +28,7 @@ from ..models import Model, as_model
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
-from ._conditional import conditional_coalition_losses
+from ._conditional import TableMaker, conditional_coalition_losses
 from ._sage_core import (
     coalition_losses,
     contributions,
@@ -115,16 +115,6 @@ class _Accumulator:
         values = mean - beta * (self.t_shift + mb - self.t_bar)
         resid = np.maximum(var - cov**2 / vt, 0.0)
         return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
-
-
-class _Schema:
-    """What the conditional perturbation step needs of a stream explainer, for a table."""
-
-    def __init__(self, table: Table) -> None:
-        self._schema = table.schema
-
-    def _make_table(self, cols: dict) -> Table:
-        return Table(cols, self._schema)
 
 
 def check_no_nan(table: Table, what: str, owner: str) -> None:
@@ -334,7 +324,7 @@ def estimate_sage(
             losses = conditional_coalition_losses(
                 model, loss, correction, x, y_arr[rows], removal, draw_idx, orders, col_player,
                 exclude=rows if on_x else None, empty_pred=ref.empty_pred if exact_inner else None,
-                explainer=None if on_x else _Schema(table),
+                explainer=None if on_x else TableMaker(table),
                 rows=None if on_x else (None, canonical_columns(x)))
             return contributions(losses, orders), losses[:, 0] - losses[:, -1]
         losses, _ = coalition_losses(
