@@ -401,3 +401,21 @@ def test_stream_categorical_feature_with_a_new_level():
     values = e.explain_many(recs, f(recs))
     assert np.isfinite(values).all() and e.n_explained_ == n - 1
     assert values[1] < 0.15 and values[0] > 0.4 and abs(values[2] / 2 - 1) < 0.2
+
+
+def test_stream_isage_conditional_batch_invariant_and_pickle(gauss):
+    X, y = gauss[0][:600], gauss[1][:600]
+
+    def make():
+        return IncrementalSAGE(f_lin, loss="squared_error", random_state=0,
+                               removal="conditional", storage=ConditionalStorage(200, 100))
+
+    a = make()
+    for i in range(300):
+        a.explain_one(X[i], y[i])
+    b = make()
+    b.explain_many(X[:300], y[:300])
+    np.testing.assert_allclose(a.importances_, b.importances_, rtol=1e-12)
+    c = pickle.loads(pickle.dumps(b))
+    np.testing.assert_array_equal(b.explain_many(X[300:], y[300:]),
+                                  c.explain_many(X[300:], y[300:]))
