@@ -1,19 +1,26 @@
 """ixplain.partial_dependence vs sklearn.inspection.partial_dependence(method='brute').
 
 Friedman-1 (20,000 training rows, 10 features, seed 0); HistGradientBoostingRegressor,
-RandomForestRegressor(n_estimators=100, max_depth=10), LightGBM, SplineTransformer+Ridge;
-1-way PD (grid 50) on 2,000 rows and 2-way PD (50 x 50) on 200 rows, kind='both'; models
-single-threaded. For scikit-learn's brute method, ixplain's ``method='brute'`` (rows x grid stacked
-into few model calls) and ixplain's default ``method='auto'`` (the exact tree method for tree
-models, brute otherwise) it prints the median of 5 wall times, the speed-ups, the max absolute
-difference of ``average`` and ``individual`` and the peak traced memory (tracemalloc) per call.
+RandomForestRegressor(n_estimators=100, max_depth=10), LightGBM, SplineTransformer+Ridge, and
+the models whose speed depends on the size of each model call (trained on the first 2,000
+rows): MLPRegressor(100 hidden units), StandardScaler+MLPRegressor, kernel SVR (RBF; 1-way
+only, its 2-way case takes minutes). 1-way PD (grid 50) on 2,000 rows and 2-way PD (50 x 50) on
+200 rows, kind='both'; models single-threaded. For scikit-learn's brute method, ixplain's
+``method='brute'`` (rows x grid stacked into cache-sized model calls, see
+``ixplain.models.call_rows``) and ixplain's default ``method='auto'`` (the exact tree method for
+tree models, brute otherwise) it prints the median of the wall times -- the three calls
+interleaved, repeat after repeat, so a loaded machine slows them alike --, the speed-ups, the
+max absolute difference of ``average`` and ``individual`` and the peak traced memory
+(tracemalloc) per call.
 
-Run: ``PYTHONPATH=src python benchmarks/bench_partial_dependence.py [--repeats 5]``
+Run: ``PYTHONPATH=src python benchmarks/bench_partial_dependence.py [--repeats 5] [--models MLP,SVR]``
 """
 
 import _common  # noqa: I001  (first: pins BLAS/OpenMP threads to 1)
 
 import argparse
+import statistics
+import time
 import tracemalloc
 
 _common.ensure_installed({"sklearn": "scikit-learn>=1.4", "lightgbm": "lightgbm>=4.0"})
@@ -23,15 +30,26 @@ from sklearn.datasets import make_friedman1  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor  # noqa: E402
 from sklearn.inspection import partial_dependence as sk_partial_dependence  # noqa: E402
 from sklearn.linear_model import Ridge  # noqa: E402
+from sklearn.neural_network import MLPRegressor  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import SplineTransformer  # noqa: E402
+from sklearn.preprocessing import SplineTransformer, StandardScaler  # noqa: E402
+from sklearn.svm import SVR  # noqa: E402
 
 from ixplain import partial_dependence  # noqa: E402
 from ixplain.models import DEFAULT_MEMORY_BUDGET  # noqa: E402
 
+#: Models trained on the first 2,000 rows only (an SVR's predictions cost one kernel row per
+#: support vector), and the cases each runs.
+SMALL_TRAIN = 2_000
+SMALL_TRAIN_MODELS = {"MLP", "Scaler+MLP", "SVR"}
+ONE_WAY_ONLY = {"SVR"}
+
 
 def models():
     import lightgbm
+
+    def mlp():
+        return MLPRegressor(hidden_layer_sizes=(100,), max_iter=300, random_state=0)
 
     return {
         "HistGradientBoosting": HistGradientBoostingRegressor(random_state=0),
@@ -40,6 +58,9 @@ def models():
         ),
         "LightGBM": lightgbm.LGBMRegressor(n_jobs=1, verbose=-1, random_state=0),
         "Spline+Ridge": make_pipeline(SplineTransformer(), Ridge()),
+        "MLP": mlp(),
+        "Scaler+MLP": make_pipeline(StandardScaler(), mlp()),
+        "SVR": SVR(kernel="rbf"),
     }
 
 
@@ -59,10 +80,11 @@ def run_case(model, X_eval, features, repeats):
         "brute": lambda: partial_dependence(model, X_eval, features, method="brute", **kwargs),
         "auto": lambda: partial_dependence(model, X_eval, features, **kwargs),
     }
-    out = {}
-    for name, fn in calls.items():
-        seconds, result = _common.median_time(fn, repeats)
-        out[name] = {"s": seconds, "res": result, "mem": peak_memory(fn)}
+    times, results = interleaved_times(calls, repeats)
+    out = {
+        name: {"s": times[name], "res": results[name], "mem": peak_memory(fn)}
+        for name, fn in calls.items()
+    }
     sk = out["sklearn"]["res"]
     for name in ("brute", "auto"):
         res = out[name]["res"]
@@ -77,10 +99,24 @@ def run_case(model, X_eval, features, repeats):
     return out
 
 
+def interleaved_times(calls, repeats):
+    """Median wall time of each call, the calls run in turn in every repeat; last results."""
+    times = {name: [] for name in calls}
+    results = {}
+    for _ in range(repeats):
+        for name, fn in calls.items():
+            start = time.perf_counter()
+            results[name] = fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}, results
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--models", default="", help="comma-separated subset of the model names")
     args = parser.parse_args()
+    chosen = {m.strip() for m in args.models.split(",") if m.strip()}
 
     X, y = make_friedman1(n_samples=20_000, n_features=10, random_state=0)
     rng = np.random.default_rng(0)
@@ -92,13 +128,18 @@ def main():
         f"{'model':<21}{'case':<6}{'sklearn s':>10}{'brute s':>9}{'x':>6}{'auto s':>8}{'x':>7}"
         f"{'auto=':>11}{'max|diff|':>10}{'grids':>6}{'MB sk':>7}{'MB brute':>9}{'MB auto':>8}"
     )
-    print(f"median of {args.repeats}; memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB; "
+    print(f"median of {args.repeats} (interleaved); memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB; "
           "max|diff| over average and individual, both ixplain methods vs sklearn brute")
     print(header)
     print("-" * len(header))
     for name, model in models().items():
-        model.fit(X, y)
+        if chosen and name not in chosen:
+            continue
+        n_train = SMALL_TRAIN if name in SMALL_TRAIN_MODELS else len(X)
+        model.fit(X[:n_train], y[:n_train])
         for case, X_eval, features in cases:
+            if case == "2-way" and name in ONE_WAY_ONLY:
+                continue
             r = run_case(model, X_eval, features, args.repeats)
             sk, br, au = r["sklearn"], r["brute"], r["auto"]
             diff = max(br["diff"], au["diff"])

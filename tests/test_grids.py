@@ -8,7 +8,7 @@ import pytest
 from scipy.stats.mstats import mquantiles
 from sklearn.inspection._partial_dependence import _grid_from_X
 
-from ixplain.grids import feature_deciles, feature_grid
+from ixplain.grids import DECILES, feature_deciles, feature_grid
 from ixplain.tabular import as_table
 
 
@@ -151,3 +151,16 @@ def test_integer_columns():
     gw = feature_grid(as_table(wide.reshape(-1, 1)), "x0", grid_resolution=10)
     assert gw.rule == "percentile" and gw.values.dtype == np.float64
     np.testing.assert_array_equal(gw.values, _sk_grid(wide.astype(float), grid_resolution=10))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 11, 257])
+def test_deciles_and_quantile_grid_equal_scipy_mquantiles_bit_for_bit(n):
+    """grids computes mquantiles itself (no scipy.stats at import): the same floats as scipy."""
+    rng = np.random.default_rng(n)
+    for x in (rng.normal(size=n) * 1e3, np.round(rng.normal(size=n) * 3), rng.lognormal(size=n)):
+        expected = np.asarray(mquantiles(x, prob=DECILES), dtype=np.float64)
+        np.testing.assert_array_equal(feature_deciles(x), expected)
+        if len(np.unique(x)) > 4:
+            g = feature_grid(as_table(x.reshape(-1, 1)), "x0", grid="quantile", grid_resolution=4)
+            probs = np.linspace(0.05, 0.95, 4)
+            np.testing.assert_array_equal(g.values, np.unique(mquantiles(x, prob=probs)))

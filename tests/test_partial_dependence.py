@@ -23,6 +23,7 @@ from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeRegressor
 
 from ixplain import ModelEvaluationError, PartialDependence, partial_dependence
+from ixplain.models import CALL_ROWS
 
 TOL = 1e-10
 
@@ -433,7 +434,24 @@ def test_stacked_calls_not_one_per_grid_point(numeric_data):
         return A[:, 0]
 
     partial_dependence(f, X, [0, 1], grid_resolution=20)
-    assert len(calls) == 1 and calls[0] == len(X) * 400
+    # whole grid points stacked up to a cache-sized call (CALL_ROWS rows), not 400 calls and
+    # not one 32,000-row call
+    per_call = (CALL_ROWS // len(X)) * len(X)
+    assert sum(calls) == len(X) * 400
+    assert calls[:-1] == [per_call] * (len(calls) - 1) and 0 < calls[-1] <= per_call
+
+
+def test_a_copy_of_the_data_larger_than_a_cache_sized_call_is_one_call():
+    """Never smaller calls than scikit-learn's brute method (one call per grid point)."""
+    X = np.random.default_rng(0).normal(size=(CALL_ROWS + 5, 2))
+    calls = []
+
+    def f(A):
+        calls.append(len(A))
+        return A[:, 0]
+
+    partial_dependence(f, X, [0], grid_resolution=3)
+    assert calls == [len(X)] * 3
 
 
 # ------------------------------------------------------------------------------------ dtypes

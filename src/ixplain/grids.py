@@ -6,8 +6,9 @@ that results compare one to one:
 * a categorical feature, or a numeric feature with fewer than ``grid_resolution`` distinct values,
   uses its sorted distinct values;
 * otherwise the grid is ``grid_resolution`` equally spaced points between the empirical
-  ``percentiles`` of the feature, computed with :func:`scipy.stats.mstats.mquantiles` at its
-  default plotting positions (``alphap=0.4, betap=0.4``, as scikit-learn calls it).
+  ``percentiles`` of the feature, computed as :func:`scipy.stats.mstats.mquantiles` at its
+  default plotting positions (``alphap=0.4, betap=0.4``, as scikit-learn calls it; the same
+  arithmetic here, so the same floats, without importing :mod:`scipy.stats`).
 
 Where scikit-learn is silently wrong or refuses, this module differs on purpose:
 
@@ -30,9 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from scipy.stats.mstats import mquantiles
 
+from ._lazy import is_instance
 from .tabular import Table, _is_integer_dtype
 
 __all__ = ["FeatureGrid", "DECILES", "feature_deciles", "feature_grid"]
@@ -42,6 +42,10 @@ DECILES = np.arange(0.1, 1.0, 0.1)
 
 #: Relative tolerance under which two percentiles count as equal (scale-free).
 _RTOL = 1e-9
+
+#: Most levels a categorical grid may have: every row is evaluated at every level, so a column
+#: of identifiers (100,000 levels on 100,000 rows: 10^10 model rows) is refused with the fix.
+MAX_LEVELS = 1000
 
 
 @dataclass(frozen=True)
@@ -74,12 +78,19 @@ class FeatureGrid:
 
 
 def _missing_mask(values: Any) -> np.ndarray:
+    """``pandas.isna`` (NaN, None, NA, NaT); numbers in a numpy array need no pandas."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iufb":
+        return np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, bool)
+    import pandas as pd
+
     return np.asarray(pd.isna(values), dtype=bool)
 
 
 def _as_numeric(values: Any) -> np.ndarray:
     if isinstance(values, np.ndarray) and values.dtype.kind in "iufb":
         return values.astype(np.float64, copy=False)
+    import pandas as pd
+
     return pd.array(values).to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -91,6 +102,8 @@ def _sorted_levels(values: Any) -> np.ndarray:
     try:
         uniques = np.unique(obj)
     except TypeError:  # mixed types (e.g. str and int) cannot be sorted
+        import pandas as pd
+
         uniques = np.asarray(pd.unique(obj), dtype=object)
     if len(uniques) and all(isinstance(v, (bool, np.bool_)) for v in uniques):
         return uniques.astype(bool)
@@ -100,6 +113,26 @@ def _sorted_levels(values: Any) -> np.ndarray:
     ):
         return np.array(list(uniques))
     return uniques
+
+
+def _mquantiles(x: np.ndarray, prob: Any) -> np.ndarray:
+    """Empirical quantiles of the non-empty float array ``x`` at probabilities ``prob``.
+
+    :func:`scipy.stats.mstats.mquantiles` with ``alphap = betap = 0.4`` (Hyndman and Fan's
+    plotting positions ``m = 0.4 + 0.2 p``), operation for operation: with ``x`` sorted,
+    ``aleph = n p + m``, ``k = floor(clip(aleph, 1, n - 1))``, ``gamma = clip(aleph - k, 0, 1)``
+    and the quantile is ``(1 - gamma) x[k - 1] + gamma x[k]`` (one value: that value).
+    """
+    p = np.atleast_1d(np.asarray(prob))
+    m = 0.4 + p * (1.0 - 0.4 - 0.4)
+    x = np.sort(x)
+    n = len(x)
+    if n == 1:
+        return np.resize(x, p.shape)
+    aleph = n * p + m
+    k = np.floor(aleph.clip(1, n - 1)).astype(int)
+    gamma = (aleph - k).clip(0, 1)
+    return (1.0 - gamma) * x[k - 1] + gamma * x[k]
 
 
 def feature_deciles(column: Any) -> np.ndarray:
@@ -114,7 +147,7 @@ def feature_deciles(column: Any) -> np.ndarray:
     x = x[~np.isnan(x)]
     if len(x) == 0:
         return np.full(len(DECILES), np.nan)
-    return np.asarray(mquantiles(x, prob=DECILES), dtype=np.float64)
+    return np.asarray(_mquantiles(x, DECILES), dtype=np.float64)
 
 
 def feature_grid(
@@ -159,7 +192,9 @@ def feature_grid(
     ------
     ValueError
         If the column has no non-missing value, if ``custom_values`` is not a non-empty 1-D
-        array, or if the percentiles collapse on a feature with many distinct values.
+        array, if the percentiles collapse on a feature with many distinct values, if the
+        column holds datetimes or durations, or if a categorical feature has more than
+        :data:`MAX_LEVELS` levels (the message names the fix).
 
     Examples
     --------
@@ -173,6 +208,12 @@ def feature_grid(
     column = table.column(name)
     kind = table.schema.kind(name)
     dtype = table.schema.dtypes[table.schema.index(name)]
+    if getattr(dtype, "kind", "") in ("m", "M"):  # datetime64, timedelta64, tz-aware dates
+        raise ValueError(
+            f"{owner}: feature {name!r} holds dates or durations ({dtype}); a grid over every "
+            "distinct timestamp would not end. Give the model a number instead (e.g. "
+            f"df[{name!r}].astype('int64') or days since a start date), or pass custom_values."
+        )
     missing = _missing_mask(column)
     has_missing_data = bool(missing.any())
     present = column if not has_missing_data else _take_mask(column, ~missing)
@@ -189,7 +230,14 @@ def feature_grid(
 
     if kind == "categorical":
         levels = _sorted_levels(present)
-        if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
+        if len(levels) > MAX_LEVELS:
+            raise ValueError(
+                f"{owner}: feature {name!r} has {len(levels):,} distinct levels (more than "
+                f"{MAX_LEVELS:,}); every row would be evaluated at each of them "
+                f"({len(levels) * table.n_rows:,} model rows). Give the levels to show with "
+                f"custom_values={{{name!r}: [...]}}, or leave the feature out."
+            )
+        if is_instance(dtype, "pandas", "CategoricalDtype") and dtype.ordered:
             order = {c: i for i, c in enumerate(dtype.categories)}
             levels = np.asarray(sorted(levels, key=lambda v: order[v]), dtype=object)
         if has_missing_data:
@@ -205,12 +253,12 @@ def feature_grid(
         if integer:
             values = np.asarray(values).astype(np.int64)
     else:
-        lo, hi = (float(v) for v in mquantiles(x, prob=percentiles))
+        lo, hi = (float(v) for v in _mquantiles(x, percentiles))
         if hi - lo <= _RTOL * max(abs(lo), abs(hi)):
             values, rule = _collapsed(x, uniques, lo, name, percentiles, grid_resolution, owner)
         elif grid == "quantile":
             probs = np.linspace(percentiles[0], percentiles[1], grid_resolution)
-            values, rule = np.unique(np.asarray(mquantiles(x, prob=probs), dtype=float)), "quantile"
+            values, rule = np.unique(np.asarray(_mquantiles(x, probs), dtype=float)), "quantile"
         else:
             values, rule = np.linspace(lo, hi, num=grid_resolution, endpoint=True), "percentile"
     add_nan = include_missing and has_missing_data
@@ -247,7 +295,7 @@ def _collapsed(
 
 
 def _custom(values: Any, name: str, owner: str) -> np.ndarray:
-    if isinstance(values, (pd.Series, pd.Index)):
+    if is_instance(values, "pandas", "Series", "Index"):
         values = values.to_numpy()
     dtype = object if any(isinstance(v, str) for v in np.ravel(np.asarray(values, dtype=object))) else None
     arr = np.asarray(values, dtype=dtype)

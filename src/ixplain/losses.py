@@ -211,8 +211,11 @@ def get_loss(loss: Any, owner: str = "ixplain") -> Loss:
 
     Parameters
     ----------
-    loss : str, Loss or callable
-        A name from :data:`LOSSES`, a :class:`Loss`, or a callable
+    loss : str, Loss, River metric or callable
+        A name from :data:`LOSSES`, a :class:`Loss`, a River metric that is the mean of a
+        per-observation loss (see :data:`RIVER_METRICS`: ``metrics.MSE()``, ``MAE()``,
+        ``LogLoss()``, ``CrossEntropy()``, ``Accuracy()`` -- read as the 0-1 loss, so an
+        importance is the drop in accuracy), or a callable
         ``loss(y_true, y_pred) -> ndarray of shape (n,)`` (a ``classes`` keyword is passed if
         the callable accepts one).
     owner : str
@@ -221,7 +224,8 @@ def get_loss(loss: Any, owner: str = "ixplain") -> Loss:
     Raises
     ------
     ValueError
-        For an unknown name (the message lists the names).
+        For an unknown name (the message lists the names), or a River metric that is not the
+        mean of a per-observation loss (RMSE, R2, F1, ...: the message names the one to use).
     TypeError
         For anything else.
 
@@ -232,6 +236,8 @@ def get_loss(loss: Any, owner: str = "ixplain") -> Loss:
     """
     if isinstance(loss, Loss):
         return loss
+    if type(loss).__module__.startswith("river.metrics"):
+        return LOSSES[_river_loss_name(loss, owner)]
     if isinstance(loss, str):
         if loss not in LOSSES:
             raise param_error(owner, "loss", f"one of {sorted(LOSSES)} or a callable", loss)
@@ -250,4 +256,28 @@ def get_loss(loss: Any, owner: str = "ixplain") -> Loss:
         return Loss(getattr(loss, "__name__", "custom"), call, "auto")
     raise param_error(
         owner, "loss", f"one of {sorted(LOSSES)} or a callable", loss, exc=TypeError
+    )
+
+
+#: River metrics that are running means of a per-observation loss, and that loss's name here.
+RIVER_METRICS = {
+    "MSE": "squared_error",
+    "MAE": "absolute_error",
+    "LogLoss": "log_loss",
+    "CrossEntropy": "log_loss",
+    "Accuracy": "zero_one",
+}
+_RIVER_HINTS = {"RMSE": "MSE", "RMSLE": "MSE", "R2": "MSE", "SMAPE": "MAE"}
+
+
+def _river_loss_name(metric: Any, owner: str) -> str:
+    """The per-observation loss behind a River metric (``metrics.MAE()`` -> ``"absolute_error"``)."""
+    name = type(metric).__name__
+    if name in RIVER_METRICS:
+        return RIVER_METRICS[name]
+    hint = _RIVER_HINTS.get(name, "MSE, MAE, LogLoss, CrossEntropy or Accuracy")
+    raise ValueError(
+        f"The 'loss' parameter of {owner} got River's metrics.{name}(), which is not the mean of "
+        f"a per-observation loss, so it has no per-row value to explain. Use metrics.{hint}() "
+        f"or a loss name from {sorted(LOSSES)}."
     )

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
+
+from ._lazy import is_instance, loaded
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Schema", "Table", "as_table"]
 
@@ -78,6 +82,9 @@ class Schema:
 
 
 def _kind_of(dtype: Any) -> str:
+    """Kind of a pandas column's dtype."""
+    import pandas as pd
+
     if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
     try:
@@ -108,6 +115,10 @@ def _all_numbers(values: Any) -> bool:
 
 
 def _is_integer_dtype(dtype: Any) -> bool:
+    if isinstance(dtype, np.dtype):  # pandas' is_integer_dtype on a numpy dtype, without pandas
+        return dtype.kind in "iu"
+    import pandas as pd
+
     if isinstance(dtype, pd.CategoricalDtype):
         return False
     return bool(pd.api.types.is_integer_dtype(dtype)) and not pd.api.types.is_bool_dtype(dtype)
@@ -185,9 +196,9 @@ class Table:
         """
         if isinstance(X, Table):
             return X
-        if isinstance(X, pd.Series):
+        if is_instance(X, "pandas", "Series"):
             X = X.to_frame().T.infer_objects()
-        if isinstance(X, pd.DataFrame):
+        if is_instance(X, "pandas", "DataFrame"):
             return cls._from_pandas(X, "pandas", categorical_features, owner)
         if type(X).__module__.startswith("polars"):
             table = cls._from_pandas(X.to_pandas(), "polars", categorical_features, owner)
@@ -233,6 +244,8 @@ class Table:
 
     @classmethod
     def _from_pandas(cls, df: pd.DataFrame, source, categorical_features, owner) -> Table:
+        import pandas as pd
+
         labels = tuple(df.columns)
         names = tuple(str(c) for c in labels)
         if len(set(names)) != len(names):
@@ -250,16 +263,17 @@ class Table:
 
     @classmethod
     def _from_records(cls, records, feature_names, categorical_features, owner) -> Table:
-        names = tuple(str(k) for k in (feature_names or records[0].keys()))
+        labels = _record_labels(records[0], feature_names)
+        names = tuple(str(k) for k in labels)
         values: dict[str, list[Any]] = {n: [] for n in names}
         for i, rec in enumerate(records):
-            for n in names:
+            for n, label in zip(names, labels):
                 try:
-                    values[n].append(rec[n])
+                    values[n].append(rec[label])
                 except KeyError:
                     raise ValueError(
-                        f"{owner}: record {i} has no key {n!r} (expected keys {list(names)}; "
-                        f"got {list(rec.keys())})."
+                        f"{owner}: record {i} has no key {label!r} (expected keys "
+                        f"{list(labels)}; got {list(rec.keys())})."
                     ) from None
         cat = set(categorical_features or ())
         columns, kinds, dtypes = {}, [], []
@@ -273,7 +287,7 @@ class Table:
             columns[n] = arr
             kinds.append("numeric" if numeric else "categorical")
             dtypes.append(arr.dtype)
-        return cls(columns, Schema(names, names, tuple(kinds), tuple(dtypes), "records"))
+        return cls(columns, Schema(names, labels, tuple(kinds), tuple(dtypes), "records"))
 
     # ------------------------------------------------------------------ basic properties
     @property
@@ -299,6 +313,8 @@ class Table:
         col = self.column(name)
         if isinstance(col, np.ndarray) and col.dtype.kind in "iufb":
             return col.astype(np.float64, copy=False)
+        import pandas as pd
+
         return pd.array(col).to_numpy(dtype=np.float64, na_value=np.nan)
 
     # ------------------------------------------------------------------ row operations
@@ -392,8 +408,8 @@ class Table:
             lists = [
                 c.tolist() if isinstance(c, np.ndarray) else list(c) for c in self.columns.values()
             ]
-            names = self.names
-            return [dict(zip(names, row)) for row in zip(*lists)]
+            labels = self.schema.labels  # the user's keys (River's iter_array yields int keys)
+            return [dict(zip(labels, row)) for row in zip(*lists)]
         raise ValueError(f"Unknown native input kind {kind!r}.")
 
     def _to_polars(self, df: pd.DataFrame) -> Any:
@@ -428,6 +444,8 @@ class Table:
 
     def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame with the original labels and dtypes (RangeIndex)."""
+        import pandas as pd
+
         cols = list(self.columns.values())
         if cols and all(isinstance(c, np.ndarray) for c in cols):
             dtypes = {c.dtype for c in cols}
@@ -453,6 +471,32 @@ def _lossless_polars_cast(series: Any, dtype: Any) -> bool:
 
 def _coerce(values: Any, current: Any, dtype: Any, name: str) -> tuple[Any, bool]:
     """Convert ``values`` to ``dtype`` losslessly; return (array, upcast_to_float)."""
+    if not isinstance(dtype, np.dtype) and loaded("pandas") is not None:
+        coerced = _coerce_pandas(values, dtype, name)
+        if coerced is not None:
+            return coerced
+    np_dtype = current.dtype if isinstance(current, np.ndarray) else np.dtype(dtype)
+    arr = np.asarray(values)
+    if np_dtype.kind in "iu":
+        if arr.dtype.kind in "iu":
+            return arr.astype(np_dtype, copy=False), False
+        f = arr.astype(np.float64)
+        if np.any(np.isnan(f)) or not np.all(f == np.round(f)):
+            return f, True
+        return f.astype(np_dtype), False
+    if np_dtype.kind == "b":
+        if arr.dtype.kind == "b":
+            return arr, False
+        return arr.astype(object), False
+    if np_dtype.kind == "f":
+        return arr.astype(np_dtype, copy=False) if arr.dtype.kind in "iufb" else arr, False
+    return arr.astype(np_dtype, copy=False) if arr.dtype != np_dtype else arr, False
+
+
+def _coerce_pandas(values: Any, dtype: Any, name: str) -> tuple[Any, bool] | None:
+    """:func:`_coerce` for a pandas categorical or extension dtype (``None`` for other dtypes)."""
+    import pandas as pd
+
     if isinstance(dtype, pd.CategoricalDtype):
         cats = dtype.categories
         vals = np.asarray(values, dtype=object)
@@ -471,22 +515,7 @@ def _coerce(values: Any, current: Any, dtype: Any, name: str) -> tuple[Any, bool
             if not np.all(finite == np.round(finite)):
                 return f, True
         return pd.array(values, dtype=dtype), False
-    np_dtype = current.dtype if isinstance(current, np.ndarray) else np.dtype(dtype)
-    arr = np.asarray(values)
-    if np_dtype.kind in "iu":
-        if arr.dtype.kind in "iu":
-            return arr.astype(np_dtype, copy=False), False
-        f = arr.astype(np.float64)
-        if np.any(np.isnan(f)) or not np.all(f == np.round(f)):
-            return f, True
-        return f.astype(np_dtype), False
-    if np_dtype.kind == "b":
-        if arr.dtype.kind == "b":
-            return arr, False
-        return arr.astype(object), False
-    if np_dtype.kind == "f":
-        return arr.astype(np_dtype, copy=False) if arr.dtype.kind in "iufb" else arr, False
-    return arr.astype(np_dtype, copy=False) if arr.dtype != np_dtype else arr, False
+    return None
 
 
 def as_table(
@@ -507,3 +536,12 @@ def as_table(
     return Table.from_any(
         X, feature_names, categorical_features=categorical_features, owner=owner
     )
+
+
+def _record_labels(first: Mapping, feature_names: Any) -> tuple[Any, ...]:
+    """The record keys of the features: the first record's keys, or ``feature_names`` matched
+    to them by their text (``feature_names=["0", "1"]`` finds the int keys ``0, 1``)."""
+    if not feature_names:
+        return tuple(first.keys())
+    by_text = {str(k): k for k in first.keys()}
+    return tuple(n if n in first else by_text.get(str(n), n) for n in feature_names)

@@ -92,3 +92,64 @@ def test_explain_help_warns_that_pickles_execute_code(capsys):
     assert info.value.code in (0, None)
     text = " ".join(capsys.readouterr().out.split())
     assert "executes code" in text and ".skops" in text
+
+
+def test_ice_is_a_seeded_subset_and_pd_uses_every_row(saved, tmp_path):
+    """Issue 15 item 10: ICE of --ice-rows rows (seeded), on the PD's grid; PD stays exact."""
+    from ixplain import partial_dependence
+
+    d, model, X, _ = saved
+    args = ["explain", "--data", str(d / "houses.csv"), "--target", "MedHouseVal",
+            "--model", str(d / "model.joblib"), "--methods", "pd,ice", "--pd-features",
+            "MedInc", "--grid-resolution", "8", "--ice-rows", "40", "--seed", "1"]
+    proc = run_cli(*args, "--out", str(tmp_path / "a"))
+    assert proc.returncode == 0, proc.stderr
+    ice = pd.read_csv(tmp_path / "a" / "ice.csv")
+    rows = np.sort(ice["row"].unique())
+    assert len(rows) == 40 and len(ice) == 40 * 8
+    ref = partial_dependence(model, X, ["MedInc"], kind="both", grid_resolution=8)
+    mine = ice.pivot(index="row", columns="grid_value", values="ice").to_numpy()
+    np.testing.assert_allclose(mine, ref["individual"][0][rows], rtol=1e-12)
+    pd_json = json.loads((tmp_path / "a" / "pd.json").read_text())
+    np.testing.assert_allclose(pd_json["MedInc"]["average"], ref["average"][0], rtol=1e-12)
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["settings"]["ICE rows"] == "40 of 300 (random, seed 1)"
+    assert run_cli(*args, "--out", str(tmp_path / "b")).returncode == 0
+    assert pd.read_csv(tmp_path / "b" / "ice.csv").equals(ice)  # same seed, same rows
+
+
+def test_a_failing_method_keeps_the_others_outputs(saved, tmp_path, monkeypatch, capsys):
+    """Issue 15 item 6: SAGE failing no longer discards the PFI already computed."""
+    from ixplain.cli import _static_methods, main
+
+    def boom(run):
+        raise RuntimeError("the model cannot take NaN")
+
+    entry = _static_methods.STATIC_METHODS["sage"]
+    monkeypatch.setitem(_static_methods.STATIC_METHODS, "sage",
+                        _static_methods.StaticMethod(entry.needs, boom, entry.write, entry.plot,
+                                                     entry.tables))
+    d, *_ = saved
+    out = tmp_path / "o"
+    with pytest.raises(SystemExit) as info:
+        main(["explain", "--data", str(d / "houses.csv"), "--target", "MedHouseVal",
+              "--model", str(d / "model.joblib"), "--methods", "pfi,sage", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert info.value.code != 0 and "sage: RuntimeError: the model cannot take NaN" in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failed"] == {"sage": "RuntimeError: the model cannot take NaN"}
+    assert set(summary["importances"]) == {"pfi"}
+    assert (out / "importances.csv").is_file()
+    assert "sage failed: RuntimeError" in (out / "report.html").read_text()
+
+
+def test_bad_options_fail_before_any_computation(saved, tmp_path, capsys):
+    from ixplain.cli import main
+
+    d, *_ = saved
+    for extra, message in ((["--loss", "nope"], "--loss: The 'loss' parameter"),
+                           (["--ice-rows", "-1"], "--ice-rows must be >= 0")):
+        with pytest.raises(SystemExit) as info:
+            main(["explain", "--data", str(d / "houses.csv"), "--target", "MedHouseVal",
+                  "--model", str(d / "model.joblib"), "--out", str(tmp_path / "o"), *extra])
+        assert info.value.code != 0 and message in capsys.readouterr().err

@@ -48,10 +48,16 @@ def _library_run(bike_csv):
     names = [c for c in frame.columns if c != "count"]
     numeric, categorical = split_kinds(frame, names)
     model = make_river_model("hoeffding-tree", "regression", numeric, categorical, SEED)
-    common = {"feature_names": names, "alpha": ALPHA, "random_state": SEED}
+    from ixplain import UniformReservoir
+
+    # the CLI's settings: missing values passed to its imputing models; the PD range from a
+    # uniform reservoir of the whole stream; the integer feature hour on every level
+    common = {"feature_names": names, "alpha": ALPHA, "random_state": SEED, "nan_policy": "pass"}
     pfi = IncrementalPFI(model, loss="squared_error", **common)
     sage = IncrementalSAGE(model, loss="squared_error", **common)
-    pdp = IncrementalPDP(model, "hour", grid_resolution=20, alpha=ALPHA, random_state=SEED)
+    pdp = IncrementalPDP(model, "hour", grid_resolution=24, percentiles=(0.0, 1.0), alpha=ALPHA,
+                         random_state=SEED, nan_policy="pass", range_source="storage",
+                         storage=UniformReservoir(2000))
     rows = list(iter_frame(frame, "count"))
     abs_errors = []
     starts = [s for block in range(0, N_ROWS, EVERY) for s in range(block, block + EVERY, BATCH)]
@@ -131,7 +137,8 @@ def test_stream_bundled_synthetic_dataset_marks_known_drift(tmp_path):
     }
 
 
-def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path, sig):
     out = tmp_path / "o"
     proc = subprocess.Popen(
         [sys.executable, "-m", "ixplain", "stream", "--explain", "pfi", "--batch-size", "1",
@@ -149,7 +156,7 @@ def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path):
         counts = [int(c) for c in re.findall(r"\|\s*(\d+)/17379", seen)]
         if counts and max(counts) >= 20:
             break
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted after" in stderr and "Traceback" not in stderr
@@ -158,7 +165,7 @@ def test_ctrl_c_writes_partial_results_and_exits_non_zero(tmp_path):
     rows = int(summary["settings"]["rows"].split()[0])
     assert 20 <= rows < 17379
     assert (out / "report.html").is_file()
-    assert "Interrupted (Ctrl-C)" in (out / "report.html").read_text()
+    assert "Interrupted (Ctrl-C or SIGTERM)" in (out / "report.html").read_text()
     imp = pd.read_csv(out / "importances.csv")
     assert imp["row"].max() == rows
 

@@ -111,3 +111,40 @@ def test_bad_parameters():
         EchoSample(row_sum, alpha=2.0)
     with pytest.raises(TypeError, match="'storage' parameter"):
         EchoSample(row_sum, storage=[1, 2])
+
+
+def test_skipped_nan_rows_keep_the_stream_index_of_every_row():
+    """Rows skipped for NaN still count in the stream index t that keys the draws: a batch with
+    NaN rows in the middle (non-consecutive t among the kept rows) gives the explain_one loop's
+    state bit for bit, history_ included, for iPFI and iSAGE."""
+    import warnings
+
+    from ixplain import IncrementalPFI, IncrementalSAGE, UniformReservoir
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = X[:, 0] + X[:, 1] * X[:, 2]
+    X[rng.random(300) < 0.1, 1] = np.nan
+
+    def f(A):
+        return A[:, 0] + A[:, 1] * A[:, 2]
+
+    makers = [
+        lambda: IncrementalPFI(f, "squared_error", alpha=0.05, random_state=1, history_every=7,
+                               storage=UniformReservoir(30)),
+        lambda: IncrementalSAGE(f, loss="squared_error", n_samples=2, alpha=0.05,
+                                random_state=1, history_every=7),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for make in makers:
+            a, b = make(), make()
+            for x, t in zip(X, y):
+                a.explain_one(x, t)
+            for s in range(0, 300, 37):
+                b.explain_many(X[s : s + 37], y[s : s + 37])
+            assert a.n_skipped_ == b.n_skipped_ > 0
+            np.testing.assert_array_equal(a.importances_, b.importances_)
+            assert [h[0] for h in a.history_] == [h[0] for h in b.history_]
+            for p, q in zip(a.history_, b.history_):
+                np.testing.assert_array_equal(p[1], q[1])

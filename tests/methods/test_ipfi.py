@@ -357,10 +357,13 @@ def test_stream_start_in_a_batch_never_feeds_placeholders_to_the_model():
 @pytest.mark.parametrize("n_samples", [1, 3])
 @pytest.mark.parametrize("mode", ["explain_one", "explain_many"])
 def test_single_row_path_equals_general_path(kind, n_samples, mode):
-    """The all-numeric fast path (explain_one's single rows, and explain_many's batches of
-    changing sizes, which reuse a prefix of the cached flat positions) gives bit for bit what
-    the general path of pfi_losses gives on the same draws, for every model input kind
-    (records, numpy, a pandas frame with int columns, scikit-learn)."""
+    """IncrementalPFI's numeric route into pfi_losses' kernel (explain_one's single rows, and
+    explain_many's batches of changing sizes, which reuse a prefix of the cached flat
+    positions; draws in (row, feature, draw) order; the model called natively once its input
+    kind is known, records built as copies of each observation's dict) gives bit for bit what
+    pfi_losses gives on a source table with explicit replacement indices and a Table round
+    trip on every call, for every model input kind (records, numpy, a pandas frame with int
+    columns, scikit-learn)."""
     import pandas as pd
     from sklearn.linear_model import LinearRegression
 
@@ -397,7 +400,7 @@ def test_single_row_path_equals_general_path(kind, n_samples, mode):
                               random_state=2)
 
     fast, general = make("fast"), make("general")
-    general._all_numeric = False  # forces the column-wise path of pfi_losses
+    general._all_numeric = False  # forces the source-table route of pfi_losses
     if mode == "explain_one":
         for r, t in zip(rows, y):
             fast.explain_one(r, t)
@@ -415,7 +418,7 @@ def test_single_row_path_equals_general_path(kind, n_samples, mode):
             start += size
         assert start == len(rows) and fast.n_explained_ == len(rows) - 1
     assert seen["fast"] == seen["general"]
-    assert fast._native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
+    assert fast._plan.native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
                                  "sklearn": "numpy"}[kind]
     assert np.any(fast.importances_ != 0)
     np.testing.assert_array_equal(fast.importances_, general.importances_)

@@ -109,30 +109,37 @@ class EWMean(Aggregator):
 
     def update_sequence(self, values: Any) -> None:
         """Add ``values[0], values[1], ...`` with the state a loop of :meth:`update` gives, bit
-        for bit: the recurrence runs as a first-order IIR filter (``scipy.signal.lfilter``
-        computes ``m_t = a x_t + (1 - a) m_{t-1}`` with the same two roundings per step as
-        :meth:`update`) for long batches, as that loop for short ones."""
+        for bit (the same two roundings per step). Batches of up to 511 rows step the stacked
+        (mean, mean square) state in place; longer ones run the recurrence
+        ``m_t = a x_t + (1 - a) m_{t-1}`` as a first-order IIR filter
+        (``scipy.signal.lfilter``, imported on first use: worth it only for long batches)."""
         x = np.asarray(values, dtype=np.float64)
         B = x.shape[0]
-        if B < 32:
-            for v in x:
-                self.update(v)
+        if B == 0:
             return
         if self._mean is None or self._sq is None:
             self._mean = np.zeros_like(x[0])
             self._sq = np.zeros_like(x[0])
         self._shape_check(x[0], self._mean, "EWMean")
-        from scipy.signal import lfilter
-
         a = self.alpha
-        flat = x.reshape(B, -1)
-        ax = a * flat  # what update adds to the mean, then (a * x) * x to the mean square
-        den = np.array([1.0, -(1.0 - a)])
         shape = self._mean.shape
-        for attr, inc in (("_mean", ax), ("_sq", ax * flat)):
-            state = getattr(self, attr).reshape(1, -1)
-            out, _ = lfilter([1.0], den, inc, axis=0, zi=(1.0 - a) * state)
-            setattr(self, attr, out[-1].reshape(shape).copy())
+        flat = x.reshape(B, -1)
+        ax = a * flat  # what update adds to the mean; (a * x) * x to the mean square
+        inc = np.stack((ax, ax * flat), axis=1)  # (B, 2, n)
+        state = np.stack((self._mean.reshape(-1), self._sq.reshape(-1)))
+        if B < 512:
+            decay = 1.0 - a
+            for row in inc:
+                state *= decay
+                state += row
+        else:
+            from scipy.signal import lfilter
+
+            out, _ = lfilter([1.0], np.array([1.0, -(1.0 - a)]), inc, axis=0,
+                             zi=((1.0 - a) * state)[None])
+            state = out[-1]
+        self._mean = state[0].reshape(shape).copy()
+        self._sq = state[1].reshape(shape).copy()
         self.n += B
 
     def get(self) -> np.ndarray:

@@ -105,11 +105,15 @@ class ExplainerCase:
 
 def explainer_cases() -> dict[type, ExplainerCase]:
     """``{class: ExplainerCase}`` (one line per incremental explainer class)."""
+    from ..compat import ixai
     from ..methods.ipdp import IncrementalPDP
     from ..methods.isage import IncrementalSAGE
     from ..methods.pfi import IncrementalPFI
 
     return {
+        # ixai's signatures on ixplain's explainers (explain_one returns ixai's dict)
+        ixai.IncrementalPFI: ExplainerCase(lambda m, rs: ixai.IncrementalPFI(m, "squared_error", None, smoothing_alpha=0.05, random_state=rs)),
+        ixai.IncrementalSage: ExplainerCase(lambda m, rs: ixai.IncrementalSage(m, "squared_error", None, smoothing_alpha=0.05, random_state=rs)),
         IncrementalPFI: ExplainerCase(
             lambda model, rs: IncrementalPFI(model, "squared_error", alpha=0.05, random_state=rs)
         ),
@@ -248,6 +252,16 @@ def check_aggregator(factory: Callable[[], Any]) -> None:
     np.testing.assert_allclose(bat.get(), seq.get(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(bat.variance, seq.variance, rtol=1e-8, atol=1e-12)
     assert bat.n == seq.n == 40
+    # update_sequence: a loop of update, bit for bit, in any split (short and long batches)
+    Z = rng.normal(size=(1300, 2, 3)) * 10.0
+    loop, split = factory(), factory()
+    for z in Z:
+        loop.update(z)
+    for a, b in ((0, 1), (1, 40), (40, 700), (700, 1300)):
+        split.update_sequence(Z[a:b])
+    np.testing.assert_array_equal(split.get(), loop.get())
+    np.testing.assert_array_equal(split.variance, loop.variance)
+    assert split.n == loop.n == len(Z)
     p = factory()
     p.update_many(X[:10])
     q = pickle.loads(pickle.dumps(p))

@@ -155,7 +155,7 @@ def stream(
 ) -> None:
     """Stream a dataset through an online River model and explain it as it learns.
 
-    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C stops the run and writes what was computed so far (exit status 130).
+    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C or SIGTERM stops the run and writes what was computed so far (exit status 130).
     """
 
     def body() -> None:
@@ -265,6 +265,13 @@ def explain_cmd(
     ] = None,
     n_repeats: Annotated[int, typer.Option(help="PFI repeats.")] = 5,
     grid_resolution: Annotated[int, typer.Option(help="PD grid points per feature.")] = 50,
+    ice_rows: Annotated[
+        int,
+        typer.Option(
+            help="Rows whose ICE curves are computed and written (a random subset with --seed; "
+            "0: every row). PD always uses every row."
+        ),
+    ] = 500,
     loss: Annotated[
         str | None,
         typer.Option(
@@ -303,6 +310,15 @@ def explain_cmd(
         if removal not in ("marginal", "conditional", "both"):
             raise CLIError(
                 f"--removal must be 'marginal', 'conditional' or 'both', got {removal!r}.")
+        if ice_rows < 0:
+            raise CLIError(f"--ice-rows must be >= 0 (0: every row), got {ice_rows}.")
+        if loss is not None:
+            from ..losses import get_loss
+
+            try:
+                get_loss(loss, owner="ixplain explain")
+            except (ValueError, TypeError) as exc:
+                raise CLIError(f"--loss: {exc}") from None
         _prepare_out(out)
         cfg = ExplainConfig(
             data=str(data),
@@ -313,17 +329,22 @@ def explain_cmd(
             pd_features=_split(pd_features),
             n_repeats=n_repeats,
             grid_resolution=grid_resolution,
+            ice_rows=ice_rows,
             loss=loss,
             trust=_split(trust),
             seed=seed,
             removal=removal,
         )
         summary = run_explain(cfg, out)
+        done = [m for m in summary["methods"] if m not in summary["failed"]]
         typer.echo(
             f"ixplain: explained {summary['settings']['model']} on {summary['settings']['rows']} "
-            f"rows ({', '.join(summary['methods'])})."
+            f"rows ({', '.join(done) or 'no method'})."
         )
         typer.echo(f"Report: {(out / 'report.html').resolve()}")
+        if summary["failed"]:
+            failed = "; ".join(f"{m}: {why}" for m, why in summary["failed"].items())
+            raise CLIError(f"{failed} (the other methods' outputs are written to {out}).")
 
     _guard(debug, body)
 

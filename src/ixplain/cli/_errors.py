@@ -10,7 +10,7 @@ class CLIError(Exception):
 
 
 class RunInterrupted(Exception):
-    """Ctrl-C during a run; partial results were written to ``out``."""
+    """Ctrl-C or SIGTERM during a run; partial results were written to ``out``."""
 
     def __init__(self, out: str, rows: int) -> None:
         super().__init__(f"interrupted after {rows} rows; partial results written to {out}")

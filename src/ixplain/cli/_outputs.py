@@ -90,6 +90,8 @@ def _summary(run: StreamRun, settings: list[tuple[str, Any]], files: list[Path])
         f"final_rolling_{run.metric_name}": float(rolling[-1]) if len(rolling) else None,
         "known_drift": run.known_drift,
         "detected_drift": run.detected_drift,
+        "rows_explained": run.explainers.row_counts(),
+        "dropped_columns": run.dropped_columns,
         "files": [p.name for p in files],
     }
 
@@ -98,13 +100,23 @@ def _notes(run: StreamRun) -> list[str]:
     notes = []
     if run.interrupted:
         notes.append(
-            f"Interrupted (Ctrl-C) after {run.rows_seen} of {run.n_rows_total} rows: the values "
+            f"Interrupted (Ctrl-C or SIGTERM) after {run.rows_seen} of {run.n_rows_total} rows: the values "
             "below are the partial results."
         )
     if run.skipped_methods:
         notes.append(
             "Not available in this build of ixplain, skipped: " + ", ".join(run.skipped_methods)
         )
+    if run.dropped_columns:
+        notes.append(
+            "Left out, every value missing: " + ", ".join(map(repr, run.dropped_columns)) + "."
+        )
+    for name, c in run.explainers.row_counts().items():
+        if c["skipped"]:
+            notes.append(
+                f"{name}: {c['skipped']:,} of {c['seen']:,} rows were not explained (missing "
+                "values, or a non-finite explanation); the values describe the other rows."
+            )
     return notes
 
 
@@ -123,6 +135,7 @@ def _settings(run: StreamRun) -> list[tuple[str, Any]]:
         ("PD features", ", ".join(run.explainers.pdp) or "-"),
         ("snapshot every", f"{run.every} rows"),
         ("rows", f"{run.rows_seen} of {run.n_rows_total}"),
+        ("rows explained", _explained_text(run.explainers.row_counts())),
         ("time", f"{run.seconds:.1f} s ({run.rows_seen / max(run.seconds, 1e-9):.0f} rows/s)"),
         (
             f"final rolling {run.metric_name}",
@@ -132,3 +145,12 @@ def _settings(run: StreamRun) -> list[tuple[str, Any]]:
         ("known change points (rows)", ", ".join(map(str, run.known_drift)) or "none documented"),
         ("changes detected (ADWIN)", len(run.detected_drift)),
     ]
+
+
+def _explained_text(counts: dict[str, dict[str, int]]) -> str:
+    """``"pfi: 100 of 100; sage: 98 of 100 (2 skipped)"``."""
+    parts = []
+    for name, c in counts.items():
+        text = f"{name}: {c['explained']:,} of {c['seen']:,}"
+        parts.append(text + (f" ({c['skipped']:,} skipped)" if c["skipped"] else ""))
+    return "; ".join(parts) or "-"

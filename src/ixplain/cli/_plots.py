@@ -18,6 +18,8 @@ __all__ = [
 
 _MAX_LINES = 8
 _TITLES = {"pfi": "iPFI", "sage": "iSAGE", "pdp": "iPDP"}
+#: Titles of the static methods (``ixplain explain``).
+STATIC_TITLES = {"pfi": "PFI", "sage": "SAGE"}
 
 
 def importance_label(method: str, loss: str | None) -> str:
@@ -128,8 +130,11 @@ def plot_importance_bars(
     *,
     xlabel: str | dict[str, str] = "importance",
     title: str = "{method}: final importances (error bar: 95% bound)",
+    titles: dict[str, str] | None = None,
 ) -> Path:
-    """Horizontal bars of the final importances per method, sorted, with error bars."""
+    """Horizontal bars of the final importances per method, sorted, with error bars
+    (``titles``: method -> name in the title; default the stream names, iPFI and iSAGE)."""
+    titles = _TITLES if titles is None else titles
     fig, axes = _figure(len(final), height=max(2.4, 0.28 * len(feature_names) + 1.0))
     for ax, (method, (values, err)) in zip(axes, final.items()):
         display = _display("FeatureImportanceDisplay")
@@ -144,7 +149,7 @@ def plot_importance_bars(
             ax.set_yticks(y)
             ax.set_yticklabels([_text(feature_names[i]) for i in order], fontsize=8)
             ax.axvline(0, color="0.2", lw=0.8)
-        ax.set_title(title.format(method=_TITLES.get(method, method)))
+        ax.set_title(title.format(method=titles.get(method, method)))
         ax.set_xlabel(xlabel.get(method, "importance") if isinstance(xlabel, dict) else xlabel)
         ax.grid(axis="x", alpha=0.3)
     fig.savefig(path, dpi=90)

@@ -30,6 +30,7 @@ class ExplainConfig:
     pd_features: Sequence[str] | None = None
     n_repeats: int = 5
     grid_resolution: int = 50
+    ice_rows: int = 500
     loss: str | None = None
     trust: Sequence[str] | None = None
     seed: int = 0
@@ -118,13 +119,27 @@ def _unique(functions: Any) -> list[Any]:
 
 
 def run_explain(cfg: ExplainConfig, out: Path) -> dict[str, Any]:
-    """Compute the requested static explanations and write CSV/JSON/PNG and ``report.html``."""
+    """Compute the requested static explanations and write CSV/JSON/PNG and ``report.html``.
+
+    Each method's files are written as soon as it finishes; a method that fails (a model
+    that cannot take NaN in SAGE, say) is recorded in ``summary["failed"]`` and the report, and
+    the other methods still run and are written (the command then exits non-zero).
+    """
     run = _prepare(cfg, out)
     entries = [STATIC_METHODS[m] for m in run.methods]
     start = time.perf_counter()
+    files: list[Path] = []
     for compute in _unique(e.compute for e in entries):
-        compute(run)
-    files = [p for write in _unique(e.write for e in entries) for p in write(run)]
+        group = [m for m in run.methods if STATIC_METHODS[m].compute is compute]
+        try:
+            compute(run)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # keep what the other methods compute
+            run.failed.update({m: _first_line(exc) for m in group})
+            continue
+        for write in _unique(STATIC_METHODS[m].write for m in group):
+            files += write(run)
     images = [im for plot in _unique(e.plot for e in entries) for im in plot(run)]
     tables = [t for table in _unique(e.tables for e in entries) for t in table(run)]
     settings = _settings(run, time.perf_counter() - start)
@@ -134,6 +149,7 @@ def run_explain(cfg: ExplainConfig, out: Path) -> dict[str, Any]:
     write_json(out / "summary.json", summary)
     report = Report(
         title=f"ixplain explain: {Path(cfg.model).name} on {Path(cfg.data).name}",
+        notes=[f"{m} failed: {why}" for m, why in run.failed.items()],
         settings=settings,
         tables=[*tables, sample_table("First rows of the data", run.frame.head(5))],
         images=images,
@@ -166,6 +182,7 @@ def _settings(run: StaticRun, seconds: float) -> list[tuple[str, Any]]:
         ("PFI repeats", cfg.n_repeats if "pfi" in run.methods else "-"),
         ("loss", cfg.loss or ("model score (PFI), default loss (SAGE)")),
         ("PD features", ", ".join(run.pd_features) if run.curves else "-"),
+        ("ICE rows", run.ice_text),
         ("time", f"{seconds:.1f} s"),
         ("seed", cfg.seed),
     ]
@@ -180,5 +197,6 @@ def _summary(run: StaticRun, settings: list[tuple[str, Any]], files: list[Path])
         "importances": {m: dict(zip(names, v.tolist())) for m, (v, _) in run.importances.items()},
         "std": {m: dict(zip(names, e.tolist())) for m, (_, e) in run.importances.items()},
         "timings": run.timings,
+        "failed": run.failed,
         "files": [p.name for p in files],
     }

@@ -45,6 +45,9 @@ class StaticRun:
         (n_rows, n_grid) when ICE was asked for.
     pd_features : list of str
         The features whose curves were computed.
+    results : dict of str to object
+        Results of methods without a field of their own, by method name (where a new method's
+        ``compute`` leaves what its ``write``/``plot``/``tables`` read).
     timings : dict of str to float
         Seconds spent computing each method (``"pd"`` for PD and ICE together).
     """
@@ -63,7 +66,10 @@ class StaticRun:
         default_factory=dict
     )
     pd_features: list[str] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    ice_index: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.X = self.frame.drop(columns=[self.target])
@@ -73,6 +79,16 @@ class StaticRun:
     @property
     def is_classifier(self) -> bool:
         return hasattr(self.model, "classes_")
+
+    @property
+    def ice_text(self) -> str:
+        """The ICE rows for the report: ``"500 of 20,000 (random, seed 0)"``, ``"all"`` or ``"-"``."""
+        if self.ice_index is None:
+            return "-"
+        n = int(self.X.shape[0])
+        if len(self.ice_index) == n:
+            return f"all {n:,}"
+        return f"{len(self.ice_index):,} of {n:,} (random, seed {self.cfg.seed})"
 
     @contextmanager
     def timed(self, key: str) -> Iterator[None]:
@@ -173,8 +189,12 @@ def _compute_pfi(run: StaticRun) -> None:
             run.importances["pfi" + suffix] = importance_arrays(result, run.names)
 
 
+def _sage_loss(run: StaticRun) -> str:
+    return run.cfg.loss or ("log_loss" if run.is_classifier else "squared_error")
+
+
 def _compute_sage(run: StaticRun) -> None:
-    loss = run.cfg.loss or ("log_loss" if run.is_classifier else "squared_error")
+    loss = _sage_loss(run)
     for suffix, removal in _removals(run):
         extra = {"removal": removal} if removal == "conditional" else {}
         with run.timed("sage" + suffix):
@@ -203,12 +223,15 @@ def _write_importances(run: StaticRun) -> list[Path]:
 def _plot_importances(run: StaticRun) -> list[Image]:
     if not run.importances:
         return []
+    pfi_label = (_plots.importance_label("pfi", run.cfg.loss) if run.cfg.loss
+                 else "decrease of the model's score")  # permutation_importance's default
     path = _plots.plot_importance_bars(
         run.out / "importance_final.png",
         run.importances,
         run.names,
-        xlabel="importance",
+        xlabel={"pfi": pfi_label, "sage": _plots.importance_label("sage", _sage_loss(run))},
         title="{method} (error bar: std / standard error)",
+        titles=_plots.STATIC_TITLES,
     )
     caption = (
         "Importances (error bar: standard deviation over repeats for PFI, standard "
@@ -249,22 +272,33 @@ def _with_ice(run: StaticRun) -> bool:
     return "ice" in run.methods
 
 
+def _ice_rows(run: StaticRun) -> np.ndarray:
+    """Sorted indices of the rows whose ICE curves are kept: ``--ice-rows`` of them drawn
+    with ``--seed`` (all rows for 0 or more than the table has)."""
+    from .._random import keyed_generator
+
+    n, k = int(run.X.shape[0]), int(run.cfg.ice_rows)
+    if k == 0 or k >= n:
+        return np.arange(n)
+    return np.sort(keyed_generator(run.cfg.seed, "cli-ice").choice(n, size=k, replace=False))
+
+
 def _compute_curves(run: StaticRun) -> None:
+    """PD on every row; ICE (``--methods ice``) on the ``--ice-rows`` subset, on the PD's grid."""
     run.pd_features = _pd_features(run)
-    kind = "both" if _with_ice(run) else "average"
     pdf = _public("partial_dependence")
     with run.timed("pd"):
+        if _with_ice(run):
+            run.ice_index = _ice_rows(run)
         for f in run.pd_features:
-            res = pdf(
-                run.model,
-                run.X,
-                [f],
-                kind=kind,
-                grid_resolution=run.cfg.grid_resolution,
-                random_state=run.cfg.seed,
-            )
+            res = pdf(run.model, run.X, [f], kind="average",
+                      grid_resolution=run.cfg.grid_resolution)  # fmt: skip
             grid = np.asarray(res["grid_values"][0])
-            ice = np.asarray(res["individual"])[0] if kind == "both" else None
+            ice = None
+            if run.ice_index is not None:
+                rows = run.X.iloc[run.ice_index]
+                ind = pdf(run.model, rows, [f], kind="individual", custom_values={f: grid})
+                ice = np.asarray(ind["individual"])[0]
             run.curves[f] = (grid, np.asarray(res["average"])[0], ice)
 
 
@@ -280,11 +314,12 @@ def _write_curves(run: StaticRun) -> list[Path]:
     payload = {f: {"grid_values": g, "average": a} for f, (g, a, _) in run.curves.items()}
     files.append(write_json(run.out / "pd.json", payload))
     if _with_ice(run):
+        index = run.ice_index if run.ice_index is not None else np.arange(0)
         ice_rows = [
-            {"feature": f, "row": i, "grid_value": g, "ice": float(v)}
+            {"feature": f, "row": int(i), "grid_value": g, "ice": float(v)}
             for f, (grid, _, ice_f) in run.curves.items()
             if ice_f is not None
-            for i, curve in enumerate(ice_f)
+            for i, curve in zip(index.tolist(), ice_f)
             for g, v in zip(grid.tolist(), curve.tolist())
         ]
         files += write_frame(run.out, "ice", pd.DataFrame.from_records(ice_rows))

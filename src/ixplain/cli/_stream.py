@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
+import warnings
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -17,8 +21,13 @@ from ..datasets import DATASETS, iter_frame, load_dataset
 from ._data import infer_task, read_table, select_columns, split_kinds
 from ._errors import CLIError
 from ._methods import available
-from ._models import DEFAULT_MODELS, make_river_model
-from ._stream_methods import STREAM_METHODS, ExplainerOptions, StreamExplainers
+from ._models import DATASET_MODELS, DEFAULT_MODELS, make_river_model
+from ._stream_methods import (
+    STREAM_METHODS,
+    ExplainerOptions,
+    StreamExplainers,
+    integer_pd_options,
+)
 
 __all__ = ["StreamConfig", "StreamRun", "default_alpha", "run_stream"]
 
@@ -103,6 +112,7 @@ class StreamRun:
     interrupted: bool = False
     skipped_methods: list[str] = field(default_factory=list)
     frame_sample: pd.DataFrame | None = None
+    dropped_columns: list[str] = field(default_factory=list)
 
     @property
     def known_drift_seen(self) -> list[int]:
@@ -199,6 +209,7 @@ class _Setup:
     every: int
     losses: dict[str, str]
     explainers: StreamExplainers
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def n_rows(self) -> int:
@@ -211,19 +222,23 @@ def _setup(cfg: StreamConfig) -> _Setup:
     frame, target, task, source, known_drift = _load_source(cfg)
     if cfg.n_rows is not None:
         frame = frame.iloc[: cfg.n_rows]
+    frame, dropped = _drop_empty_columns(frame, target)
     names = [c for c in frame.columns if c != target]
     numeric, categorical = split_kinds(frame, names)
     n_total = int(frame.shape[0])
-    model_name = cfg.model or DEFAULT_MODELS[task]
+    dataset_default = DATASET_MODELS.get(cfg.dataset or "") if cfg.data is None else None
+    model_name = cfg.model or dataset_default or DEFAULT_MODELS[task]
     model = make_river_model(model_name, task, numeric, categorical, cfg.seed)
     methods, skipped = _choose_methods(cfg)
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
     every = cfg.every if cfg.every is not None else max(1, n_total // 200)
     losses = {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
+    pd_features = _pd_features(cfg, names, numeric) if "pdp" in methods else []
     options = ExplainerOptions(
         loss=losses,
         feature_names=names,
-        pd_features=_pd_features(cfg, names, numeric) if "pdp" in methods else [],
+        pd_features=pd_features,
+        pd_options={f: integer_pd_options(frame[f]) for f in pd_features if f in numeric},
         alpha=alpha,
         seed=cfg.seed,
         grid_resolution=cfg.grid_resolution,
@@ -232,7 +247,24 @@ def _setup(cfg: StreamConfig) -> _Setup:
     )
     explainers = StreamExplainers.build(methods, model, options)
     return _Setup(frame, target, task, source, known_drift, names, model_name, model,
-                  methods, skipped, alpha, every, losses, explainers)  # fmt: skip
+                  methods, skipped, alpha, every, losses, explainers, dropped)  # fmt: skip
+
+
+def _drop_empty_columns(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out feature columns with no value at all (with a warning): nothing can be learnt
+    from them or explained about them."""
+    empty = [c for c in frame.columns if c != target and frame[c].isna().all()]
+    if not empty:
+        return frame, []
+    if len(empty) == frame.shape[1] - 1:
+        raise CLIError("every feature column is empty (all values missing); nothing to explain.")
+    warnings.warn(
+        f"column(s) {', '.join(map(repr, empty))} have no value (every row is missing) and are "
+        "left out.",
+        UserWarning,
+        stacklevel=2,
+    )
+    return frame.drop(columns=empty), empty
 
 
 @dataclass
@@ -281,22 +313,23 @@ class _Prequential:
 
 
 def run_stream(cfg: StreamConfig) -> StreamRun:
-    """Run the prequential loop; on Ctrl-C return what was computed (``interrupted=True``)."""
+    """Run the prequential loop; on Ctrl-C or SIGTERM return what was computed
+    (``interrupted=True``)."""
     setup = _setup(cfg)
     metric = _Prequential(setup.task, setup.n_rows)
     bar = _progress(setup.n_rows, cfg.progress)
     start = time.perf_counter()
     interrupted = False
     try:
-        _loop(setup, metric, max(1, int(cfg.batch_size)), bar)
+        with _sigterm_as_interrupt():
+            _loop(setup, metric, max(1, int(cfg.batch_size)), bar)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         if bar is not None:
             bar.close()
     seen = metric.rows_seen
-    traces = setup.explainers.traces.values()
-    if seen > 0 and not any(t.rows and t.rows[-1] == seen for t in traces):
+    if seen > 0 and setup.explainers.last_snapshot_row() != seen:
         setup.explainers.snapshot(seen)
     return _stream_run(cfg, setup, metric, seen, time.perf_counter() - start, interrupted)
 
@@ -361,7 +394,26 @@ def _stream_run(
         interrupted=interrupted,
         skipped_methods=setup.skipped,
         frame_sample=setup.frame.head(5),
+        dropped_columns=setup.dropped,
     )
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM (``kill``, a job scheduler's stop) stops the loop as Ctrl-C
+    does, so the rows computed so far are written; the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _drift_detector() -> Any:

@@ -29,7 +29,7 @@ from ._writers import Table, importance_table, write_frame, write_json
 if TYPE_CHECKING:
     from ._stream import StreamRun
 
-__all__ = ["STREAM_METHODS", "ExplainerOptions", "StreamExplainers", "StreamMethod"]
+__all__ = ["STREAM_METHODS", "ExplainerOptions", "StreamExplainers", "StreamMethod", "integer_pd_options"]
 
 #: A report figure: (caption, path of the PNG).
 Image = tuple[str, Path]
@@ -50,6 +50,11 @@ class ExplainerOptions:
     grid_resolution: int = 20
     sage_samples: int | None = None
     removal: str = "marginal"
+    #: The CLI's River models map a missing value to the running mean, so rows with missing
+    #: values are explained as they are (``"pass"``), not skipped.
+    nan_policy: str = "pass"
+    #: Per PD feature, extra IncrementalPDP arguments (integer features on their levels).
+    pd_options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,6 +80,9 @@ class StreamExplainers:
     traces : dict of str to _Trace
         Importances over time, one snapshot every ``every`` rows.
     pd_snapshots : dict of str to list of (row, grid, values)
+    snapshots : dict of str to list
+        Snapshots of methods without a field of their own, by method name (what a new
+        method's ``snapshot`` records and its ``write``/``plot`` read).
     settings : dict
         ``"storage"``: a description of each importance explainer's storage.
     """
@@ -86,6 +94,7 @@ class StreamExplainers:
     pdp: dict[str, Any] = field(default_factory=dict)
     traces: dict[str, _Trace] = field(default_factory=dict)
     pd_snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    snapshots: dict[str, list[Any]] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -122,9 +131,27 @@ class StreamExplainers:
         for snap in dict.fromkeys(STREAM_METHODS[m].snapshot for m in self.methods):
             snap(self, row)
 
+    def last_snapshot_row(self) -> int | None:
+        """The stream row of the latest snapshot of any method (None before the first)."""
+        rows = [t.rows[-1] for t in self.traces.values() if t.rows]
+        rows += [snaps[-1][0] for snaps in self.pd_snapshots.values() if snaps]
+        return max(rows) if rows else None
+
     @property
     def n_explainers(self) -> int:
         return len(self.explainers)
+
+    def row_counts(self) -> dict[str, dict[str, int]]:
+        """Per explainer: rows received, explained and skipped (missing values or a
+        non-finite explanation; see ``nan_policy``)."""
+        return {
+            name: {
+                "seen": int(getattr(ex, "n_seen_", 0)),
+                "explained": int(getattr(ex, "n_explained_", 0)),
+                "skipped": int(getattr(ex, "n_skipped_", 0)),
+            }
+            for name, ex in self.explainers.items()
+        }
 
 
 def _nothing(run: StreamRun) -> list[Any]:
@@ -186,6 +213,7 @@ def _build_importance(
         "feature_names": list(options.feature_names),
         "alpha": options.alpha,
         "random_state": options.seed,
+        "nan_policy": options.nan_policy,
     }
     if method == "sage" and options.sage_samples is not None:
         kwargs["n_samples"] = options.sage_samples
@@ -304,15 +332,38 @@ def _importance_tables(run: StreamRun) -> list[Table]:
 def _build_pdp(
     ex: StreamExplainers, method: str, klass: Any, model: Any, options: ExplainerOptions
 ) -> None:
+    """One iPDP per feature. The range comes from a uniform reservoir of the whole stream so
+    far (``range_source="storage"``), so the curves of successive snapshots share one axis
+    (a window of recent rows follows the seasons, and the curves look like disjoint pieces)."""
+    from ..storage import UniformReservoir
+
     for feature in options.pd_features:
+        kwargs: dict[str, Any] = {"grid_resolution": options.grid_resolution}
+        kwargs.update(options.pd_options.get(feature, {}))
         ex.pdp[feature] = ex.explainers[f"pdp:{feature}"] = klass(
             model,
             feature,
-            grid_resolution=options.grid_resolution,
             alpha=options.alpha,
             random_state=options.seed,
+            nan_policy=options.nan_policy,
+            range_source="storage",
+            storage=UniformReservoir(2000),
+            **kwargs,
         )
         ex.pd_snapshots[feature] = []
+
+
+def integer_pd_options(column: pd.Series, limit: int = 50) -> dict[str, Any]:
+    """IncrementalPDP arguments that put an integer feature with at most ``limit`` levels
+    (an hour, a weekday, a count) on every level between its minimum and maximum."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if len(values) == 0 or not np.all(values == np.round(values)):
+        return {}
+    n_levels = int(values.max() - values.min()) + 1
+    if n_levels > limit:
+        return {}
+    return {"grid_resolution": max(n_levels, 2), "percentiles": (0.0, 1.0)}
 
 
 def _snapshot_pdp(ex: StreamExplainers, row: int) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DATASETS", "DatasetInfo", "iter_frame", "list_datasets", "load_dataset"]
 
@@ -55,12 +56,18 @@ class DatasetInfo:
     license: str
     time_ordered: bool
     drift_points: tuple[int, ...] = ()
-    loader: Callable[..., pd.DataFrame] = field(default=lambda: pd.DataFrame(), repr=False)
+    loader: Callable[..., pd.DataFrame] = field(default=lambda: _empty_frame(), repr=False)
     synthetic: bool = False
 
 
 #: The registry, filled by the modules that define the loaders.
 DATASETS: dict[str, DatasetInfo] = {}
+
+
+def _empty_frame() -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame()
 
 
 def _register(info: DatasetInfo) -> DatasetInfo:
@@ -71,6 +78,8 @@ def _register(info: DatasetInfo) -> DatasetInfo:
 def _read_bundled(filename: str, **read_csv_kwargs: Any) -> pd.DataFrame:
     """Read ``datasets/data/<filename>`` (a gzip CSV shipped inside the package)."""
     ref = resources.files("ixplain.datasets").joinpath("data", filename)
+    import pandas as pd
+
     with resources.as_file(ref) as path:
         return pd.read_csv(path, **read_csv_kwargs)
 
@@ -104,6 +113,8 @@ def list_datasets() -> pd.DataFrame:
         }
         for d in DATASETS.values()
     ]
+    import pandas as pd
+
     return pd.DataFrame(rows).set_index("name")
 
 

@@ -13,9 +13,10 @@ tests of the explainers use (see each function's docstring).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ._base import DatasetInfo, _register
 
@@ -102,6 +103,8 @@ def load_agrawal(
             n_rows=n_rows, classification_function=classification_function, seed=seed
         )
     ]
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -175,6 +178,8 @@ def load_agrawal_drift(
             n_rows=n_rows, position=position, width=width, functions=functions, seed=seed
         )
     ]
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 

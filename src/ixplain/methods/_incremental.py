@@ -16,13 +16,46 @@ storage of past rows (:mod:`ixplain.storage`). This module does everything excep
   by name (a missing key is an error naming it; extra keys are ignored; key order is irrelevant);
 * the storage and aggregator updates, in order: row ``t`` is explained with the storage holding
   rows ``< t`` (the first row of a stream is only stored), then stored;
-* ``history_`` snapshots, the confidence bound, the random generator, pickling.
+* ``history_`` snapshots, the confidence bound, the randomness, pickling.
 
 A subclass writes only :meth:`IncrementalExplainer._explain_batch` -- the batched ``lambda`` --
 and, if needed, :meth:`IncrementalExplainer._value_shape` and :meth:`_default_storage`. It may
 add :meth:`IncrementalExplainer._explain_numeric_row`, the same ``lambda`` for one all-numeric
 row given as an array (the per-observation hot path of ``explain_one``; it must give the values
 ``_explain_batch`` gives for that row, from the same draws).
+
+Randomness (batch invariance)
+-----------------------------
+The state after row ``t`` (estimate, variances, ``history_``, storage) depends on the seed and
+rows ``0..t`` alone, bit for bit, however the rows were split into ``explain_one`` /
+``explain_many`` calls, whatever ``history_every`` and ``max_batch`` are, and across a pickle
+round trip. ``_explain_batch`` gets a :class:`Sampler` whose every number for row ``t`` is read
+from a counter-based row stream at index ``t`` (:mod:`ixplain._random`):
+
+* ``sampler.draw(n)`` / ``draw_blocks(n)`` / ``draw_columns(n)``: ``n`` storage rows per row;
+* ``sampler.uniforms(k, name)``: ``(B, k)`` uniforms of the batch's rows from stream ``name``,
+  for the method's own randomness (iSAGE: ``argsort(sampler.uniforms(G, "order"), axis=1)``);
+* ``sampler.available``: which rows found a non-empty storage.
+
+Never use a ``numpy.random.Generator`` in ``_explain_batch``: its numbers would depend on the
+batching. The storage decides per offered row from its own row stream (seeded from the
+explainer's seed unless given one), the model is evaluated on up to ``max_batch`` rows at once,
+and the aggregator takes the values as a sequence of single updates
+(:meth:`~ixplain.aggregation.base.Aggregator.update_sequence`) in segments that end at the
+snapshot rows.
+
+    >>> import numpy as np
+    >>> from ixplain import IncrementalPFI
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2)); y = X[:, 0] + 0.1 * rng.normal(size=300)
+    >>> def f(A): return A[:, 0]
+    >>> loop = IncrementalPFI(f, "squared_error", alpha=0.05, random_state=0)
+    >>> for x, t in zip(X, y):
+    ...     _ = loop.explain_one(x, t)
+    >>> many = IncrementalPFI(f, "squared_error", alpha=0.05, random_state=0, max_batch=64)
+    >>> _ = many.explain_many(X[:123], y[:123]); _ = many.explain_many(X[123:], y[123:])
+    >>> bool((loop.importances_ == many.importances_).all())
+    True
 
 Missing values (``nan_policy``)
 -------------------------------
@@ -49,8 +82,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_instance
 from .._random import RowStream, keyed_generator
 from .._validation import check_bool, check_float, check_int, check_options
 from ..aggregation import EWMean, Mean
@@ -721,7 +754,7 @@ class IncrementalExplainer:
             raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if isinstance(X, Table):
             table = X
-        elif isinstance(X, pd.Series):
+        elif is_instance(X, "pandas", "Series"):
             table = as_table(X, owner=self._owner)
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
             return self._convert_records(X)
@@ -808,7 +841,8 @@ class IncrementalExplainer:
             arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
             arr[0] = y
             return arr
-        arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+        pandas = is_instance(y, "pandas", "Series", "DataFrame")
+        arr = np.asarray(y.to_numpy() if pandas else y)
         if arr.ndim == 0:
             raise ValueError(
                 f"{self._owner}.explain_many needs one label per observation ({B} of them); "
@@ -824,6 +858,8 @@ class IncrementalExplainer:
         assert schema is not None
         out: dict[str, Any] = cols
         if schema.source in ("pandas", "polars"):
+            import pandas as pd
+
             out = dict(cols)
             for name, dtype in zip(schema.names, schema.dtypes):
                 if isinstance(dtype, pd.CategoricalDtype):

@@ -47,7 +47,7 @@ from .._validation import (
     param_error,
 )
 from ..grids import FeatureGrid, feature_grid
-from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
+from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
 from ..storage.base import seed_of
@@ -824,7 +824,7 @@ def partial_dependence(
         grid_values=[g.values for g in grids],
         sample_weight=weights,
         kind=kind,
-        batch_rows=rows_for_budget(len(table.names), memory_budget),
+        batch_rows=call_rows(len(table.names), memory_budget, n_rows=data.n_rows),
         n_jobs=n_jobs_,
     )
     used, average, individual = _run_method(method, req)

@@ -33,7 +33,7 @@ from .._validation import (
 )
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss
-from ..models import Model, as_model, rows_for_budget
+from ..models import Model, as_model, call_rows, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage, seed_of
@@ -105,9 +105,147 @@ class _StackedTable(Table):
         if kind == "numpy" and not self.upcast and dtype in (None, np.float64):
             return self.matrix
         if kind == "records":
-            names = self.names
-            return [dict(zip(names, row)) for row in self.matrix.tolist()]
+            labels = self.schema.labels  # the user's record keys (may be ints)
+            return [dict(zip(labels, row)) for row in self.matrix.tolist()]
         return super().to_native(kind)
+
+
+class _Plan:
+    """What :func:`pfi_losses` reuses between calls on one kind of input: the flat positions
+    of the replaced cells of the all-numeric layout (for the largest batch seen; smaller
+    batches use a prefix), the stacked matrix of the last source table, and the model's
+    native input kind once one call has shown it (then the perturbed matrix, or records built
+    from it, go to the model without a Table round trip)."""
+
+    def __init__(self, schema: Any, upcast: Any = frozenset()) -> None:
+        self.schema, self.upcast = schema, upcast
+        self.names = list(schema.names)
+        self.keys = list(schema.labels)  # record keys: the user's labels (River: may be ints)
+        self.native_kind: str | None = None
+        self.budget_rows = 0
+        self._layouts: dict[tuple, _Layout] = {}
+        self._last: _Layout | None = None
+        self._source: tuple[Any, np.ndarray] | None = None
+
+    def matrix(self, source: Table) -> np.ndarray | None:
+        """``source``'s columns as one (n, d) float64 matrix, or None if one is not float64."""
+        if self._source is not None and self._source[0] is source:
+            return self._source[1]
+        columns = list(source.columns.values())
+        if not all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
+            return None
+        stacked = getattr(source, "matrix", None)
+        matrix = stacked if stacked is not None else np.column_stack(columns)
+        self._source = (source, matrix)
+        return matrix
+
+    def layout(self, B: int, S: int, cols: tuple, d: int) -> _Layout:
+        """The replaced cells' layout for at least ``B`` observations (the last one if it fits)."""
+        last = self._last
+        if last is not None and last.cols is cols and last.S == S and last.B >= B:
+            return last
+        key = (S, cols, d)
+        lay = self._layouts.get(key)
+        if lay is None or lay.B < B:
+            lay = self._layouts[key] = _Layout(max(B, 0 if lay is None else lay.B), S, cols, d,
+                                               self.keys)
+        self._last = lay
+        return lay
+
+
+class _Layout:
+    """Flat positions, for ``B`` observations, of every replaced cell ``(i, g, s, c)``: in the
+    perturbed rows (``dest``: ``(i * width + 1 + g * S + s) * d + c``) and in draws given in
+    ``(i, g, s)`` order (``src``: ``((i * G + g) * S + s) * d + c``); a batch of fewer
+    observations uses a prefix (``k`` cells per observation). ``cell_names``: the feature of
+    each cell of one observation."""
+
+    def __init__(self, B: int, S: int, cols: tuple, d: int, names: list[str]) -> None:
+        self.B, self.S, self.cols = B, S, cols
+        G = len(cols)
+        local = [(g * S + s, c) for g, cs in enumerate(cols) for s in range(S) for c in cs]
+        r = np.array([q for q, _ in local], dtype=np.intp)
+        c = np.array([c for _, c in local], dtype=np.intp)
+        i = np.arange(B)[:, None]
+        self.dest = ((i * (1 + G * S) + 1 + r) * d + c).reshape(-1)
+        self.src = ((i * (G * S) + r) * d + c).reshape(-1)
+        self.k = len(local)
+        self.cell_names = [names[j] for _, j in local]
+        self.sizes = [len(cs) for cs in cols for _ in range(S)]
+        self.single = self.k == G * S  # one column per group
+
+
+def _native_predict(model: Model, plan: _Plan, perturbed: np.ndarray) -> np.ndarray:
+    """The model's predictions on the perturbed matrix: straight to the native call when the
+    plan knows the input kind (numpy: the matrix itself; records: dicts of its rows), else
+    through a Table (and the plan learns the kind when that is one native call)."""
+    n_rows, d = perturbed.shape
+    kind = plan.native_kind if n_rows <= plan.budget_rows else None
+    if kind == "numpy":
+        return model._call_native(perturbed, n_rows, kind, plan.names)
+    if kind == "records":
+        records = [dict(zip(plan.keys, row)) for row in perturbed.tolist()]
+        return model._call_native(records, n_rows, kind, plan.names)
+    schema = plan.schema
+    table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(plan.names)}, schema,
+                          plan.upcast, perturbed)
+    budget = rows_for_budget(d)
+    if n_rows <= budget and not plan.upcast:  # predict makes one native call
+        kind = model.native_kind(table)
+        if kind == "records" or (kind == "numpy" and schema.array_dtype in (None, np.float64)):
+            plan.native_kind, plan.budget_rows = kind, budget
+    return model.predict(table)
+
+
+def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, values: np.ndarray,
+                    drawn: np.ndarray | None, cols: tuple, S: int,
+                    y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pfi_losses` in the all-numeric layout: the observations ``obs`` (B, d) repeated,
+    the replaced cells written in one ``put`` from ``values`` (rows ``drawn[i, g * S + s]``,
+    or, with ``drawn=None``, row ``(i * G + g) * S + s``)."""
+    B, d = obs.shape
+    G = len(cols)
+    width = 1 + G * S
+    lay = plan.layout(B, S, cols, d)
+    dest, src = lay.dest[: B * lay.k], lay.src[: B * lay.k]
+    if drawn is not None:  # cell c of drawn row drawn[i, g * S + s] (src // d is i * G * S + q)
+        src = drawn.reshape(-1).take(src // d) * d + src % d
+    n_rows = B * width
+    if plan.native_kind == "records" and n_rows <= plan.budget_rows:
+        records = _records(plan.keys, lay, obs, values.take(src))
+        preds = model._call_native(records, n_rows, "records", plan.names)
+    else:
+        perturbed = obs.repeat(width, axis=0)  # C-contiguous: the flat positions apply
+        perturbed.put(dest, values.take(src))
+        preds = _native_predict(model, plan, perturbed)
+    losses = loss(np.asarray(y).repeat(width, axis=0), preds, model.classes_).reshape(B, width)
+    return losses[:, 1:].reshape(B, G, S) - losses[:, :1, None], losses[:, 0]
+
+
+def _records(names: list[str], lay: _Layout, obs: np.ndarray, cells: np.ndarray) -> list[dict]:
+    """The records ``[dict(zip(names, r)) for r in perturbed.tolist()]`` would give (same keys
+    in the same order, same floats), built as each observation's dict and copies of it with
+    the replaced values (``cells``, in (i, g, s, c) order) set."""
+    cell_names, k = lay.cell_names, lay.k
+    values = cells.tolist()
+    records = []
+    for i, row in enumerate(obs.tolist()):
+        base = dict(zip(names, row))
+        records.append(base)
+        mine = values[i * k : (i + 1) * k]
+        if lay.single:  # one value per perturbed row
+            for name, v in zip(cell_names, mine):
+                rec = base.copy()
+                rec[name] = v
+                records.append(rec)
+            continue
+        j = 0
+        for size in lay.sizes:
+            rec = base.copy()
+            rec.update(zip(cell_names[j : j + size], mine[j : j + size]))
+            records.append(rec)
+            j += size
+    return records
 
 
 def pfi_losses(
@@ -118,8 +256,16 @@ def pfi_losses(
     replacements: np.ndarray,
     groups: Sequence[Sequence[str]],
     y: np.ndarray,
+    *,
+    plan: _Plan | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Loss increase when each feature group takes the values of replacement rows (batched).
+
+    The one implementation of PFI's explanation function, for :func:`permutation_importance`
+    and :class:`IncrementalPFI`. With every column float64 the perturbed rows are one matrix
+    (the observations repeated, every replaced cell written at once from flat positions) that
+    goes to the model as is when it takes arrays or records; otherwise they are gathered
+    column by column.
 
     Parameters
     ----------
@@ -137,6 +283,9 @@ def pfi_losses(
     groups : sequence of G lists of feature names
     y : ndarray of shape (B,) or (B, k)
         Labels of the explained observations.
+    plan : optional
+        Reused layout and model-input information (internal; a caller making many calls on
+        the same kind of input passes the same one).
 
     Returns
     -------
@@ -144,34 +293,45 @@ def pfi_losses(
         ``loss(y_i, f(x_i with S_g := x'_{igs})) - loss(y_i, f(x_i))``.
     base : ndarray of shape (B,)
         ``loss(y_i, f(x_i))``.
+
+    References
+    ----------
+    L. Breiman, "Random Forests", Machine Learning 45, 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ixplain import as_model, as_table, get_loss
+    >>> src = as_table(np.array([[0.0, 1.0], [2.0, 3.0]]))
+    >>> diffs, base = pfi_losses(as_model(lambda A: A[:, 0]), get_loss("squared_error"), src,
+    ...                          np.array([0]), np.array([[[1], [1]]]), [["x0"], ["x1"]],
+    ...                          np.array([0.0]))
+    >>> diffs[0, :, 0], base
+    (array([4., 0.]), array([0.]))
     """
     B, G, S = replacements.shape
-    width = 1 + G * S
     names = source.names
-    pos, col_of, order = _layout(B, S, _group_columns(names, groups))
+    cols = _group_columns(names, groups)
+    if plan is None or plan.schema is not source.schema:
+        plan = _Plan(source.schema, source.upcast)
+    matrix = plan.matrix(source)
+    if matrix is not None:
+        return _numeric_losses(model, loss, plan, matrix[rows], matrix,
+                               replacements.reshape(B, G * S), cols, S, y)
+    width = 1 + G * S
+    pos, col_of, order = _layout(B, S, cols)
     drawn = replacements.reshape(B, G * S)[:, order].reshape(-1)
+    # idx[r, c]: the source row whose value of column c goes to perturbed row r
+    idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
+    if len(pos):
+        idx[pos, col_of] = drawn
     columns = list(source.columns.values())
-    cols: dict[str, Any]
-    if all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
-        matrix = np.column_stack(columns)
-        # all float64: repeat the observations' rows, then write every replaced cell at once
-        perturbed = np.repeat(matrix[rows], width, axis=0)
-        if len(pos):
-            perturbed[pos, col_of] = matrix[drawn, col_of]
-        cols = {name: perturbed[:, c] for c, name in enumerate(names)}
-        table: Table = _StackedTable(cols, source.schema, source.upcast, perturbed)
-    else:
-        # idx[r, c]: the source row whose value of column c goes to perturbed row r
-        idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
-        if len(pos):
-            idx[pos, col_of] = drawn
-        cols = {name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))}
-        table = Table(cols, source.schema, source.upcast)
+    table = Table({name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))},
+                  source.schema, source.upcast)
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
     losses = loss(y_rep, preds, model.classes_).reshape(B, width)
-    diffs = losses[:, 1:].reshape(B, G, S) - losses[:, :1, None]
-    return diffs, losses[:, 0]
+    return losses[:, 1:].reshape(B, G, S) - losses[:, :1, None], losses[:, 0]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -474,9 +634,10 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     ``perms(g, r)`` of shape (m,) (or an array (G, R, m))."""
     G, R = len(groups), len(subsets)
     perms = _perm_fn(perms)
+    plan = _Plan(table.schema, table.upcast)  # the stacked matrix and layout, made once
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
     out = np.zeros((G, R))
-    budget_rows = rows_for_budget(len(table.names), memory_budget)
+    budget_rows = call_rows(len(table.names), memory_budget, n_rows=len(subsets[0]))
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
     plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))
                                                            for r, s in enumerate(subsets)]
@@ -490,7 +651,8 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
             # replacement source row of observation rows[pos][i] for group g, repeat r
             repl = np.stack([np.stack([rows[perms(g, r)[pos]] for r in reps], axis=1)
                              for g in range(G)], axis=1)
-            diffs, _ = pfi_losses(model, loss, table, rows[pos], repl, groups, y[rows[pos]])
+            diffs, _ = pfi_losses(model, loss, table, rows[pos], repl, groups, y[rows[pos]],
+                                  plan=plan)
             total.add(diffs)
         out[:, reps] = total.result() / weights.sum()
     return out
@@ -693,11 +855,8 @@ class IncrementalPFI(IncrementalExplainer):
         self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
         # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
-        self._row_layout: tuple | None = None
-        self._native_kind: str | None = None
-        self._budget_rows = 0  # rows of one native call (with _native_kind known)
-        self._names_list: list[str] = []
-        self._row_names: list[str] = []
+        self._plan: _Plan | None = None  # pfi_losses' reused layout and model-input kind
+        self._cols: tuple = ()
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -721,9 +880,10 @@ class IncrementalPFI(IncrementalExplainer):
             return conditional_ipfi_batch(self, X, np.asarray(y), sampler)
         names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
+        assert y is not None and self._schema is not None
         if self._groups is None:
             self._groups = tuple((n,) for n in names)
-        assert y is not None and self._schema is not None
+            self._cols = _group_columns(names, self._groups)
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
         if self._all_numeric:
@@ -731,7 +891,7 @@ class IncrementalPFI(IncrementalExplainer):
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
             if xm is None:
                 xm = np.column_stack([X.columns[n] for n in names])
-            return self._explain_numeric(xm, y, num)
+            return self._numeric(xm, y, num)
         drawn = sampler.draw_columns(d * S)
         source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
         repl = B + np.arange(B * d * S).reshape(B, d, S)
@@ -742,80 +902,20 @@ class IncrementalPFI(IncrementalExplainer):
     def _explain_numeric_row(
         self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
-        if self._all_numeric is False or y is None or self.removal == "conditional":
-            return None
-        return self._explain_numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
+        if self._all_numeric is not True or y is None or self.removal == "conditional":
+            return None  # decided by the first _explain_batch call
+        return self._numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
 
-    def _numeric_layout(self, B: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-        """Flat positions of the replaced cells for ``B`` rows (cached; a prefix of the
-        layout for the largest batch seen): in the perturbed rows, ``(i * width + 1 + r,
-        cols[r])``; in the draws, ``(i * d * S + r, cols[r])``, for ``r = j * S + s``."""
-        S = self.n_samples
-        k = d * S
-        layout = self._row_layout
-        if layout is None or layout[0] != d or layout[1].size < B * k:
-            rr = np.arange(k)
-            cols = np.repeat(np.arange(d), S)
-            i = np.arange(max(B, 1 if layout is None else layout[1].size // k))[:, None]
-            dest = ((i * (1 + k) + 1 + rr) * d + cols).reshape(-1)
-            src = ((i * k + rr) * d + cols).reshape(-1)
-            layout = self._row_layout = (d, dest, src)
-            names = self._schema.names  # type: ignore[union-attr]
-            self._row_names = [names[j] for j in cols]  # the replaced feature of each row
-        return layout[1][: B * k], layout[2][: B * k]
-
-    def _explain_numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
-        """:meth:`_explain_batch` for ``B`` all-numeric rows ``xm`` (shape (B, d)) with their
-        ``B * d * n_samples`` drawn rows ``num`` (draw ``s`` of feature ``j`` for row ``i`` at
-        ``(i * d + j) * S + s``): the same values as :func:`pfi_losses` (same draws, same cells,
-        same arithmetic) with the perturbed rows written in one step from flat positions."""
-        assert self._schema is not None
-        names = self._schema.names
-        B, d = xm.shape
-        S = self.n_samples
-        width = 1 + d * S
-        n_rows = B * width
-        dest, src = self._numeric_layout(B, d)
-        # row i * width: observation i; row i * width + 1 + j * S + s: feature j := draw s
-        model = self._model
-        kind = self._native_kind if n_rows <= self._budget_rows else None
-        if kind == "records":
-            # what _StackedTable.to_native builds, [dict(zip(names, r)) for r in
-            # perturbed.tolist()]: each observation's dict, then copies of it with one value
-            # replaced (same keys in the same order, same floats)
-            values = num.take(src).tolist()
-            k = len(self._row_names)
-            records = []
-            for i, row in enumerate(xm.tolist()):
-                base = dict(zip(names, row))
-                records.append(base)
-                for name, v in zip(self._row_names, values[i * k : (i + 1) * k]):
-                    rec = base.copy()
-                    rec[name] = v
-                    records.append(rec)
-            preds = model._call_native(records, n_rows, kind, self._names_list)
-        else:
-            perturbed = xm.repeat(width, axis=0)  # C-contiguous: flat positions apply
-            perturbed.put(dest, num.take(src))
-            if kind == "numpy":  # what _StackedTable.to_native gives: the matrix itself
-                preds = model._call_native(perturbed, n_rows, kind, self._names_list)
-            else:
-                schema = self._schema
-                table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(names)},
-                                      schema, frozenset(), perturbed)
-                budget = rows_for_budget(d)
-                if n_rows <= budget:  # predict makes one native call
-                    kind = model.native_kind(table)
-                    if kind == "records" or (kind == "numpy"
-                                             and schema.array_dtype in (None, np.float64)):
-                        self._native_kind = kind
-                        self._budget_rows = budget
-                        self._names_list = list(names)
-                preds = model.predict(table)
-        losses = self._loss(y.repeat(width, axis=0), preds, model.classes_).reshape(B, width)
-        if S == 1:
-            return losses[:, 1:] - losses[:, :1]
-        return (losses[:, 1:].reshape(B, d, S) - losses[:, :1, None]).mean(axis=2)
+    def _numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
+        """PFI's explanation function (:func:`pfi_losses`' numeric layout) for ``B`` rows
+        ``xm`` (B, d) with their drawn rows ``num`` (draw ``s`` of feature ``j`` for row ``i``
+        at ``(i * d + j) * S + s``), averaged over the draws."""
+        if self._plan is None:
+            assert self._schema is not None
+            self._plan = _Plan(self._schema)
+        diffs, _ = _numeric_losses(self._model, self._loss, self._plan, xm, num, None,
+                                   self._cols, self.n_samples, y)
+        return diffs[:, :, 0] if self.n_samples == 1 else diffs.mean(axis=2)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""

@@ -5,9 +5,10 @@ River models and plain callables.
 """
 
 from .adapters import BoosterModel, CallableModel, RiverModel, SklearnModel, as_model
-from .base import DEFAULT_MEMORY_BUDGET, Model, rows_for_budget
+from .base import CALL_ROWS, DEFAULT_MEMORY_BUDGET, Model, call_rows, rows_for_budget
 
 __all__ = [
+    "CALL_ROWS",
     "DEFAULT_MEMORY_BUDGET",
     "BoosterModel",
     "CallableModel",
@@ -15,5 +16,6 @@ __all__ = [
     "RiverModel",
     "SklearnModel",
     "as_model",
+    "call_rows",
     "rows_for_budget",
 ]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_instance
 from .._validation import check_options, param_error
 from ._lightgbm import lightgbm_fast_path
 from .base import Model, _class_index
@@ -110,6 +111,7 @@ class SklearnModel(Model):
         self._labels_checked = True
         labels = np.asarray(y, dtype=object).reshape(-1)
         classes = list(self.classes_)  # type: ignore[arg-type]
+        _refuse_continuous_labels(np.asarray(y), classes, type(self.model).__name__)
         if len(labels) and not any(label in classes for label in labels[:100].tolist()):
             warnings.warn(
                 f"None of the labels y ({labels[0]!r}, ...) is one of the model's classes "
@@ -137,6 +139,22 @@ class SklearnModel(Model):
         return super()._postprocess(out)
 
 
+def _refuse_continuous_labels(y: np.ndarray, classes: list, model_name: str) -> None:
+    """A classifier explained against a continuous target (a regression loss on a
+    classifier's probabilities, say) measures nothing: refuse it, naming a value."""
+    if y.dtype.kind != "f" or any(isinstance(c, (float, np.floating)) for c in classes):
+        return
+    values = y[np.isfinite(y)].reshape(-1)
+    fractional = values[values != np.round(values)]
+    if fractional.size:
+        raise ValueError(
+            f"The labels y look continuous (e.g. {float(fractional[0])!r}) but the model "
+            f"{model_name} is a classifier with classes {np.asarray(classes).tolist()[:5]}: explain "
+            "a regressor, or "
+            "give y as class labels."
+        )
+
+
 class BoosterModel(Model):
     """A native ``lightgbm.Booster`` or ``xgboost.Booster`` (not the scikit-learn wrappers).
 
@@ -159,23 +177,91 @@ class BoosterModel(Model):
 
 
 class CallableModel(Model):
-    """A plain function ``f(X) -> array of shape (n,) or (n, k)``.
+    """A plain function: a batch function ``f(X) -> array of shape (n,) or (n, k)``, or a
+    per-row function ``f(x: dict) -> value | dict`` (ixai's ``model_function``).
 
     ``input_kind="auto"`` (default) gives the function the same type as the data you pass to the
     explainer (an array for an array, a DataFrame for a DataFrame, a list of dicts for records);
     set ``input_kind`` to force one.
+
+    Per-row functions are recognised once, on the first call with dict records: the function is
+    called on the first record alone; if that returns a number, a string, a bool, None or a
+    mapping (class -> probability, as River's ``predict_proba_one``), the function is evaluated
+    one record at a time from then on, and mappings are read like a River classifier's
+    probabilities (classes in sorted order, the last one positive for a binary problem).
+    Anything else (an exception, an array) keeps the batch convention.
     """
 
     response_method = "__call__"
 
+    def __init__(self, model: Any, *, input_kind: str = "auto", target: Any = None) -> None:
+        super().__init__(model, input_kind=input_kind, target=target)
+        self._per_row: bool | None = None  # decided on the first call with records
+        self._rows: RiverModel | None = None  # per-row mapping outputs: read as River's
+        self._labels: list[Any] = []
+
     def _predict_native(self, X: Any) -> Any:
+        if self._per_row is None and isinstance(X, list) and X and isinstance(X[0], dict):
+            self._detect(X[0])
+        if self._rows is not None:
+            return self._rows._predict_native(X)
+        if self._per_row:
+            values = [self.model(r) for r in X]
+            if all(v is None or isinstance(v, (int, float, np.number)) for v in values):
+                return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+            return np.asarray(values, dtype=object)  # labels
         out = self.model(X)
-        if isinstance(out, (pd.DataFrame, pd.Series)):
+        if is_instance(out, "pandas", "DataFrame", "Series"):
             out = out.to_numpy()
         return out
 
+    def _detect(self, record: dict) -> None:
+        """Call the function on one record: a scalar or a mapping means a per-row function."""
+        try:
+            out = self.model(dict(record))
+        except Exception:  # a batch function given one dict usually fails: keep the batch call
+            self._per_row = False
+            return
+        self._per_row = out is None or isinstance(out, (str, bool, int, float, np.generic, Mapping))
+        if isinstance(out, Mapping):
+            shim = _RowProbabilities(self.model)
+            self._rows = RiverModel(shim, target=self.target)
+            self._rows.observe_labels(self._labels)
+            self.is_classifier = True
+
+    @property
+    def classes_(self):  # type: ignore[override]
+        return None if self._rows is None else self._rows.classes_
+
+    @classes_.setter
+    def classes_(self, value):  # the base class assigns None
+        pass
+
+    def observe_labels(self, y: Any) -> None:
+        if self._rows is not None:
+            self._rows.observe_labels(y)
+        elif self._per_row is None:
+            values = y.tolist() if isinstance(y, np.ndarray) else list(np.atleast_1d(y))
+            self._labels.extend(v for v in values if v not in self._labels)
+
+    def _select_class(self, out: np.ndarray) -> np.ndarray:
+        if self._rows is not None:
+            return self._rows._select_class(out)
+        return super()._select_class(out)
+
     def describe(self) -> str:
         return getattr(self.model, "__name__", type(self.model).__name__)
+
+
+class _RowProbabilities:
+    """A per-row function returning ``{class: probability}``, seen as a River classifier."""
+
+    def __init__(self, f: Any) -> None:
+        self.predict_proba_one = f
+
+    def predict_one(self, x: dict) -> Any:
+        proba = self.predict_proba_one(x)
+        return max(proba, key=proba.get) if proba else None
 
 
 class RiverModel(Model):
@@ -218,6 +304,9 @@ class RiverModel(Model):
         self.response_method = response_method + "_one"
         self._fixed_classes = classes is not None
         self._classes: list[Any] = list(classes) if classes is not None else []
+        self._predicted: set[Any] = set()  # classes the model's outputs named
+        self._labelled: set[Any] = set()  # labels seen in y
+        self._labels_checked = False
         if self._fixed_classes:
             self.classes_ = np.asarray(self._classes, dtype=object)
 
@@ -232,11 +321,43 @@ class RiverModel(Model):
     def observe_labels(self, y: Any) -> None:
         if not self.is_classifier or self._fixed_classes:
             return
-        if isinstance(y, (np.ndarray, pd.Series)):
+        if isinstance(y, np.ndarray) or is_instance(y, "pandas", "Series"):
             values = y.tolist()  # Python labels: compared with the known ones without numpy
         else:
             values = y if isinstance(y, (list, tuple)) else [y]
+        if not self._labels_checked:
+            self._labelled.update(
+                v.item() if isinstance(v, np.generic) else v for v in values[:100] if v is not None
+            )
+            self._check_labels()
         self._add_classes(values)
+
+    def _check_labels(self) -> None:
+        """Warn once when the labels y and the classes the model predicts share no value
+        (1 for "1", 0/1 for "no"/"yes"): every loss would compare values that never match."""
+        if self._labels_checked or not (self._predicted and self._labelled):
+            return
+        self._labels_checked = True
+        types = {type(c) for c in self._predicted}
+        if not self._predicted & self._labelled and not any(
+            type(v) in types for v in self._labelled
+        ):  # a new class arriving later is normal; labels of another type never match
+            labels = ", ".join(sorted(map(repr, self._labelled))[:4])
+            predicted = ", ".join(sorted(map(repr, self._predicted))[:4])
+            warnings.warn(
+                f"None of the labels y ({labels}) is of the type of the classes the River model "
+                f"predicts ({predicted}): every loss compares values that never match, so "
+                "every importance is 0. Give y with the model's class labels.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
+    def _saw_predicted(self, classes: Any) -> None:
+        if not self._labels_checked:
+            self._predicted.update(
+                c.item() if isinstance(c, np.generic) else c for c in classes if c is not None
+            )
+            self._check_labels()
 
     def _add_classes(self, labels: Any) -> None:
         new = [c for c in labels if c is not None and c not in self._classes]
@@ -253,6 +374,7 @@ class RiverModel(Model):
         fast = predict_river_tree(m, records, self.response_method)
         if fast is not None and self.response_method == "predict_proba_one":
             keys, proba = fast
+            self._saw_predicted(keys)
             if not self._fixed_classes:
                 self._add_classes(keys)
             col = {k: j for j, k in enumerate(keys)}
@@ -262,13 +384,19 @@ class RiverModel(Model):
                     out[:, j] = proba[:, col[c]]
             return out
         if fast is not None:
+            if self.is_classifier:
+                self._saw_predicted(np.asarray(fast, dtype=object)[:100].tolist())
             return fast
         if self.response_method == "predict_proba_one":
-            if hasattr(self._final, "predict_proba_many"):
-                frame = m.predict_proba_many(pd.DataFrame.from_records(records))
+            many = self._many("predict_proba_many")
+            if many is not None:
+                import pandas as pd
+
+                frame = many(pd.DataFrame.from_records(records))
                 dicts = frame.to_dict(orient="records")
             else:
                 dicts = [m.predict_proba_one(r) for r in records]
+            self._saw_predicted({k for d in dicts[:100] for k in d})
             if not self._fixed_classes:
                 for d in dicts:
                     if any(k not in self._classes for k in d):
@@ -277,13 +405,31 @@ class RiverModel(Model):
             out = np.array([[d.get(c, 0.0) for c in classes] for d in dicts], dtype=np.float64)
             return out.reshape(len(records), len(classes))
         values: Any
-        if hasattr(self._final, "predict_many"):
-            values = m.predict_many(pd.DataFrame.from_records(records)).to_numpy()
+        many = self._many("predict_many")
+        if many is not None:
+            import pandas as pd
+
+            values = many(pd.DataFrame.from_records(records)).to_numpy()
         else:
             values = [m.predict_one(r) for r in records]
         if self.is_classifier:
-            return np.asarray(values, dtype=object)
+            values = np.asarray(values, dtype=object)
+            self._saw_predicted(values[:100].tolist())
+            return values
         return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+    def _many(self, name: str) -> Any:
+        """The model's mini-batch method ``name``, or None to use the ``*_one`` method per row:
+        when its last step has none, or when a pipeline step lacks ``transform_many`` (River's
+        ``compose.Discard``, ``compose.Select`` ... have only ``transform_one``)."""
+        if not hasattr(self._final, name):
+            return None
+        steps = getattr(self.model, "steps", None)
+        if steps is not None and not all(
+            hasattr(step, "transform_many") for step in list(steps.values())[:-1]
+        ):
+            return None
+        return getattr(self.model, name)
 
     def _select_class(self, out: np.ndarray) -> np.ndarray:
         if self.response_method != "predict_proba_one":
@@ -357,6 +503,7 @@ def as_model(
     check_options(input_kind, "input_kind", owner, ("auto", "numpy", "pandas", "polars", "records"))
     if isinstance(model, Model):
         return model
+    model, response_method = _unbind(model, response_method, owner)
     module = type(model).__module__
     if module.startswith(("lightgbm.basic", "xgboost.core")) and type(model).__name__ == "Booster":
         return BoosterModel(model, target=target)
@@ -382,3 +529,24 @@ def as_model(
         f"{owner} cannot evaluate a {type(model).__name__}: expected a scikit-learn-API estimator, "
         "a River model, a LightGBM/XGBoost Booster or a callable f(X) -> predictions."
     )
+
+
+def _unbind(model: Any, response_method: str, owner: str) -> tuple[Any, str]:
+    """A bound prediction method (``river_model.predict_one``, ``estimator.predict_proba``) ->
+    (its model, that response), so it gets the model's batch path; anything else unchanged."""
+    parent = getattr(model, "__self__", None)
+    name = getattr(model, "__name__", "")
+    if parent is None or isinstance(parent, type):
+        return model, response_method
+    if name in ("predict_one", "predict_proba_one") and _is_river(parent):
+        response = name[: -len("_one")]
+    elif name in _SKLEARN_RESPONSES[1:] and hasattr(parent, "fit"):
+        response = name
+    else:
+        return model, response_method
+    if response_method not in ("auto", response):
+        raise ValueError(
+            f"{owner}: the model is {type(parent).__name__}.{name} but response_method="
+            f"{response_method!r}; pass the model itself to choose another response."
+        )
+    return parent, response

@@ -211,52 +211,60 @@ def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[l
     prior = [math.log(w / total_weight) if w > 0 else 0.0 for w in stats.values()]
     is_active = [w > 0 for w in stats.values()]
     half_log_tau = _river().half_log_tau
-    exp, log, inf = math.exp, math.log, math.inf
+    observers: list[tuple[Any, dict, Any]] = [
+        (att, {}, _contributions(obs, keys, is_active, half_log_tau))
+        for att, obs in (splitters or {}).items()
+    ]
+    return keys, [_normalise_log_votes(v) for v in _log_votes(prior, observers, xs)]
 
-    def contributions(obs: Any) -> Any:
-        """value -> per-class summand (0.0 where River adds nothing), as River computes it."""
-        gauss = _gaussian_params(obs, keys)
-        if gauss is not None:  # GaussianSplitter: Gaussian.log_pdf's formula, inlined
-            # None for a class River adds nothing for (no density, or no weight)
-            params = [g if act else None for g, act in zip(gauss, is_active)]
 
-            def f_gauss(v: Any) -> list:
-                out = [0.0 if g is None else (v - g[0]) ** 2 / g[1] - half_log_tau - g[2]
-                       for g in params]
-                if not sum(out) > -inf:  # a -inf or NaN term: River adds nothing for it
-                    out = [lp if lp > -inf else 0.0 for lp in out]
-                return out
+def _contributions(obs: Any, keys: list, is_active: list[bool], half_log_tau: float) -> Any:
+    """value -> per-class summand (0.0 where River adds nothing), as River computes it."""
+    inf = math.inf
+    gauss = _gaussian_params(obs, keys)
+    if gauss is not None:  # GaussianSplitter: Gaussian.log_pdf's formula, inlined
+        # None for a class River adds nothing for (no density, or no weight)
+        params = [g if act else None for g, act in zip(gauss, is_active)]
 
-            return f_gauss
-        log_proba = getattr(obs, "cond_log_proba", None)
-        if log_proba is not None:
-            def f_log(v: Any) -> list:
-                out = []
-                for c, act in zip(keys, is_active):
-                    lp = log_proba(v, c) if act else 0.0
-                    out.append(lp if lp > -inf else 0.0)
-                return out
-
-            return f_log
-
-        def f_proba(v: Any) -> list:
-            out = []
-            for c, act in zip(keys, is_active):
-                p = obs.cond_proba(v, c) if act else 0.0
-                out.append(log(p) if p > 0 else 0.0)
+        def f_gauss(v: Any) -> list:
+            out = [0.0 if g is None else (v - g[0]) ** 2 / g[1] - half_log_tau - g[2]
+                   for g in params]
+            if not sum(out) > -inf:  # a -inf or NaN term: River adds nothing for it
+                out = [lp if lp > -inf else 0.0 for lp in out]
             return out
 
-        return f_proba
+        return f_gauss
+    log_proba = getattr(obs, "cond_log_proba", None)
+    if log_proba is not None:
+        def f_log(v: Any) -> list:
+            out = []
+            for c, act in zip(keys, is_active):
+                lp = log_proba(v, c) if act else 0.0
+                out.append(lp if lp > -inf else 0.0)
+            return out
 
-    observers: list[tuple[Any, dict, Any]] = [
-        (att, {}, contributions(obs)) for att, obs in (splitters or {}).items()
-    ]
+        return f_log
+
+    def f_proba(v: Any) -> list:
+        out = []
+        for c, act in zip(keys, is_active):
+            p = obs.cond_proba(v, c) if act else 0.0
+            out.append(math.log(p) if p > 0 else 0.0)
+        return out
+
+    return f_proba
+
+
+def _log_votes(prior: list, observers: list[tuple[Any, dict, Any]], xs: list[dict]) -> list[list]:
+    """Per record: the prior plus each observer's contribution, in observer order.
+
+    The votes after the first k observers depend only on the first k values: a record that
+    shares them with the anchor record starts from the anchor's partial sums (the same
+    additions in the same order, so the same floats). The explainers' batches are an
+    observation and copies of it with one value replaced, so about half the sums are shared.
+    """
     atts = [att for att, _, _ in observers]
     n_obs = len(observers)
-    # The votes after the first k observers depend only on the first k values: a record that
-    # shares them with the anchor record starts from the anchor's partial sums (the same
-    # additions in the same order, so the same floats). The explainers' batches are an
-    # observation and copies of it with one value replaced, so about half the sums are shared.
     anchor: list = []
     partial: list[list] = []
     out = []
@@ -280,10 +288,16 @@ def _naive_bayes(stats: dict, splitters: dict | None, xs: list[dict]) -> tuple[l
                 votes = list(map(_add, votes, contrib))
             if new_anchor:
                 partial.append(votes)
-        max_ll = max(votes)
-        lse = max_ll + log(sum(exp(v - max_ll) for v in votes))
-        out.append([exp(v - lse) for v in votes])
-    return keys, out
+        out.append(votes)
+    return out
+
+
+def _normalise_log_votes(votes: list) -> list:
+    """Probabilities from log votes: River's log-sum-exp with :mod:`math`."""
+    exp, log = math.exp, math.log
+    max_ll = max(votes)
+    lse = max_ll + log(sum(exp(v - max_ll) for v in votes))
+    return [exp(v - lse) for v in votes]
 
 
 def _majority_class(stats: dict) -> dict:

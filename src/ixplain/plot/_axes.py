@@ -8,7 +8,7 @@ import numpy as np
 
 from ._matplotlib import import_pyplot
 
-__all__ = ["axes_for", "time_colors"]
+__all__ = ["axes_for", "check_plot_input", "time_colors"]
 
 
 def axes_for(ax: Any = None, *, figsize: tuple[float, float] | None = None) -> tuple[Any, Any]:
@@ -34,3 +34,31 @@ def time_colors(n: int, cmap: str = "Blues", low: float = 0.25) -> np.ndarray:
     colormap = matplotlib.colormaps[cmap]
     positions = np.linspace(low, 1.0, n) if n > 1 else np.array([1.0])
     return np.asarray(colormap(positions))
+
+
+def check_plot_input(obj: Any, needs: tuple[str, ...], where: str, expected: str, hint: str) -> None:
+    """Refuse a Display input that lacks the attributes ``needs``, naming what was expected.
+
+    Parameters
+    ----------
+    obj : object
+        What the user passed.
+    needs : tuple of str
+        Attributes the Display reads.
+    where : str
+        ``"FeatureImportanceDisplay.from_result"``, ...
+    expected : str
+        What it takes, e.g. ``"a FeatureImportance (from permutation_importance or sage)"``.
+    hint : str
+        The fix for the common mix-ups (appended to the message).
+
+    Raises
+    ------
+    TypeError
+        ``"The first argument of <where> must be <expected>. Got <type> instead. <hint>"``.
+    """
+    if obj is None or not all(hasattr(obj, a) for a in needs):
+        raise TypeError(
+            f"The first argument of {where} must be {expected}. Got "
+            f"{type(obj).__name__} instead. {hint}".rstrip()
+        )

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_float, check_int, param_error
-from ._axes import axes_for
+from ._axes import axes_for, check_plot_input
 
 __all__ = ["FeatureImportanceDisplay", "ImportanceTraceDisplay"]
 
@@ -97,6 +97,13 @@ class FeatureImportanceDisplay:
         **plot_kwargs
             Passed to :meth:`plot`.
         """
+        check_plot_input(
+            result, ("importances_mean", "importances_std", "feature_names"),
+            "FeatureImportanceDisplay.from_result",
+            "a FeatureImportance (from permutation_importance or sage)",
+            "An incremental explainer goes to FeatureImportanceDisplay.from_explainer; a "
+            "PartialDependence to PartialDependenceDisplay.from_result.",
+        )
         disp = cls(result.importances_mean, result.importances_std, result.feature_names)
         return disp.plot(ax=ax, max_features=max_features, **plot_kwargs)
 
@@ -129,6 +136,12 @@ class FeatureImportanceDisplay:
         ValueError
             If the explainer has not explained any observation yet.
         """
+        check_plot_input(
+            explainer, ("importances_", "confidence_bound"),
+            "FeatureImportanceDisplay.from_explainer", "an incremental explainer (IncrementalPFI, "
+            "IncrementalSAGE)", "A FeatureImportance result goes to "
+            "FeatureImportanceDisplay.from_result.",
+        )
         names = getattr(explainer, "feature_names_", None)
         if not names:
             raise ValueError(
@@ -298,6 +311,12 @@ class ImportanceTraceDisplay:
         **plot_kwargs
             Passed to :meth:`plot`.
         """
+        check_plot_input(
+            result, ("times", "importances", "variances", "feature_names"),
+            "ImportanceTraceDisplay.from_result",
+            "an ImportanceTimeSeries (explainer.importance_history())",
+            "An incremental explainer itself goes to ImportanceTraceDisplay.from_explainer.",
+        )
         settings = getattr(result, "settings", {}) or {}
         aggregation = aggregation or settings.get("aggregation")
         alpha = alpha if alpha is not None else settings.get("alpha")
@@ -338,6 +357,11 @@ class ImportanceTraceDisplay:
         """
         from ..results.importance import ImportanceTimeSeries
 
+        check_plot_input(
+            explainer, ("history_", "aggregation", "alpha"), "ImportanceTraceDisplay.from_explainer",
+            "an incremental explainer (IncrementalPFI, IncrementalSAGE)",
+            "An ImportanceTimeSeries goes to ImportanceTraceDisplay.from_result.",
+        )
         history = list(getattr(explainer, "history_", []))
         names = getattr(explainer, "feature_names_", None)
         if not history or not names:

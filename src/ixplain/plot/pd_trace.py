@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
-from ._axes import axes_for, time_colors
+from ._axes import axes_for, check_plot_input, time_colors
 
 __all__ = ["PartialDependenceTraceDisplay"]
 
@@ -106,6 +106,11 @@ class PartialDependenceTraceDisplay:
         ValueError
             If the explainer has not explained any observation yet.
         """
+        check_plot_input(
+            explainer, ("pd_", "history_", "n_seen_"), "PartialDependenceTraceDisplay.from_explainer",
+            "an IncrementalPDP", "A static PartialDependence goes to "
+            "PartialDependenceDisplay.from_result.",
+        )
         current = explainer.pd_
         snaps = [(h.n_seen, h.grid_values, h.average[output]) for h in explainer.history_]
         n_now = current.extra.get("n_seen", explainer.n_seen_)

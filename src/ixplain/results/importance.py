@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FeatureImportance", "ImportanceTimeSeries"]
 
@@ -90,6 +92,8 @@ class FeatureImportance:
     # conversion ----------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """DataFrame indexed by feature with ``importances_mean`` and ``importances_std``."""
+        import pandas as pd
+
         return pd.DataFrame(
             {"importances_mean": self.importances_mean, "importances_std": self.importances_std},
             index=pd.Index(self.feature_names, name="feature"),
@@ -158,6 +162,8 @@ class ImportanceTimeSeries:
     def to_frame(self, long: bool = False) -> pd.DataFrame:
         """Wide DataFrame (index ``n_seen``, one column per feature), or long with
         ``long=True`` (columns ``n_seen``, ``feature``, ``importance``, ``variance``)."""
+        import pandas as pd
+
         wide = pd.DataFrame(
             self.importances, index=pd.Index(self.times, name="n_seen"), columns=self.feature_names
         )

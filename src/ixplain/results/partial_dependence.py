@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PartialDependence"]
 
@@ -134,6 +136,8 @@ class PartialDependence:
             ``row``) -- with one column per feature holding the grid value, a column ``output``
             and a column ``value``.
         """
+        import pandas as pd
+
         if kind is None:
             kind = "average" if self.average is not None else "individual"
         arr = self.average if kind == "average" else self.individual
@@ -204,6 +208,8 @@ def _json_value(v: Any) -> Any:
     if isinstance(v, (float, np.floating)):
         return None if np.isnan(v) else float(v)
     try:
+        import pandas as pd
+
         if pd.isna(v):
             return None
     except (TypeError, ValueError):

@@ -44,8 +44,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_instance
 from .._random import RowStream, root_seed, uniform_index
 from .._validation import check_int, check_random_state
 from ..tabular import Schema, Table, as_table
@@ -140,7 +140,7 @@ def _one_row_table(x: Any, names: tuple[str, ...] | None, owner: str) -> Table:
         return x
     if isinstance(x, Mapping):
         return as_table(x, names, owner=owner)
-    if isinstance(x, pd.Series):
+    if is_instance(x, "pandas", "Series"):
         return as_table(x, owner=owner)
     arr = np.asarray(x)
     if arr.ndim != 1:

@@ -366,63 +366,16 @@ def _from_sklearn_hgb(model: Any, response_method: str) -> TreeEnsemble:
     ``raw_left_cat_bitsets`` left; negative values and categories unknown at fit time are treated
     as missing. Leaf values already include the learning rate.
     """
-    is_clf = hasattr(model, "classes_")
-    link = "identity"
-    if is_clf:
-        response = _classifier_response(model, response_method, has_decision=True)
-        if response == "predict_proba":
-            link, _ = _sk_link(model._loss)
-    else:
-        _check_regressor_response(model, response_method)
-        link, _ = _sk_link(model._loss)
+    link = _hgb_link(model, response_method)
     n_features = int(model.n_features_in_)
-    is_cat = getattr(model, "is_categorical_", None)
-    preprocess, columns = None, None
-    pre = model._preprocessor
-    if pre is not None:
-        # categorical columns are ordinal-encoded and moved first (ColumnTransformer order)
-        columns = np.empty(n_features, dtype=np.int64)
-        for name, _, cols in pre.transformers_:
-            if name not in pre.output_indices_:
-                continue
-            positions = np.arange(n_features)[cols]
-            out = pre.output_indices_[name]
-            columns[out.start : out.start + len(positions)] = positions
-        is_cat = np.zeros(n_features, dtype=bool)
-        is_cat[pre.output_indices_["encoder"]] = True
-        def preprocess(X: Any) -> np.ndarray:
-            return np.asarray(pre.transform(X), dtype=np.float64)
-    encoders = ["float64"] * n_features
-    known: dict[int, np.ndarray] = {}
-    if is_cat is not None and np.any(is_cat):
-        known_bitsets, f_idx_map = model._bin_mapper.make_known_categories_bitsets()
-        known_bool = _decode_bitsets(known_bitsets)
-        for j in np.flatnonzero(is_cat):
-            encoders[j] = "hgb_categorical"
-            known[int(j)] = np.flatnonzero(known_bool[f_idx_map[j]]).astype(np.float64)
+    preprocess, columns, is_cat = _hgb_preprocessor(model, n_features)
+    encoders, known = _hgb_encoders(model, is_cat, n_features)
     n_outputs = int(model.n_trees_per_iteration_)
-    trees = []
-    for stage in model._predictors:
-        for k, predictor in enumerate(stage):
-            nodes = predictor.nodes
-            leaf = nodes["is_leaf"].astype(bool)
-            v = np.zeros((len(nodes), n_outputs))
-            v[:, k] = nodes["value"]
-            cat = nodes["is_categorical"].astype(bool) & ~leaf
-            cat_sets = _decode_bitsets(predictor.raw_left_cat_bitsets)
-            cat_index = np.where(cat, nodes["bitset_idx"].astype(np.int64), -1)
-            trees.append(
-                {
-                    "feature": np.where(leaf, -1, nodes["feature_idx"].astype(np.int64)),
-                    "threshold": nodes["num_threshold"],
-                    "missing_left": nodes["missing_go_to_left"].astype(bool),
-                    "left": nodes["left"].astype(np.int64),
-                    "right": nodes["right"].astype(np.int64),
-                    "value": v,
-                    "cat_index": cat_index,
-                    "cat_sets": list(cat_sets),
-                }
-            )
+    trees = [
+        _hgb_tree(predictor, k, n_outputs)
+        for stage in model._predictors
+        for k, predictor in enumerate(stage)
+    ]
     return build(
         trees,
         n_outputs=n_outputs,
@@ -434,6 +387,77 @@ def _from_sklearn_hgb(model: Any, response_method: str) -> TreeEnsemble:
         preprocess=preprocess,
         columns=columns,
     )
+
+
+def _hgb_link(model: Any, response_method: str) -> str:
+    """Link of a HistGradientBoosting model's response (identity for ``decision_function``)."""
+    if hasattr(model, "classes_"):
+        response = _classifier_response(model, response_method, has_decision=True)
+        return _sk_link(model._loss)[0] if response == "predict_proba" else "identity"
+    _check_regressor_response(model, response_method)
+    return _sk_link(model._loss)[0]
+
+
+def _hgb_preprocessor(model: Any, n_features: int) -> tuple[Any, Any, Any]:
+    """(preprocess, columns, is_categorical) of a HistGradientBoosting model.
+
+    With ``categorical_features="from_dtype"`` the model ordinal-encodes its categorical
+    columns and moves them first (ColumnTransformer order): ``preprocess`` applies that
+    transform and ``columns[i]`` is the input column of transformed column ``i``.
+    """
+    is_cat = getattr(model, "is_categorical_", None)
+    pre = model._preprocessor
+    if pre is None:
+        return None, None, is_cat
+    columns = np.empty(n_features, dtype=np.int64)
+    for name, _, cols in pre.transformers_:
+        if name not in pre.output_indices_:
+            continue
+        positions = np.arange(n_features)[cols]
+        out = pre.output_indices_[name]
+        columns[out.start : out.start + len(positions)] = positions
+    is_cat = np.zeros(n_features, dtype=bool)
+    is_cat[pre.output_indices_["encoder"]] = True
+
+    def preprocess(X: Any) -> np.ndarray:
+        return np.asarray(pre.transform(X), dtype=np.float64)
+
+    return preprocess, columns, is_cat
+
+
+def _hgb_encoders(
+    model: Any, is_cat: Any, n_features: int
+) -> tuple[list[str], dict[int, np.ndarray]]:
+    """(encoder per feature, categories known at fit time per categorical feature)."""
+    encoders = ["float64"] * n_features
+    known: dict[int, np.ndarray] = {}
+    if is_cat is not None and np.any(is_cat):
+        known_bitsets, f_idx_map = model._bin_mapper.make_known_categories_bitsets()
+        known_bool = _decode_bitsets(known_bitsets)
+        for j in np.flatnonzero(is_cat):
+            encoders[j] = "hgb_categorical"
+            known[int(j)] = np.flatnonzero(known_bool[f_idx_map[j]]).astype(np.float64)
+    return encoders, known
+
+
+def _hgb_tree(predictor: Any, k: int, n_outputs: int) -> dict:
+    """The arrays of one HistGradientBoosting predictor (tree) of output ``k``."""
+    nodes = predictor.nodes
+    leaf = nodes["is_leaf"].astype(bool)
+    v = np.zeros((len(nodes), n_outputs))
+    v[:, k] = nodes["value"]
+    cat = nodes["is_categorical"].astype(bool) & ~leaf
+    cat_sets = _decode_bitsets(predictor.raw_left_cat_bitsets)
+    return {
+        "feature": np.where(leaf, -1, nodes["feature_idx"].astype(np.int64)),
+        "threshold": nodes["num_threshold"],
+        "missing_left": nodes["missing_go_to_left"].astype(bool),
+        "left": nodes["left"].astype(np.int64),
+        "right": nodes["right"].astype(np.int64),
+        "value": v,
+        "cat_index": np.where(cat, nodes["bitset_idx"].astype(np.int64), -1),
+        "cat_sets": list(cat_sets),
+    }
 
 
 # ---------------------------------------------------------------------------- LightGBM
@@ -542,70 +566,66 @@ def _lgb_pandas_codes(pandas_categorical: list) -> Any:
 
 
 def _lgb_tree(root: dict, k: int, n_outputs: int, scale: float, cat_features: set[int]) -> dict:
-    feature: list[int] = []
-    threshold: list[float] = []
-    missing_left: list[bool] = []
-    left: list[int] = []
-    right: list[int] = []
+    """The arrays of one tree of ``dump_model()`` (output ``k``); adds its categorical features
+    to ``cat_features``. Nodes are numbered depth first, left subtree first."""
+    cols: dict[str, list] = {
+        key: [] for key in ("feature", "threshold", "missing_left", "left", "right", "cat_index")
+    }
     values: list[float] = []
-    cat_index: list[int] = []
     cat_sets: list[np.ndarray] = []
     stack: list[tuple[dict, int, bool]] = [(root, -1, False)]  # (node, parent, is_left)
     while stack:
         node, parent, is_left = stack.pop()
-        i = len(feature)
+        i = len(values)
         if parent >= 0:
-            (left if is_left else right)[parent] = i
-        feature.append(-1)
-        threshold.append(0.0)
-        missing_left.append(False)
-        left.append(-1)
-        right.append(-1)
-        values.append(0.0)
-        cat_index.append(-1)
-        if "split_feature" not in node:
-            values[i] = float(node["leaf_value"]) * scale
+            cols["left" if is_left else "right"][parent] = i
+        leaf = "split_feature" not in node
+        values.append(float(node["leaf_value"]) * scale if leaf else 0.0)
+        feature, threshold, missing_left, bits = (
+            (-1, 0.0, False, None) if leaf else _lgb_split(node)
+        )
+        row = {
+            "feature": feature,
+            "threshold": threshold,
+            "missing_left": missing_left,
+            "left": -1,
+            "right": -1,
+            "cat_index": -1 if bits is None else len(cat_sets),
+        }
+        for key, value in row.items():
+            cols[key].append(value)
+        if leaf:
             continue
-        f = int(node["split_feature"])
-        feature[i] = f
-        missing_type = node.get("missing_type", "None")
-        if missing_type == "Zero":
-            raise UnsupportedModelError(
-                "LightGBM models trained with zero_as_missing (missing_type 'Zero') are not "
-                "supported by the tree method."
-            )
-        if node["decision_type"] == "==":
-            cats = [int(c) for c in str(node["threshold"]).split("||")]
-            bits = np.zeros(max(cats) + 1, dtype=bool)
-            bits[cats] = True
-            cat_index[i] = len(cat_sets)
+        if bits is not None:
             cat_sets.append(bits)
-            cat_features.add(f)
-            missing_left[i] = False if missing_type == "NaN" else bool(bits[0])
-        elif node["decision_type"] == "<=":
-            t = float(node["threshold"])
-            threshold[i] = t
-            if missing_type == "NaN":
-                missing_left[i] = bool(node["default_left"])
-            else:
-                missing_left[i] = 0.0 <= t
-        else:
-            raise UnsupportedModelError(f"LightGBM decision_type {node['decision_type']!r}.")
+            cat_features.add(feature)
         # right pushed first so that the left subtree is numbered first (parents before children)
         stack.append((node["right_child"], i, False))
         stack.append((node["left_child"], i, True))
-    v = np.zeros((len(feature), n_outputs))
+    v = np.zeros((len(values), n_outputs))
     v[:, k] = values
-    return {
-        "feature": feature,
-        "threshold": threshold,
-        "missing_left": missing_left,
-        "left": left,
-        "right": right,
-        "value": v,
-        "cat_index": cat_index,
-        "cat_sets": cat_sets,
-    }
+    return {**cols, "value": v, "cat_sets": cat_sets}
+
+
+def _lgb_split(node: dict) -> tuple[int, float, bool, np.ndarray | None]:
+    """(feature, threshold, NaN goes left, categories going left or None) of a split node."""
+    f = int(node["split_feature"])
+    missing_type = node.get("missing_type", "None")
+    if missing_type == "Zero":
+        raise UnsupportedModelError(
+            "LightGBM models trained with zero_as_missing (missing_type 'Zero') are not "
+            "supported by the tree method."
+        )
+    if node["decision_type"] == "==":
+        cats = [int(c) for c in str(node["threshold"]).split("||")]
+        bits = np.zeros(max(cats) + 1, dtype=bool)
+        bits[cats] = True
+        return f, 0.0, False if missing_type == "NaN" else bool(bits[0]), bits
+    if node["decision_type"] == "<=":
+        t = float(node["threshold"])
+        missing_left = bool(node["default_left"]) if missing_type == "NaN" else 0.0 <= t
+        return f, t, missing_left, None
+    raise UnsupportedModelError(f"LightGBM decision_type {node['decision_type']!r}.")
 
 
 # ---------------------------------------------------------------------------- XGBoost
@@ -639,23 +659,10 @@ def _from_xgboost(model: Any, response_method: str) -> TreeEnsemble:
     gb = learner["gradient_booster"]
     if gb.get("name") != "gbtree":
         raise UnsupportedModelError(f"XGBoost booster {gb.get('name')!r} is not supported.")
-    objective = learner["objective"]["name"]
     params = learner["learner_model_param"]
     base_resp = np.asarray(json.loads(params["base_score"].replace("E", "e")), dtype=np.float64)
-    n_class = int(params.get("num_class", "0"))
-    n_outputs = max(1, n_class)
-    if objective in _XGB_LOGIT:
-        link, base = "sigmoid", np.log(base_resp / (1.0 - base_resp))
-    elif objective in _XGB_LOG:
-        link, base = "exp", np.log(base_resp)
-    elif objective in ("multi:softprob", "multi:softmax"):
-        link, base = "softmax", base_resp
-    elif objective in _XGB_IDENTITY:
-        link, base = "identity", base_resp
-    else:
-        raise UnsupportedModelError(f"XGBoost objective {objective!r} is not supported.")
-    is_clf = hasattr(model, "classes_")
-    if is_clf:
+    link, base = _xgb_link(learner["objective"]["name"], base_resp)
+    if hasattr(model, "classes_"):
         _classifier_response(model, response_method, has_decision=False)
     elif response_method not in ("auto", "predict"):
         raise UnsupportedModelError(
@@ -663,35 +670,9 @@ def _from_xgboost(model: Any, response_method: str) -> TreeEnsemble:
         )
     if int(params.get("num_target", "1")) > 1:
         raise UnsupportedModelError("Multi-target XGBoost models are not supported.")
-    model_json = gb["model"]
-    trees_json = model_json["trees"]
-    tree_info = model_json["tree_info"]
-    best = getattr(model, "best_iteration", None) if hasattr(model, "get_booster") else None
-    if best is not None:
-        indptr = model_json.get("iteration_indptr")
-        n_keep = int(indptr[best + 1]) if indptr else len(trees_json)
-        trees_json, tree_info = trees_json[:n_keep], tree_info[:n_keep]
-    trees = []
-    for t, k in zip(trees_json, tree_info):
-        if any(int(s) != 0 for s in t.get("split_type", [])):
-            raise UnsupportedModelError("XGBoost categorical splits are not supported.")
-        lc = np.asarray(t["left_children"], dtype=np.int64)
-        rc = np.asarray(t["right_children"], dtype=np.int64)
-        cond = np.asarray(t["split_conditions"], dtype=np.float32)
-        leaf = lc < 0
-        thr = np.nextafter(cond, np.float32(-np.inf)).astype(np.float64)
-        v = np.zeros((len(lc), n_outputs))
-        v[:, int(k) if n_outputs > 1 else 0] = np.where(leaf, cond.astype(np.float64), 0.0)
-        trees.append(
-            {
-                "feature": np.where(leaf, -1, np.asarray(t["split_indices"], dtype=np.int64)),
-                "threshold": thr,
-                "missing_left": np.asarray(t["default_left"], dtype=bool),
-                "left": lc,
-                "right": rc,
-                "value": v,
-            }
-        )
+    n_outputs = max(1, int(params.get("num_class", "0")))
+    trees_json, tree_info = _xgb_kept_trees(model, gb["model"])
+    trees = [_xgb_tree(t, k, n_outputs) for t, k in zip(trees_json, tree_info)]
     base = np.broadcast_to(np.asarray(base, dtype=np.float64).reshape(-1), (n_outputs,))
     return build(
         trees,
@@ -701,3 +682,50 @@ def _from_xgboost(model: Any, response_method: str) -> TreeEnsemble:
         encoders=("float32",) * int(params["num_feature"]),
         library="xgboost",
     )
+
+
+def _xgb_link(objective: str, base_resp: np.ndarray) -> tuple[str, np.ndarray]:
+    """(link, base margin) of an XGBoost objective; ``base_resp`` is on the response scale."""
+    if objective in _XGB_LOGIT:
+        return "sigmoid", np.log(base_resp / (1.0 - base_resp))
+    if objective in _XGB_LOG:
+        return "exp", np.log(base_resp)
+    if objective in ("multi:softprob", "multi:softmax"):
+        return "softmax", base_resp
+    if objective in _XGB_IDENTITY:
+        return "identity", base_resp
+    raise UnsupportedModelError(f"XGBoost objective {objective!r} is not supported.")
+
+
+def _xgb_kept_trees(model: Any, model_json: dict) -> tuple[list, list]:
+    """(trees, output of each tree), cut at ``best_iteration`` for an early-stopped estimator."""
+    trees_json = model_json["trees"]
+    tree_info = model_json["tree_info"]
+    best = getattr(model, "best_iteration", None) if hasattr(model, "get_booster") else None
+    if best is not None:
+        indptr = model_json.get("iteration_indptr")
+        n_keep = int(indptr[best + 1]) if indptr else len(trees_json)
+        trees_json, tree_info = trees_json[:n_keep], tree_info[:n_keep]
+    return trees_json, tree_info
+
+
+def _xgb_tree(t: dict, k: Any, n_outputs: int) -> dict:
+    """The arrays of one JSON tree of output ``k``; threshold: the largest float32 below
+    ``split_condition`` (XGBoost goes left iff ``x < split_condition``)."""
+    if any(int(s) != 0 for s in t.get("split_type", [])):
+        raise UnsupportedModelError("XGBoost categorical splits are not supported.")
+    lc = np.asarray(t["left_children"], dtype=np.int64)
+    rc = np.asarray(t["right_children"], dtype=np.int64)
+    cond = np.asarray(t["split_conditions"], dtype=np.float32)
+    leaf = lc < 0
+    thr = np.nextafter(cond, np.float32(-np.inf)).astype(np.float64)
+    v = np.zeros((len(lc), n_outputs))
+    v[:, int(k) if n_outputs > 1 else 0] = np.where(leaf, cond.astype(np.float64), 0.0)
+    return {
+        "feature": np.where(leaf, -1, np.asarray(t["split_indices"], dtype=np.int64)),
+        "threshold": thr,
+        "missing_left": np.asarray(t["default_left"], dtype=bool),
+        "left": lc,
+        "right": rc,
+        "value": v,
+    }

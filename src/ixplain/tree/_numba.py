@@ -135,6 +135,37 @@ def coverage_kernel(
 
 
 @njit(cache=True)
+def _add_leaf_boxes(node, idx, start, end, value, box_ptr, boxes, D):
+    """Add a leaf's value to the difference arrays of the rows ``idx[start:end]`` reaching it.
+
+    Each of the leaf's grid boxes ``[a1, b1) x [a2, b2)`` adds ``+v`` at its corner (a1, a2) and
+    ``-v`` / ``+v`` at the other corners; corners at index G lie past the grid and are dropped.
+    """
+    K = value.shape[1]
+    G0 = D.shape[2]
+    G1 = D.shape[3]
+    for b in range(box_ptr[node], box_ptr[node + 1]):
+        a1 = boxes[b, 0]
+        b1 = boxes[b, 1]
+        a2 = boxes[b, 2]
+        b2 = boxes[b, 3]
+        in1 = b1 < G0
+        in2 = b2 < G1
+        for k in range(K):
+            v = value[node, k]
+            if v != 0.0:
+                for i in range(start, end):
+                    r = idx[i]
+                    D[r, k, a1, a2] += v
+                    if in1:
+                        D[r, k, b1, a2] -= v
+                    if in2:
+                        D[r, k, a1, b2] -= v
+                        if in1:
+                            D[r, k, b1, b2] += v
+
+
+@njit(cache=True)
 def rows_kernel(
     XT,
     roots,
@@ -156,9 +187,6 @@ def rows_kernel(
 ):  # pragma: no cover - compiled; checked against the numpy engine in the tests
     """Per-row difference arrays, with the same partitioning walk as :func:`coverage_kernel`."""
     n = XT.shape[1]
-    K = value.shape[1]
-    G0 = D.shape[2]
-    G1 = D.shape[3]
     idx = np.arange(n)
     buf = np.empty(n, dtype=np.int64)
     size = max_depth + 2
@@ -180,25 +208,7 @@ def rows_kernel(
                     break
                 f = feature[node]
                 if f < 0:
-                    for b in range(box_ptr[node], box_ptr[node + 1]):
-                        a1 = boxes[b, 0]
-                        b1 = boxes[b, 1]
-                        a2 = boxes[b, 2]
-                        b2 = boxes[b, 3]
-                        in1 = b1 < G0  # corners at index G lie past the grid: dropped
-                        in2 = b2 < G1
-                        for k in range(K):
-                            v = value[node, k]
-                            if v != 0.0:
-                                for i in range(start, end):
-                                    r = idx[i]
-                                    D[r, k, a1, a2] += v
-                                    if in1:
-                                        D[r, k, b1, a2] -= v
-                                    if in2:
-                                        D[r, k, a1, b2] -= v
-                                        if in1:
-                                            D[r, k, b1, b2] += v
+                    _add_leaf_boxes(node, idx, start, end, value, box_ptr, boxes, D)
                     break
                 if is_target[node]:
                     vl = visit_left[node]

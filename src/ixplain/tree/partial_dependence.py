@@ -65,8 +65,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_instance
 from .._validation import check_options, param_error
 from ..models import Model, as_model
 from ..tabular import Table, as_table
@@ -355,7 +355,7 @@ def _read(ens: TreeEnsemble, adapter: Model, table: Table) -> np.ndarray:
         raw = np.empty((table.n_rows, ens.n_features))
         for j in range(ens.n_features):
             name = table.names[ens.column_position(j)]
-            if isinstance(table.schema.dtypes[ens.column_position(j)], pd.CategoricalDtype):
+            if is_instance(table.schema.dtypes[ens.column_position(j)], "pandas", "CategoricalDtype"):
                 raise UnsupportedModelError(
                     f"{_OWNER}: column {name!r} is a pandas categorical; the tree method reads "
                     f"pandas categoricals only for HistGradientBoosting and LightGBM models "
@@ -545,14 +545,26 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
     boxes in grid-index space: ``box_ptr`` (n_nodes + 1,) and ``boxes`` (n_boxes, 4) with rows
     ``[a1, b1, a2, b2]`` meaning grid positions ``[a1, b1) x [a2, b2)``.
     """
-    n = ens.n_nodes
-    is_target = np.zeros(n, dtype=bool)
+    is_target = np.zeros(ens.n_nodes, dtype=bool)
     for t in targets:
         is_target |= ens.feature == t.feature
-    # per dimension: for "range", the sorted-grid positions [a, b) inside the node's interval
-    # (lo, hi] (a threshold t maps once to cut[t] = #grid values <= t; the interval narrows to
-    # [a, min(b, cut)) on the left and [max(a, cut), b) on the right); for "mask", boolean masks
-    # over the grid
+    state, cuts = _initial_boxes(ens, targets)
+    nonempty = _narrow_boxes(ens, targets, state, cuts)
+    visit_left = nonempty[np.maximum(ens.left, 0)] & (ens.left >= 0)
+    visit_right = nonempty[np.maximum(ens.right, 0)] & (ens.right >= 0)
+    box_ptr, boxes = _leaf_boxes(ens, targets, state, nonempty)
+    return is_target, visit_left, visit_right, box_ptr, boxes
+
+
+def _initial_boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[list[Any], list[Any]]:
+    """Every node's box before narrowing (the whole grid) and the grid cut of each threshold.
+
+    Per dimension: for "range", the sorted-grid positions [a, b) inside the node's interval
+    (lo, hi] (a threshold t maps once to cut[t] = #grid values <= t; the interval narrows to
+    [a, min(b, cut)) on the left and [max(a, cut), b) on the right); for "mask", boolean masks
+    over the grid.
+    """
+    n = ens.n_nodes
     state: list[Any] = []
     cuts: list[Any] = []
     for t in targets:
@@ -565,7 +577,14 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
         else:
             state.append(np.ones((n, t.size), dtype=bool))
             cuts.append(None)
-    nonempty = np.ones(n, dtype=bool)
+    return state, cuts
+
+
+def _narrow_boxes(
+    ens: TreeEnsemble, targets: list[_Target], state: list[Any], cuts: list[Any]
+) -> np.ndarray:
+    """Pass the boxes down the trees level by level (in place); returns which are non-empty."""
+    nonempty = np.ones(ens.n_nodes, dtype=bool)
     frontier = ens.roots
     while frontier.size:
         internal = frontier[ens.feature[frontier] >= 0]
@@ -573,17 +592,15 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
             break
         L, R = ens.left[internal], ens.right[internal]
         for d, t in enumerate(targets):
-            split = ens.feature[internal] == t.feature
+            sn = internal[ens.feature[internal] == t.feature]
             if t.mode == "range":
                 a, b = state[d]
                 a[L], b[L], a[R], b[R] = a[internal], b[internal], a[internal], b[internal]
-                sn = internal[split]
                 b[ens.left[sn]] = np.minimum(b[sn], cuts[d][sn])
                 a[ens.right[sn]] = np.maximum(a[sn], cuts[d][sn])
             else:
                 M = state[d]
                 M[L], M[R] = M[internal], M[internal]
-                sn = internal[split]
                 if sn.size:
                     gl = ens.go_left(np.tile(t.encoded, sn.size), np.repeat(sn, t.size))
                     gl = gl.reshape(sn.size, t.size)
@@ -598,9 +615,13 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
                 ok &= state[d][children].any(axis=1)
         nonempty[children] = ok
         frontier = children[ok]
-    visit_left = nonempty[np.maximum(ens.left, 0)] & (ens.left >= 0)
-    visit_right = nonempty[np.maximum(ens.right, 0)] & (ens.right >= 0)
-    # reachable leaves with a non-empty box
+    return nonempty
+
+
+def _leaf_boxes(
+    ens: TreeEnsemble, targets: list[_Target], state: list[Any], nonempty: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(box_ptr, boxes): the grid boxes of the reachable leaves with a non-empty box (CSR)."""
     leaves = np.flatnonzero(ens.is_leaf & nonempty)
     runs = []
     for d, t in enumerate(targets):
@@ -620,10 +641,10 @@ def _boxes(ens: TreeEnsemble, targets: list[_Target]) -> tuple[np.ndarray, ...]:
     if not np.all(idx[1:] >= idx[:-1]):
         order = np.argsort(idx, kind="stable")
         idx, a1, b1, a2, b2 = idx[order], a1[order], b1[order], a2[order], b2[order]
-    counts = np.bincount(leaves[idx], minlength=n)
+    counts = np.bincount(leaves[idx], minlength=ens.n_nodes)
     box_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     boxes = np.stack([a1, b1, a2, b2], axis=1).astype(np.int64)
-    return is_target, visit_left, visit_right, box_ptr, boxes
+    return box_ptr, boxes
 
 
 def _mask_runs(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

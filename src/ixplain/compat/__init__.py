@@ -1,0 +1,1 @@
+"""Drop-in constructors for code written against other libraries (:mod:`ixplain.compat.ixai`)."""
