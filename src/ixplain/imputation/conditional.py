@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._random import keyed_generator, root_seed, uniform_index
 from .._validation import check_int, param_error
@@ -149,9 +148,11 @@ class _Encoder:
         self.names = table.names
         self.kinds = table.schema.kinds
         cols = canonical_columns(table)
-        self.levels: dict[str, pd.Index] = {}
+        self.levels: dict[str, Any] = {}
         for name, kind in zip(self.names, self.kinds):
             if kind != "numeric":
+                import pandas as pd  # categorical data only (import ixplain stays light)
+
                 values = pd.unique(pd.Series(cols[name], dtype=object).dropna())
                 self.levels[name] = pd.Index(sorted(values, key=repr), dtype=object)
 
@@ -160,6 +161,8 @@ class _Encoder:
         out = np.empty((table.n_rows, len(self.names)))
         for c, name in enumerate(self.names):
             if name in self.levels:
+                import pandas as pd
+
                 codes = self.levels[name].get_indexer(pd.Index(cols[name], dtype=object))
                 out[:, c] = np.where(codes >= 0, codes, np.nan)
             else:
