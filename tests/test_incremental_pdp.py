@@ -142,6 +142,41 @@ def test_running_mean_on_a_fixed_grid_equals_sklearn_brute_partial_dependence():
     np.testing.assert_allclose(exp.pd_.extra["n_effective"], 400)
 
 
+def test_fixed_grid_running_mean_equals_static_pd_through_one_ice_function(monkeypatch):
+    """iPDP (fixed grid, running mean) and static PD average the same ICE values, computed by
+    the one batched ICE function ``pdp.ice_predict`` (counted here: both call it)."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    from ixplain import partial_dependence
+    from ixplain.methods import ipdp as ipdp_module
+    from ixplain.methods import pdp
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 3))
+    y = X[:, 0] ** 2 + X[:, 1] * X[:, 2]
+    model = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y)
+    grid = np.linspace(-2, 2, 11)
+    calls = {"n": 0}
+    real = pdp.ice_predict
+
+    def counting(*args, **kwargs):
+        calls["n"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pdp, "ice_predict", counting)
+    monkeypatch.setattr(ipdp_module, "ice_predict", counting)
+    static = partial_dependence(model, X, [0], custom_values={0: grid}, method="brute")
+    assert calls["n"] >= 1
+    calls["n"] = 0
+    exp = IncrementalPDP(model, 0, grid=grid, aggregation="mean")
+    exp.explain_many(X[:120])
+    for x in X[120:130]:
+        exp.explain_one(x)
+    exp.explain_many(X[130:])
+    assert calls["n"] >= 12
+    np.testing.assert_allclose(exp.pd_.average, static.average, rtol=0, atol=2e-13)
+
+
 def test_explain_many_equals_explain_one_in_order_under_drift():
     rng = np.random.default_rng(4)
     n = 900

@@ -37,11 +37,19 @@ EXPECTED = {
     # conditional (observational) removal (branch conditional)
     "ConditionalSampler",
     "ConditionalStorage",
+    # the explanation engine (branch engine-drivers)
+    "ProgressInfo",
 }
 
 
 def test_all_is_pinned():
     assert set(ixplain.__all__) == EXPECTED
+
+
+def test_all_lists_every_name_once():
+    assert len(ixplain.__all__) == len(set(ixplain.__all__)), sorted(
+        n for n in ixplain.__all__ if ixplain.__all__.count(n) > 1
+    )
 
 
 def test_every_public_name_is_importable_and_documented():

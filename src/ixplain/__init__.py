@@ -9,6 +9,7 @@ from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .imputation import ConditionalSampler, ConditionalStorage
 from .losses import get_loss
+from .methods._engine import ProgressInfo
 from .methods.ipdp import IncrementalPDP
 from .methods.isage import IncrementalSAGE
 from .methods.pdp import partial_dependence
@@ -39,8 +40,6 @@ __all__ = [
     "permutation_importance",
     # bundled datasets and synthetic streams (branch cli)
     "datasets",
-    # incremental PDP (branch ipdp)
-    "IncrementalPDP",
     # incremental PDP and the stream Displays (branch ipdp)
     "FeatureImportanceDisplay",
     "ImportanceTraceDisplay",
@@ -63,4 +62,6 @@ __all__ = [
     # conditional (observational) removal (branch conditional)
     "ConditionalSampler",
     "ConditionalStorage",
+    # the explanation engine (branch engine-drivers)
+    "ProgressInfo",
 ]

@@ -66,16 +66,34 @@ class Mean(Aggregator):
         self._mean = self._mean + (weight / self.weight_sum) * delta
         self._m2 = self._m2 + weight * delta * (x - self._mean)
 
-    def update_many(self, values: Any) -> None:
-        """Add ``values[0], values[1], ...`` (array of shape (B, ...)) with unit weights."""
+    def update_many(self, values: Any, weights: Any = None) -> None:
+        """Add ``values[0], values[1], ...`` (array of shape (B, ...)).
+
+        ``weights`` (shape (B,), non-negative; default all 1) weigh the rows as
+        :meth:`update` does; rows of weight 0 are not counted.
+        """
         x = np.asarray(values, dtype=np.float64)
         if x.shape[0] == 0:
             return
         other = Mean()
-        other.n = x.shape[0]
-        other.weight_sum = float(x.shape[0])
-        other._mean = x.mean(axis=0)
-        other._m2 = ((x - other._mean) ** 2).sum(axis=0)
+        if weights is None:
+            other.n = x.shape[0]
+            other.weight_sum = float(x.shape[0])
+            other._mean = x.mean(axis=0)
+            other._m2 = ((x - other._mean) ** 2).sum(axis=0)
+        else:
+            w = np.asarray(weights, dtype=np.float64).reshape(-1)
+            if w.shape[0] != x.shape[0]:
+                raise ValueError(
+                    f"Mean.update_many got {w.shape[0]} weights for {x.shape[0]} rows of values."
+                )
+            total = float(w.sum())
+            if total <= 0:
+                return
+            other.n = int(np.count_nonzero(w > 0))
+            other.weight_sum = total
+            other._mean = np.tensordot(w, x, axes=1) / total
+            other._m2 = np.tensordot(w, (x - other._mean) ** 2, axes=1)
         self._merge_into(other)
 
     def merge(self, other: Mean) -> Mean:

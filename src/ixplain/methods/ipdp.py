@@ -20,12 +20,18 @@ from ..results.partial_dependence import PartialDependence
 from ..tabular import Table
 from . import _stream_grid as sg
 from ._incremental import IncrementalExplainer
+from .pdp import ice_predict
 
 __all__ = ["IncrementalPDP", "NotStartedError", "PDSnapshot"]
 
 _OWNER = "IncrementalPDP"
 _ROW = "\x00row"  # private column: positions of the rows kept by the NaN policy
 _FIRST = np.zeros(1, dtype=np.intp)
+
+
+#: Largest ``grid_resolution`` of an IncrementalPDP: each observation costs one model row per
+#: grid value, and a curve has no use for more points than a screen has pixels.
+MAX_GRID_RESOLUTION = 10_000
 
 
 class PDSnapshot(NamedTuple):
@@ -197,7 +203,7 @@ class IncrementalPDP(IncrementalExplainer):
         ``0.4 * grid_resolution`` and ``grid_resolution`` values); it is kept until the range
         outgrows it or shrinks by about 20% (hysteresis, see
         :func:`~ixplain.methods._stream_grid.keep_step`). Ladder steps nest, so a value keeps
-        its estimate when the step changes.
+        its estimate when the step changes. At most :data:`MAX_GRID_RESOLUTION` (10,000).
     grid : "range" or array-like of shape (n_grid,), default="range"
         ``"range"``: the lattice of the tracked range (numeric features) or the levels seen so
         far (categorical features). An array: a fixed grid, evaluated at every step.
@@ -373,6 +379,13 @@ class IncrementalPDP(IncrementalExplainer):
         )
         self.feature = feature
         self.grid_resolution = _int(grid_resolution, "grid_resolution", 2)
+        if self.grid_resolution > MAX_GRID_RESOLUTION:
+            raise ValueError(
+                f"The 'grid_resolution' parameter of IncrementalPDP must be at most "
+                f"{MAX_GRID_RESOLUTION:,} (every observation is evaluated at each grid value: "
+                f"{self.grid_resolution:,} model rows per observation). Got "
+                f"{self.grid_resolution:,} instead."
+            )
         self.grid = _check_grid(grid)
         self.range_source = check_options(
             range_source, "range_source", _OWNER, ("window", "storage")
@@ -719,17 +732,15 @@ class IncrementalPDP(IncrementalExplainer):
 
     # ------------------------------------------------------------------ computation
     def _evaluate(self, table: Table, ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """ICE values of the pairs (row ``rows[i]``, grid value ``ids[i]``): shape (k, n_outputs),
+        from the same batched ICE function as static PD (:func:`~ixplain.methods.pdp.ice_predict`)."""
         if len(ids) == 0:  # nothing to evaluate yet (only missing levels seen)
             return np.empty((0, max(1, self._store.n_outputs)))
-        grid_values = self._store.key_array(self.feature_kind_ == "numeric")[ids]
-        out = self._evaluate_one(table, grid_values) if table.n_rows == 1 else None
-        if out is None:
-            name = str(self.feature_name_)
-            ice_table = table.take(rows).set_column(name, grid_values)
-            if self._needs_upcast(table, grid_values):
-                ice_table = replace(ice_table, upcast=ice_table.upcast | {name})
-            out = np.asarray(self._model.predict(ice_table), dtype=np.float64)
-        out = out.reshape(len(ids), -1)
+        name = str(self.feature_name_)
+        keys = self._store.key_array(self.feature_kind_ == "numeric")
+        if self._needs_upcast(table, keys[ids]):
+            table = replace(table, upcast=table.upcast | {name})
+        out, _ = ice_predict(self._model, table, [name], [keys], rows, ids, owner=_OWNER)
         if np.isnan(out).any():
             raise ValueError(
                 f"{_OWNER}: the model returned NaN for {int(np.isnan(out).any(axis=1).sum())} of "
@@ -745,29 +756,6 @@ class IncrementalPDP(IncrementalExplainer):
             return False
         values = np.asarray(grid_values, dtype=np.float64)
         return bool(np.any(values != np.round(values)))
-
-    def _evaluate_one(self, table: Table, grid_values: np.ndarray) -> np.ndarray | None:
-        """One observation's ICE rows built directly in the model's input type (records or a
-        numeric array): the streaming fast path. ``None`` for other input types."""
-        model, name = self._model, str(self.feature_name_)
-        kind = model.native_kind(table)
-        names = list(table.names)
-        n = len(grid_values)
-        if kind == "records":
-            record = table.to_native("records")[0]
-            label = table.schema.labels[table.schema.index(name)]
-            native: Any = [{**record, label: v} for v in grid_values.tolist()]
-        elif kind == "numpy" and self.feature_kind_ == "numeric":
-            row = table.to_native("numpy")
-            if row.dtype.kind not in "fiu":
-                return None
-            if self._needs_upcast(table, grid_values):
-                row = row.astype(np.float64)
-            native = np.repeat(row, n, axis=0)
-            native[:, table.schema.index(name)] = grid_values
-        else:
-            return None
-        return np.asarray(model._call_native(native, n, kind, names), dtype=np.float64)
 
     def _accumulate(
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, positions: np.ndarray, B: int

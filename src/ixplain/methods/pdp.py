@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,6 +38,7 @@ import numpy as np
 
 from .._random import keyed_generator
 from .._validation import (
+    check_2d,
     check_bool,
     check_int,
     check_n_jobs,
@@ -53,6 +53,15 @@ from ..results.partial_dependence import PartialDependence
 from ..storage.base import seed_of
 from ..tabular import Table, as_table
 from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
+from ._engine import (
+    Explained,
+    Method,
+    ProgressInfo,
+    RowBatch,
+    explain_rows,
+    make_progress,
+    register,
+)
 
 __all__ = ["PDRequest", "partial_dependence"]
 
@@ -82,6 +91,10 @@ class PDRequest:
         Largest number of rows in one model call.
     n_jobs : int
         Number of threads evaluating chunks.
+    memory_budget : int
+        Bytes of model input per call.
+    progress : callable(ProgressInfo) or None
+        The reporter (see :func:`ixplain.methods._engine.make_progress`).
     upcast : set of str
         Filled by the method: integer features that received non-integer grid values.
     """
@@ -94,6 +107,8 @@ class PDRequest:
     kind: str
     batch_rows: int
     n_jobs: int = 1
+    memory_budget: int = DEFAULT_MEMORY_BUDGET
+    progress: Any = None
     upcast: set[str] = field(default_factory=set)
 
     @property
@@ -113,23 +128,6 @@ def _grid_points(grid_values: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [np.asarray(g)[i] for g, i in zip(grid_values, idx)]
 
 
-#: Preferred size of one stacked model call, in cells (8 MB of float64): large enough that the
-#: per-call overhead of scikit-learn-style models vanishes, small enough to stay cache-friendly
-#: (measured on the benchmark models; larger calls were not faster). ``memory_budget`` caps it.
-_TARGET_CELLS = 2**20
-
-
-def _chunks(
-    n_rows: int, n_points: int, batch_rows: int, n_jobs: int, n_features: int = 1
-) -> list[tuple[int, int]]:
-    """Split the grid points into ranges whose stacked rows fit ``batch_rows``."""
-    target = max(n_rows, _TARGET_CELLS // max(1, n_features))
-    per_chunk = max(1, min(batch_rows, target) // max(1, n_rows))
-    if n_jobs > 1:
-        per_chunk = min(per_chunk, max(1, math.ceil(n_points / n_jobs)))
-    return [(s, min(s + per_chunk, n_points)) for s in range(0, n_points, per_chunk)]
-
-
 @dataclass
 class _ArrayStack:
     """The numpy fast path: rows as one float array, grid points written into a few columns.
@@ -145,12 +143,19 @@ class _ArrayStack:
     cols: np.ndarray
     values: np.ndarray
     model: Model
+    first: Any = None  # the pipeline's first step that made ``base`` (None: ``base`` is X)
 
 
 def _array_stack(
-    model: Model, table: Table, features: list[str], points: list[np.ndarray]
+    model: Model, table: Table, features: list[str], points: list[np.ndarray],
+    like: _ArrayStack | None = None,
 ) -> _ArrayStack | None:
-    """The fast path when the model takes numpy, the data is a float array and the grid numeric."""
+    """The fast path when the model takes numpy, the data is a float array and the grid numeric.
+
+    ``like``: a stack built for other rows of the same kind of table with the same grid: only
+    ``base`` is computed (the grid part -- a pipeline's first step on the grid points -- does
+    not depend on the rows).
+    """
     if table.schema.source != "numpy" or model.native_kind(table) != "numpy":
         return None
     dtype = table.schema.array_dtype
@@ -159,6 +164,13 @@ def _array_stack(
     if any(np.asarray(p).dtype.kind not in "iuf" for p in points):
         return None
     X = np.asarray(table.to_native("numpy"))
+    if like is not None:
+        if like.first is None:
+            return replace(like, base=X)
+        try:
+            return replace(like, base=like.first.transform(X))
+        except Exception:  # as in _separable_first_step: the generic path instead
+            return None
     cols = np.asarray([table.schema.index(f) for f in features], dtype=np.intp)
     values = np.column_stack([np.asarray(p) for p in points]).astype(X.dtype, copy=False)
     return _separable_first_step(model, X, cols, values) or _ArrayStack(X, cols, values, model)
@@ -223,162 +235,241 @@ def _separable_first_step(
     if not (isinstance(Z, np.ndarray) and isinstance(Zg, np.ndarray)) or Z.ndim != 2:
         return None
     out_cols = np.concatenate([owners[c] for c in cols])
-    return _ArrayStack(Z, out_cols, Zg[:, out_cols], rest)
+    return _ArrayStack(Z, out_cols, Zg[:, out_cols], rest, first)
 
 
-def _stacked_predict(
+def ice_predict(
     model: Model,
     table: Table,
-    stack: _ArrayStack | None,
-    features: list[str],
-    points: list[np.ndarray],
-    start: int,
-    stop: int,
-    batch_rows: int,
+    features: Sequence[str],
+    points: Sequence[np.ndarray],
+    rows: np.ndarray,
+    point_idx: np.ndarray,
+    *,
+    batch_rows: int | None = None,
+    stack: _ArrayStack | None = None,
+    owner: str = _OWNER,
 ) -> tuple[np.ndarray, frozenset[str]]:
-    """Predictions for grid points ``start:stop`` on every row: shape (k, n_rows, n_outputs)."""
-    n, k = table.n_rows, stop - start
-    if stack is not None:  # numpy fast path: one np.tile and one block write
-        big = np.tile(stack.base, (k, 1))
-        big[:, stack.cols] = np.repeat(stack.values[start:stop], n, axis=0)
+    """The ICE function, batched: the model's output for row ``rows[i]`` of ``table`` with
+    ``features`` set to grid point ``point_idx[i]``, for every ``i`` in one model call.
+
+    PD/ICE evaluate it on every (row, grid point) pair of a rectangular grid; iPDP on each
+    observation's own active grid values. How the rows are built is a choice inside it: a
+    :class:`_ArrayStack` (float arrays, column-wise pipeline steps run once per row), one
+    observation written directly in the model's input type (records or a numeric row: the
+    streaming case), or the table's dtype-preserving ``take`` / ``set_column``.
+
+    Parameters
+    ----------
+    model : Model
+    table : Table
+        The observations.
+    features : sequence of str
+        The features set to grid values.
+    points : sequence of ndarray
+        ``points[j]`` of shape (n_points,): feature ``j``'s value at each grid point.
+    rows, point_idx : ndarray of int, shape (k,)
+        The (row, grid point) pairs evaluated.
+    batch_rows : int, optional
+        Largest model call (the memory budget).
+    stack : _ArrayStack, optional
+        The array layout of ``table`` (from :func:`_array_stack`).
+    owner : str, default="partial_dependence"
+        Named in the error for non-numeric model output.
+
+    Returns
+    -------
+    predictions : ndarray of shape (k, n_outputs) float64
+    upcast : frozenset of str
+        Integer features that had to hold non-integer grid values.
+    """
+    k = len(rows)
+    if stack is not None:
+        big = np.take(stack.base, rows, axis=0)  # row blocks: as fast as np.tile
+        big[:, stack.cols] = np.take(stack.values, point_idx, axis=0)
         out = stack.model.predict_array(big, batch_rows=batch_rows)
-        upcast: frozenset[str] = frozenset()
+        return _as_float(out, model, owner).reshape(k, -1), frozenset()
+    if table.n_rows == 1 and len(features) == 1:
+        one = _one_row_ice(model, table, features[0], np.asarray(points[0])[point_idx])
+        if one is not None:
+            return _as_float(one, model, owner).reshape(k, -1), table.upcast & {features[0]}
+    stacked = table.take(rows)
+    for name, col in zip(features, points):
+        stacked = stacked.set_column(name, np.asarray(col)[point_idx])
+    out = model.predict(stacked, batch_rows=batch_rows)
+    return _as_float(out, model, owner).reshape(k, -1), stacked.upcast
+
+
+def _one_row_ice(model: Model, table: Table, name: str, values: np.ndarray) -> np.ndarray | None:
+    """One observation's ICE rows built directly in the model's input type (dict records or a
+    numeric array row); None for other input types. ``name`` in ``table.upcast``: the row is
+    given as floats."""
+    kind = model.native_kind(table)
+    n = len(values)
+    if kind == "records":
+        record = table.to_native("records")[0]
+        label = table.schema.labels[table.schema.index(name)]
+        native: Any = [{**record, label: v} for v in values.tolist()]
+    elif kind == "numpy" and table.schema.kind(name) == "numeric":
+        row = table.to_native("numpy")
+        if row.dtype.kind not in "fiu" or np.asarray(values).dtype.kind not in "fiu":
+            return None
+        if name in table.upcast:
+            row = row.astype(np.float64)
+        native = np.repeat(row, n, axis=0)
+        native[:, table.schema.index(name)] = values
     else:
-        stacked = table.tile(k)
-        for name, col in zip(features, points):
-            stacked = stacked.set_column(name, _repeat(col[start:stop], n))
-        out = model.predict(stacked, batch_rows=batch_rows)
-        upcast = stacked.upcast
-    out = _as_float(out, model)
-    return out.reshape(k, n, -1), upcast
+        return None
+    return np.asarray(model._call_native(native, n, kind, list(table.names)))
 
 
-def _repeat(values: np.ndarray, n: int) -> Any:
-    rep = np.repeat(values, n)
-    return rep
-
-
-def _as_float(out: np.ndarray, model: Model) -> np.ndarray:
+def _as_float(out: np.ndarray, model: Model, owner: str = _OWNER) -> np.ndarray:
     if out.dtype.kind in "fiub":
         return out.astype(np.float64, copy=False)
     try:
         return out.astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError(
-            f"{_OWNER}: {model.describe()} returned non-numeric values (e.g. {out.ravel()[:3]!r}); "
+            f"{owner}: {model.describe()} returned non-numeric values (e.g. {out.ravel()[:3]!r}); "
             "partial dependence averages the model output. For a classifier use "
             "response_method='predict_proba' or 'decision_function'."
         ) from None
 
 
-def _brute_partial_dependence(
-    model: Model,
-    table: Table,
-    features: Sequence[str],
-    grid_values: Sequence[np.ndarray],
-    sample_weight: np.ndarray | None = None,
-    kind: str = "average",
-    batch_rows: int | None = None,
-    n_jobs: int = 1,
-) -> tuple[np.ndarray | None, np.ndarray | None, frozenset[str]]:
-    """Brute-force PD/ICE: set ``features`` to every grid point on every row and predict.
+@register
+class ICEFunction(Method):
+    """PD/ICE's explanation function for the engine: a row's ICE curve on a fixed grid.
 
-    Rows x grid points are stacked block-major (block ``j`` = every row with grid point ``j``)
-    into chunks of at most ``batch_rows`` rows, so the model is called
-    ``ceil(n_rows * n_points / batch_rows)`` times instead of ``n_points`` times. For a float
-    array the stacking is one ``np.tile`` and one column write per chunk (no pandas); for a
-    scikit-learn Pipeline whose first step transforms each column on its own (scalers,
-    SplineTransformer) that step runs once on the rows and once on the grid points, and the rest
-    of the pipeline on the stacked transformed rows -- the same numbers as predicting every
-    stacked row with the whole pipeline.
+    ``lambda(x) = [f(x with x_S := v) for v in grid]`` of shape (n_outputs, n_points) (grid
+    points in :func:`_grid_points` order); its mean over rows is the PD. ``method="brute"``
+    evaluates it with :func:`ice_predict`: the batch's rows at several whole grid points per
+    model call, stacked up to :func:`~ixplain.models.call_rows` rows (never one call per grid
+    point when they fit, never less than all rows at one grid point); ``method="tree"`` with
+    the exact tree paths of :mod:`ixplain.tree` (the same values).
 
     Parameters
     ----------
     model : Model
-    table : Table
-        ``n_rows`` rows.
-    features : sequence of str
-    grid_values : sequence of ndarray
-        ``grid_values[j]`` of shape (n_grid_j,).
-    sample_weight : ndarray of shape (n_rows,), optional
-        Weights of the average (ignored for ``individual``).
-    kind : {"average", "individual", "both"}
-    batch_rows : int, optional
-        Largest model call; default from the 256 MB memory budget.
+    features : list of str
+    grid_values : list of ndarray
+        One grid per feature (their cartesian product is the grid).
+    method : {"brute", "tree"}, default="brute"
+    memory_budget : int
+        Bytes of model input per call.
     n_jobs : int, default=1
-        Threads evaluating chunks concurrently.
-
-    Returns
-    -------
-    average : ndarray of shape (n_outputs, n_grid_0, ...) or None
-    individual : ndarray of shape (n_outputs, n_rows, n_grid_0, ...) or None
-    upcast : frozenset of str
-        Integer features that had to hold non-integer grid values.
+        Threads of the static driver (more, smaller chunks when > 1).
     """
-    features = list(features)
-    n = table.n_rows
-    shape = tuple(len(g) for g in grid_values)
-    n_points = math.prod(shape)
-    if batch_rows is None:
-        batch_rows = rows_for_budget(len(table.names))
-    points = _grid_points(grid_values)
-    stack = _array_stack(model, table, features, points)
-    width = len(table.names) if stack is None else stack.base.shape[1]
-    if stack is not None and width != len(table.names):
-        batch_rows = max(1, batch_rows * len(table.names) // width)
-    chunks = _chunks(n, n_points, batch_rows, n_jobs, width)
 
-    def run(chunk: tuple[int, int]) -> tuple[np.ndarray, frozenset[str]]:
-        return _stacked_predict(model, table, stack, features, points, chunk[0], chunk[1], batch_rows)
+    name = "partial_dependence"
 
-    if n_jobs > 1 and len(chunks) > 1:
-        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-            results = pool.map(run, chunks)
-            return _collect(results, chunks, n, n_points, shape, sample_weight, kind)
-    return _collect(map(run, chunks), chunks, n, n_points, shape, sample_weight, kind)
+    def __init__(
+        self,
+        model: Model,
+        features: Sequence[str],
+        grid_values: Sequence[np.ndarray],
+        *,
+        method: str = "brute",
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        n_jobs: int = 1,
+    ) -> None:
+        self.model = model
+        self.features = list(features)
+        self.grid_values = [np.asarray(g) for g in grid_values]
+        self.points = _grid_points(self.grid_values)
+        self.grid_shape = tuple(len(g) for g in self.grid_values)
+        self.n_points = math.prod(self.grid_shape)
+        self.method = method
+        self.memory_budget = int(memory_budget)
+        self.n_jobs = int(n_jobs)
+        self._like: _ArrayStack | None = None
+
+    def chunk_rows(self, table: Table, memory_budget: int) -> int:
+        """Rows per :meth:`explain` call: all their stacked rows would fit ``memory_budget``
+        (one call is split into cache-sized model calls); fewer with ``n_jobs > 1``."""
+        rows = max(1, rows_for_budget(self._width(table), memory_budget) // self.n_points)
+        if self.n_jobs > 1:
+            rows = min(rows, max(1, math.ceil(table.n_rows / self.n_jobs)))
+        return rows
+
+    def _width(self, table: Table) -> int:
+        """Columns of the model input (a pipeline's column-wise first step may widen it)."""
+        if self.method != "brute" or table.n_rows == 0:
+            return len(table.names)
+        stack = _array_stack(self.model, table.take(np.zeros(1, dtype=np.intp)), self.features,
+                             self.points, self._like)
+        if stack is not None and self._like is None:  # the grid part serves every batch
+            self._like = replace(stack, base=stack.base[:0])
+        return len(table.names) if stack is None else stack.base.shape[1]
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        """ICE curves of the batch's rows: shape (B, n_outputs, n_points)."""
+        X, B, k = batch.X, batch.n_rows, self.n_points
+        batch_rows = rows_for_budget(len(X.names), self.memory_budget)
+        if self.method == "tree":
+            req = PDRequest(self.model, X, self.features, self.grid_values, None, "individual",
+                            batch_rows)
+            individual = tree_method(req)[1]
+            assert individual is not None
+            return individual.reshape(individual.shape[0], B, k).transpose(1, 0, 2)
+        stack = _array_stack(self.model, X, self.features, self.points, self._like)
+        width = len(X.names) if stack is None else stack.base.shape[1]
+        if stack is not None and self._like is None:  # keep the grid part for later batches
+            self._like = replace(stack, base=stack.base[:0])
+        batch_rows = call_rows(width, self.memory_budget, n_rows=B)
+        per_call = max(1, batch_rows // max(1, B))  # whole grid points (all B rows) per call
+        parts = []
+        for p0 in range(0, k, per_call):
+            points = np.arange(p0, min(p0 + per_call, k))
+            pred, _ = ice_predict(self.model, X, self.features, self.points,
+                                  np.tile(np.arange(B), len(points)), np.repeat(points, B),
+                                  batch_rows=batch_rows, stack=stack)
+            parts.append(pred.reshape(len(points), B, -1))
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return out.transpose(1, 2, 0)  # (k, B, n_outputs) -> (B, n_outputs, k)
+
+    def result(self, explained: Explained) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(average (n_outputs, *grid_shape), individual (n_outputs, n_rows, *grid_shape) or
+        None)``."""
+        mean = explained.mean.get()
+        average = mean.reshape(mean.shape[0], *self.grid_shape)
+        values = explained.values
+        if values is None:
+            return average, None
+        individual = values.transpose(1, 0, 2).reshape(mean.shape[0], len(values),
+                                                        *self.grid_shape)
+        return average, individual
+
+    def upcast(self, table: Table) -> frozenset[str]:
+        """Integer features of ``table`` that the grid gives non-integer values."""
+        out: set[str] = set()
+        for name, g in zip(self.features, self.grid_values):
+            if table.set_column(name, np.resize(g, table.n_rows)).upcast - table.upcast:
+                out.add(name)
+        return frozenset(out)
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(0).normal(size=(150, 3))
+        model = as_model(_example_model)
+        grid = [np.linspace(-1, 1, 5), np.array([-1.0, 0.5])]
+        return cls(model, ["x0", "x1"], grid), X, np.zeros(len(X))
 
 
-def _collect(results, chunks, n, n_points, shape, sample_weight, kind):
-    """Reduce per-chunk predictions (k, n, n_out) into the average / individual arrays."""
-    want_ind = kind in ("individual", "both")
-    want_avg = kind in ("average", "both")
-    avg = ind = None
-    upcast: frozenset[str] = frozenset()
-    if sample_weight is not None:
-        w = np.asarray(sample_weight, dtype=np.float64)
-        w_sum = w.sum()
-    for (start, stop), (pred, up) in zip(chunks, results):
-        upcast |= up
-        n_out = pred.shape[2]
-        if want_ind:
-            if ind is None:
-                ind = np.empty((n_out, n, n_points))
-            ind[:, :, start:stop] = pred.transpose(2, 1, 0)
-        if want_avg:
-            if avg is None:
-                avg = np.empty((n_out, n_points))
-            if sample_weight is None:
-                avg[:, start:stop] = pred.mean(axis=1).T
-            else:
-                avg[:, start:stop] = (np.einsum("n,kno->ok", w, pred) / w_sum)
-    average = avg.reshape(avg.shape[0], *shape) if avg is not None else None
-    individual = ind.reshape(ind.shape[0], n, *shape) if ind is not None else None
-    return average, individual, upcast
+def _example_model(X: Any) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    return np.sin(A[:, 0]) * A[:, 1] + A[:, 2] ** 2
 
 
 def _brute_method(req: PDRequest) -> tuple[np.ndarray | None, np.ndarray | None]:
-    average, individual, upcast = _brute_partial_dependence(
-        req.model,
-        req.table,
-        req.features,
-        req.grid_values,
-        req.sample_weight,
-        req.kind,
-        req.batch_rows,
-        req.n_jobs,
-    )
-    req.upcast |= upcast
-    return average, individual
+    """PD/ICE by brute force: the engine's static mean of :class:`ICEFunction` over the rows."""
+    fn = ICEFunction(req.model, req.features, req.grid_values, memory_budget=req.memory_budget,
+                     n_jobs=req.n_jobs)
+    explained = explain_rows(fn, req.table, sample_weight=req.sample_weight,
+                             memory_budget=req.memory_budget, n_jobs=req.n_jobs,
+                             progress=req.progress, keep_values=req.kind != "average")
+    average, individual = fn.result(explained)
+    req.upcast |= fn.upcast(req.table.take(np.zeros(1, dtype=np.intp)))
+    return (None if req.kind == "individual" else average), individual
 
 
 # ---------------------------------------------------------------------------------------- recursion
@@ -487,6 +578,8 @@ def _run_method(method: str, req: PDRequest) -> tuple[str, np.ndarray | None, np
     if reason is not None:
         raise ValueError(f"{_OWNER}: method={name!r} cannot be used here: {reason}.")
     average, individual = _METHODS[name](req)
+    if name != "brute" and req.progress is not None:
+        req.progress(ProgressInfo(req.table.n_rows, req.table.n_rows, _OWNER))
     return name, average, individual
 
 
@@ -634,6 +727,7 @@ def partial_dependence(
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     n_jobs: int | None = None,
     input_kind: str = "auto",
+    progress: Any = False,
 ) -> PartialDependence:
     """Partial dependence (PD) and ICE curves of a feature or a set of features.
 
@@ -678,6 +772,9 @@ def partial_dependence(
         ``"auto"``: always the brute (interventional) quantity -- ``"tree"`` for the models it
         supports, else ``"brute"``; unlike scikit-learn, ``auto`` never silently switches to
         recursion, which is a different quantity. The result's ``method`` says which ran.
+        XGBoost models with categorical splits (``enable_categorical=True``) are not read by
+        the tree method: ``"auto"`` computes them by brute force (same quantity, more model
+        calls) and ``"tree"`` raises a ValueError saying so.
     kind : {"average", "individual", "both"}, default="average"
         Return the PD, the ICE curves, or both.
     centered : bool, default=False
@@ -707,6 +804,11 @@ def partial_dependence(
         Threads evaluating chunks concurrently (``-1``: all cores); ``None`` is 1.
     input_kind : {"auto", "numpy", "pandas", "polars", "records"}, default="auto"
         The input type a callable receives (default: the type of ``X``).
+    progress : bool or callable, default=False
+        Report rows done: ``True`` shows a tqdm bar (or prints lines to stderr without tqdm);
+        a callable receives a :class:`~ixplain.ProgressInfo` (``done``, ``total`` rows) after
+        every chunk. The values do not depend on it. The tree and recursion methods report
+        once, at the end.
 
     Returns
     -------
@@ -743,27 +845,86 @@ def partial_dependence(
     >>> res.individual.shape
     (1, 3, 3)
     """
-    # ------------------------------------------------------------- arguments
-    check_options(kind, "kind", _OWNER, _KINDS)
-    check_options(method, "method", _OWNER, ("auto", *_METHODS))
-    check_options(response_method, "response_method", _OWNER, _RESPONSES)
-    check_options(grid, "grid", _OWNER, ("percentile", "quantile", "thresholds"))
-    percentiles = _check_percentiles(percentiles)
-    grid_resolution = check_int(grid_resolution, "grid_resolution", _OWNER, min_value=2) or 2
-    centered = check_bool(centered, "centered", _OWNER)
-    subsample = _check_subsample(subsample)
+    opts = _check_options(
+        kind=kind, method=method, response_method=response_method, grid=grid,
+        percentiles=percentiles, grid_resolution=grid_resolution, centered=centered,
+        subsample=subsample, memory_budget=memory_budget, n_jobs=n_jobs,
+        include_missing=include_missing, feature_names=feature_names, progress=progress,
+    )
     rng = keyed_generator(seed_of(random_state, _OWNER), "partial_dependence", "subsample")
-    memory_budget = check_int(memory_budget, "memory_budget", _OWNER, min_value=1) or 1
-    n_jobs_ = check_n_jobs(n_jobs, _OWNER)
-    if include_missing != "auto":
-        include_missing = check_bool(include_missing, "include_missing", _OWNER)
-    if feature_names is not None and (
-        isinstance(feature_names, str) or not isinstance(feature_names, (Sequence, np.ndarray))
-    ):
-        raise param_error(_OWNER, "feature_names", "None or a sequence of str", feature_names,
-                          exc=TypeError)
+    table, feats = _data_and_features(X, features, feature_names, categorical_features)
+    custom = _check_custom_values(custom_values, table, feats)
+    weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
+    model = _make_model(estimator, response_method, target, input_kind, method)
+    grids = _grids(model, table, feats, custom, opts)
+    rows = _subsample_rows(table.n_rows, opts["subsample"], rng)
+    data = table if rows is None else table.take(rows)
+    if rows is not None and weights is not None:
+        weights = weights[rows]
+    req = PDRequest(
+        model=model, table=data, features=feats, grid_values=[g.values for g in grids],
+        sample_weight=weights, kind=kind,
+        batch_rows=call_rows(len(table.names), opts["memory_budget"], n_rows=data.n_rows),
+        n_jobs=opts["n_jobs"], memory_budget=opts["memory_budget"], progress=opts["progress"],
+    )
+    used, average, individual = _run_method(method, req)
+    average, individual, output_names = _select_regression_target(
+        average, individual, model, target
+    )
+    if opts["centered"]:
+        average, individual = _center(average, individual)
+    return PartialDependence(
+        grid_values=[g.values for g in grids],
+        average=average,
+        individual=individual,
+        features=tuple(feats),
+        feature_kinds=tuple(g.kind for g in grids),
+        deciles=[g.deciles for g in grids],
+        kind=kind,
+        method=used,
+        centered=opts["centered"],
+        output_names=output_names,
+        target=target,
+        response_method=model.response_method,
+        upcast=tuple(f for f in feats if f in req.upcast),
+        missing_in_grid=tuple(g.has_missing for g in grids),
+        grid_rules=tuple(g.rule for g in grids),
+        n_rows=data.n_rows,
+    )
 
-    # ------------------------------------------------------------- data and features
+
+def _check_options(**kw: Any) -> dict[str, Any]:
+    """Validate the scalar arguments of :func:`partial_dependence`; return them normalised."""
+    check_options(kw["kind"], "kind", _OWNER, _KINDS)
+    check_options(kw["method"], "method", _OWNER, ("auto", *_METHODS))
+    check_options(kw["response_method"], "response_method", _OWNER, _RESPONSES)
+    check_options(kw["grid"], "grid", _OWNER, ("percentile", "quantile", "thresholds"))
+    out = dict(kw)
+    out["percentiles"] = _check_percentiles(kw["percentiles"])
+    out["grid_resolution"] = check_int(kw["grid_resolution"], "grid_resolution", _OWNER,
+                                       min_value=2) or 2
+    out["centered"] = check_bool(kw["centered"], "centered", _OWNER)
+    out["subsample"] = _check_subsample(kw["subsample"])
+    out["memory_budget"] = check_int(kw["memory_budget"], "memory_budget", _OWNER,
+                                     min_value=1) or 1
+    out["n_jobs"] = check_n_jobs(kw["n_jobs"], _OWNER)
+    if kw["include_missing"] != "auto":
+        out["include_missing"] = check_bool(kw["include_missing"], "include_missing", _OWNER)
+    names = kw["feature_names"]
+    if names is not None and (
+        isinstance(names, str) or not isinstance(names, (Sequence, np.ndarray))
+    ):
+        raise param_error(_OWNER, "feature_names", "None or a sequence of str", names,
+                          exc=TypeError)
+    out["progress"] = make_progress(kw["progress"], _OWNER)
+    return out
+
+
+def _data_and_features(
+    X: Any, features: Any, feature_names: Any, categorical_features: Any
+) -> tuple[Table, list[str]]:
+    """The rows as a Table (named, with the declared categoricals) and the feature names."""
+    check_2d(X, _OWNER)
     try:
         table = as_table(X, owner=_OWNER)
     except TypeError as exc:
@@ -793,65 +954,29 @@ def partial_dependence(
         table = _with_categoricals(
             table, _resolve_names(categorical_features, table, "categorical_features")
         )
-    custom = _check_custom_values(custom_values, table, feats)
-    weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
+    return table, feats
 
-    model = _make_model(estimator, response_method, target, input_kind, method)
+
+def _grids(
+    model: Model, table: Table, feats: list[str], custom: dict[str, Any], opts: dict[str, Any]
+) -> list[FeatureGrid]:
+    """One grid per feature, by the rule of ``opts["grid"]`` (or the custom values)."""
+    include_missing = opts["include_missing"]
     if include_missing == "auto":
         include_missing = _accepts_nan(model)
+    grid = opts["grid"]
     if grid == "thresholds":  # the exact step function at full resolution (tree models)
         missing = [f for f in feats if f not in custom]
         custom = {**threshold_grid_values(model, table, missing), **custom}
         grid = "percentile"
-
-    # ------------------------------------------------------------- grids and rows
-    grids: list[FeatureGrid] = [
+    return [
         feature_grid(
-            table, name, percentiles=percentiles, grid_resolution=grid_resolution, grid=grid,
-            custom_values=custom.get(name), include_missing=bool(include_missing), owner=_OWNER,
+            table, name, percentiles=opts["percentiles"],
+            grid_resolution=opts["grid_resolution"], grid=grid, custom_values=custom.get(name),
+            include_missing=bool(include_missing), owner=_OWNER,
         )
         for name in feats
     ]
-    rows = _subsample_rows(table.n_rows, subsample, rng)
-    data = table if rows is None else table.take(rows)
-    if rows is not None and weights is not None:
-        weights = weights[rows]
-
-    req = PDRequest(
-        model=model,
-        table=data,
-        features=feats,
-        grid_values=[g.values for g in grids],
-        sample_weight=weights,
-        kind=kind,
-        batch_rows=call_rows(len(table.names), memory_budget, n_rows=data.n_rows),
-        n_jobs=n_jobs_,
-    )
-    used, average, individual = _run_method(method, req)
-    average, individual, output_names = _select_regression_target(
-        average, individual, model, target
-    )
-    if centered:
-        average, individual = _center(average, individual)
-    upcast = tuple(f for f in feats if f in req.upcast)
-    return PartialDependence(
-        grid_values=[g.values for g in grids],
-        average=average,
-        individual=individual,
-        features=tuple(feats),
-        feature_kinds=tuple(g.kind for g in grids),
-        deciles=[g.deciles for g in grids],
-        kind=kind,
-        method=used,
-        centered=centered,
-        output_names=output_names,
-        target=target,
-        response_method=model.response_method,
-        upcast=upcast,
-        missing_in_grid=tuple(g.has_missing for g in grids),
-        grid_rules=tuple(g.rule for g in grids),
-        n_rows=data.n_rows,
-    )
 
 
 def _make_model(estimator: Any, response_method: str, target: Any, input_kind: str, method: str) -> Model:
@@ -866,7 +991,7 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
         return as_model(
             estimator, response_method=response_method, target=model_target,
             input_kind=input_kind, owner=_OWNER,
-        )
+        ).refuse_nan_outputs(_OWNER)
     except TypeError as exc:
         raise param_error(
             _OWNER, "estimator",

@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from .._random import keyed_generator
+from .._random import RowStream, keyed_generator, uniform_index
 from .._validation import (
+    check_2d,
     check_int,
     check_n_jobs,
     check_sample_weight,
@@ -33,7 +34,7 @@ from .._validation import (
 )
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss
-from ..models import Model, as_model, call_rows, rows_for_budget
+from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage, seed_of
@@ -43,6 +44,7 @@ from ._conditional import (
     conditional_pfi_importances,
     conditional_storage,
 )
+from ._engine import Method, ProgressInfo, RowBatch, explain_rows, make_progress, register
 from ._incremental import IncrementalExplainer, Sampler
 
 __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
@@ -425,6 +427,7 @@ def permutation_importance(
     response_method: str = "auto",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     removal: str = "marginal",
+    progress: Any = False,
 ) -> Any:
     """Permutation feature importance (scikit-learn's arguments and result, plus losses/groups).
 
@@ -483,13 +486,20 @@ def permutation_importance(
         conditional feature importance, CFI; a
         :class:`~ixplain.imputation.ConditionalSampler` fitted on ``X``, each row's own values
         excluded from its draws; needs ``loss``). See :mod:`ixplain.imputation`.
+    progress : bool or callable, default=False
+        Report rows done: ``True`` shows a tqdm bar (or prints lines to stderr without tqdm);
+        a callable receives a :class:`~ixplain.ProgressInfo` (``done``, ``total``) after every
+        chunk of rows (``done`` = repeats for scorers outside the batched path). The values do
+        not depend on it.
 
     Returns
     -------
     FeatureImportance or dict of str to FeatureImportance
         ``importances_mean`` (n_features,), ``importances_std`` (n_features,) and
         ``importances`` (n_features, n_repeats), in the order of ``features``; a dict for
-        multi-metric ``scoring``.
+        multi-metric ``scoring``. With ``loss`` (or a batched scorer),
+        ``settings["standard_error"]`` (n_features,) is the standard error of
+        ``importances_mean`` from the spread of the per-row loss increases.
 
     Raises
     ------
@@ -518,9 +528,11 @@ def permutation_importance(
     owner = "permutation_importance"
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
+    report = make_progress(progress, owner)
     seed = seed_of(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
+    check_2d(X, owner)
     table = as_table(X, owner=owner)
     n = table.n_rows
     if n == 0:
@@ -553,13 +565,15 @@ def permutation_importance(
         loss_obj = get_loss(loss, owner)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
+        model.refuse_nan_outputs(owner)
         model.observe_labels(y_arr)
-        imp = _importances_loss(model, loss_obj, table, y_arr, w, subsets, perms, groups,
-                                memory_budget)
+        imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
+                             memory_budget, report)
         settings["loss"] = loss_obj.name
+        settings["standard_error"] = se.tolist()
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
-                                labels, settings, memory_budget)
+                                labels, settings, memory_budget, report)
 
 
 class _Permutations:
@@ -583,44 +597,6 @@ class _Permutations:
         return perm
 
 
-#: Rows summed together when averaging per-row losses: fixed blocks, so the sums (and the
-#: importances) are the same bits for any memory budget.
-_SUM_BLOCK = 1024
-
-
-class _BlockSum:
-    """``sum_i w_i v_i`` over rows fed in any chunks, summed in fixed blocks of rows."""
-
-    def __init__(self, weights: np.ndarray, shape: tuple[int, ...]) -> None:
-        self.weights = weights
-        self.total = np.zeros(shape)
-        self._buf = np.empty((_SUM_BLOCK, *shape))
-        self._filled = 0
-        self._start = 0
-
-    def add(self, values: np.ndarray) -> None:
-        i = 0
-        while i < len(values):
-            take = min(_SUM_BLOCK - self._filled, len(values) - i)
-            self._buf[self._filled : self._filled + take] = values[i : i + take]
-            self._filled += take
-            i += take
-            if self._filled == _SUM_BLOCK:
-                self._flush()
-
-    def _flush(self) -> None:
-        k = self._filled
-        w = self.weights[self._start : self._start + k]
-        self.total += np.tensordot(w, self._buf[:k], axes=1)
-        self._start += k
-        self._filled = 0
-
-    def result(self) -> np.ndarray:
-        if self._filled:
-            self._flush()
-        return self.total
-
-
 def _perm_fn(perms: Any) -> Any:
     """``perms(g, r)``: a :class:`_Permutations`, or explicit permutations (G, R, m) as one."""
     if callable(perms):
@@ -630,32 +606,137 @@ def _perm_fn(perms: Any) -> Any:
 
 
 def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
-    """(G, R) mean loss increases from explicit row subsets (R,) and permutations
-    ``perms(g, r)`` of shape (m,) (or an array (G, R, m))."""
+    """(G, R) mean loss increases from explicit row subsets (R,) and permutations (G, R, m)."""
+    return _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget)[0]
+
+
+def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None):
+    """:func:`_importances_loss` and the (G,) standard errors of the mean over repeats (from the
+    spread of the per-row values), by the engine's static driver."""
     G, R = len(groups), len(subsets)
     perms = _perm_fn(perms)
-    plan = _Plan(table.schema, table.upcast)  # the stacked matrix and layout, made once
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
-    out = np.zeros((G, R))
-    budget_rows = call_rows(len(table.names), memory_budget, n_rows=len(subsets[0]))
+    out, se = np.zeros((G, R)), np.zeros(G)
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
     plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))
                                                            for r, s in enumerate(subsets)]
+    total = sum(len(rows) for rows, _ in plans)
+    done = 0
     for rows, reps in plans:
-        width = 1 + G * len(reps)
-        chunk = max(1, budget_rows // width)
-        weights = np.ones(len(rows)) if w is None else w[rows]
-        total = _BlockSum(weights, (G, len(reps)))
-        for s in range(0, len(rows), chunk):
-            pos = slice(s, min(s + chunk, len(rows)))
-            # replacement source row of observation rows[pos][i] for group g, repeat r
-            repl = np.stack([np.stack([rows[perms(g, r)[pos]] for r in reps], axis=1)
-                             for g in range(G)], axis=1)
-            diffs, _ = pfi_losses(model, loss, table, rows[pos], repl, groups, y[rows[pos]],
-                                  plan=plan)
-            total.add(diffs)
-        out[:, reps] = total.result() / weights.sum()
-    return out
+        fn = PermutationPFI(model, loss, groups, table, rows, perms, reps)
+        weights = None if w is None else w[rows]
+        data = table if len(rows) == table.n_rows and rows[-1] == len(rows) - 1 else (
+            table.take(rows))  # (rows are sorted: all rows is arange(n))
+        explained = explain_rows(fn, data, y[rows], sample_weight=weights,
+                                 memory_budget=memory_budget, progress=progress, total=total,
+                                 done=done)
+        done += len(rows)
+        mean = explained.mean.get()
+        out[:, reps] = mean[:, 1:]
+        se += explained.standard_error[:, 0] ** 2 / len(plans) ** 2
+    return out, np.sqrt(se)
+
+
+class PFIFunction(Method):
+    """PFI's explanation function for the engine, with the replacement rows left to subclasses.
+
+    For a batch of observations, every group ``g`` and draw ``r`` it returns the loss increase
+    ``loss(y, f(x with x_S_g := x'_{g r})) - loss(y, f(x))`` (:func:`pfi_losses`), as values of
+    shape (B, G, 1 + R): column 0 the mean over the R draws (the per-observation ``lambda``,
+    whose spread over rows gives the standard error), columns 1.. the draws. Subclasses say
+    where ``x'`` comes from (:meth:`source`).
+    """
+
+    name = "pfi"
+    needs_labels = True
+
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], n_draws: int):
+        self.model, self.loss = model, loss
+        self.groups = tuple(tuple(g) for g in groups)
+        self.n_draws = int(n_draws)
+        self._plan: _Plan | None = None  # pfi_losses' layout and stacked source, reused
+
+    def rows_per_observation(self, table: Table) -> int:
+        return 1 + len(self.groups) * self.n_draws
+
+    def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
+        """``(source table, observation rows (B,), replacement rows (B, G, R))`` in it."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        assert batch.y is not None
+        self.model.observe_labels(batch.y)
+        source, rows, repl = self.source(batch)
+        if self._plan is None or self._plan.schema is not source.schema:
+            self._plan = _Plan(source.schema, source.upcast)
+        diffs, _ = pfi_losses(self.model, self.loss, source, rows, repl, self.groups, batch.y,
+                              plan=self._plan)
+        return np.concatenate([diffs.mean(axis=2, keepdims=True), diffs], axis=2)
+
+
+
+@register
+class PermutationPFI(PFIFunction):
+    """``x'`` of observation ``rows[p]`` for group ``g``, repeat ``reps[k]``: row
+    ``rows[perms(g, reps[k])[p]]`` of ``table`` (scikit-learn's permutations; ``perms(g, r)``
+    gives permutation ``r`` of group ``g`` of the ``len(rows)`` positions)."""
+
+    name = "permutation_importance"
+
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], table: Table,
+                 rows: np.ndarray, perms: Any, reps: Sequence[int]) -> None:
+        super().__init__(model, loss, groups, len(reps))
+        self.table, self.rows = table, np.asarray(rows)
+        self.perms, self.reps = perms, [int(r) for r in reps]
+
+    def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
+        pos = slice(batch.start, batch.start + batch.n_rows)
+        repl = np.stack([np.stack([self.rows[self.perms(g, r)[pos]] for r in self.reps], axis=1)
+                         for g in range(len(self.groups))], axis=1)
+        return self.table, self.rows[pos], repl
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(1).normal(size=(130, 3))
+        table = as_table(X, ["x0", "x1", "x2"])
+        perms = _Permutations(0, ["x0", "x1", "x2"], len(X), 2, DEFAULT_MEMORY_BUDGET)
+        fn = cls(as_model(_example_model), get_loss("squared_error"), [["x0"], ["x1"], ["x2"]],
+                 table, np.arange(len(X)), perms, [0, 1])
+        return fn, X, 2 * X[:, 0] - X[:, 1]
+
+
+@register
+class BackgroundPFI(PFIFunction):
+    """``x'`` of row ``t`` for group ``g``, draw ``r``: a row of ``background`` drawn uniformly
+    with the uniforms of row ``t`` (``RowStream(seed, "pfi_background")``): the same draws for
+    a row however the rows are chunked or partitioned (the Dask form of PFI)."""
+
+    name = "permutation_importance_background"
+
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]],
+                 background: Table, n_draws: int, seed: int) -> None:
+        super().__init__(model, loss, groups, n_draws)
+        self.background, self.seed = background, int(seed)
+
+    def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
+        B, G = batch.n_rows, len(self.groups)
+        u = RowStream(self.seed, "pfi_background", G * self.n_draws).uniforms(batch.start, B)
+        repl = B + uniform_index(u, self.background.n_rows).reshape(B, G, self.n_draws)
+        return Table.concat([batch.X, self.background]), np.arange(B), repl
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(0).normal(size=(120, 3))
+        y = 2 * X[:, 0] - X[:, 1]
+        background = as_table(X[:40], ["x0", "x1", "x2"])
+        model = as_model(_example_model)
+        fn = cls(model, get_loss("squared_error"), [["x0"], ["x1"], ["x2"]], background, 2, 0)
+        return fn, X, y
+
+
+def _example_model(X: Any) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    return 2 * A[:, 0] - A[:, 1] + 0.5 * A[:, 0] * A[:, 2]
 
 
 #: Scorers that are a (weighted) mean of a per-row loss: score = -mean loss (or 1 - mean loss),
@@ -686,7 +767,7 @@ def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
 
 
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
-                         settings, memory_budget=DEFAULT_MEMORY_BUDGET):
+                         settings, memory_budget=DEFAULT_MEMORY_BUDGET, progress=None):
     owner = "permutation_importance"
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
@@ -696,8 +777,9 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
     batched = _batched_scoring(estimator, scoring, y)
     if batched is not None:
         model = as_model(estimator, response_method="predict", owner=owner)
-        imp = _importances_loss(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
-                                perms, groups, memory_budget)
+        model.refuse_nan_outputs(owner)
+        imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
+                             perms, groups, memory_budget, progress)
         scales = np.ones(len(subsets))
         if batched == "r2":
             for r, rows in enumerate(subsets):
@@ -706,7 +788,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
                 mean = np.sum(wr * yr) / np.sum(wr)
                 scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
         if np.all(scales > 0):
-            settings = dict(settings, scoring=batched)
+            settings = dict(settings, scoring=batched,
+                            standard_error=(se / scales.mean()).tolist())
             return FeatureImportance.from_importances(imp / scales, labels, settings)
     from sklearn.metrics import check_scoring
 
@@ -733,6 +816,8 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             for name in names:
                 cols[name] = _take(table.columns[name], src)
             permuted[g][r] = score(rows, cols)
+        if progress is not None:
+            progress(ProgressInfo(r + 1, R, owner))  # repeats done
     settings = dict(settings, scoring=scoring if isinstance(scoring, (str, type(None))) else
                     repr(scoring))
     if isinstance(baselines[0], dict):

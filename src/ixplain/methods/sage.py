@@ -16,6 +16,7 @@ import numpy as np
 
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
+    check_2d,
     check_float,
     check_int,
     check_n_jobs,
@@ -29,6 +30,7 @@ from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
 from ._conditional import TableMaker, conditional_coalition_losses
+from ._engine import Explained, Method, ProgressInfo, RowBatch, make_progress, register
 from ._sage_core import (
     coalition_losses,
     contributions,
@@ -117,24 +119,17 @@ class _Accumulator:
         return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
 
 
-def check_no_nan(table: Table, what: str, owner: str) -> None:
-    """Raise ValueError naming the first numeric column of ``table`` that holds NaN."""
-    for name, kind in zip(table.names, table.schema.kinds):
-        if kind == "numeric":
-            col = table.numeric_column(name)
-            if np.isnan(col).any():
-                raise ValueError(
-                    f"{owner}: {what} column {name!r} contains NaN (first at row "
-                    f"{int(np.isnan(col).argmax())}); impute or drop missing values first."
-                )
-
-
-def _background_table(background: Any, table: Table, seed: int, owner: str) -> Table:
+def _background_table(background: Any, table: Table, seed: int | np.random.Generator,
+                      owner: str) -> Table:
+    """The background rows: ``background``, or 512 rows of ``table`` drawn with
+    ``keyed_generator(seed, "sage-background")`` (or from a Generator given as ``seed``)."""
     if background is None:
         n = table.n_rows
         if n <= 512:
             return table
-        pick = keyed_generator(seed, "sage-background").choice(n, 512, replace=False)
+        gen = seed if isinstance(seed, np.random.Generator) else keyed_generator(
+            seed, "sage-background")
+        pick = gen.choice(n, 512, replace=False)
         return table.take(np.sort(pick))
     bg = as_table(background, feature_names=list(table.names), owner=owner)
     if bg.n_rows == 0:
@@ -145,9 +140,7 @@ def _background_table(background: Any, table: Table, seed: int, owner: str) -> T
         )
     if bg.schema.source != table.schema.source:
         bg = as_table(bg.to_native(table.schema.source), list(table.names), owner=owner)
-    bg = bg.select(table.names)
-    check_no_nan(bg, "background", owner)
-    return bg
+    return bg.select(table.names)
 
 
 def resolve_n_samples(n_samples: Any, correction: str, n_background: int, owner: str) -> int:
@@ -298,6 +291,7 @@ def estimate_sage(
     n_jobs: int = 1,
     control_variate: bool = True,
     removal: ConditionalSampler | None = None,
+    progress: Any = None,
 ) -> SageEstimate:
     """The SAGE estimator on validated inputs (see :func:`sage`); ``rng`` is the seed (an int,
     or a Generator giving one draw). Permutation ``p``'s randomness depends on (seed, p) alone
@@ -346,6 +340,9 @@ def estimate_sage(
             used, ratio, converged = _feed(acc, scores, totals, cap, threshold, control_variate,
                                            ratio)
             pending = [(scores[used:], totals[used:])]
+            if progress is not None:  # orders so far; the ratio once a block was accumulated
+                progress(ProgressInfo(done, n_permutations, _OWNER,
+                                      ratio if np.isfinite(ratio) else None))
     finally:
         if pool is not None:
             pool.shutdown()
@@ -374,6 +371,7 @@ def sage(
     n_jobs: int | None = None,
     control_variate: bool = True,
     removal: str = "marginal",
+    progress: Any = False,
 ) -> FeatureImportance:
     """SAGE values: Shapley values of the loss explained by each feature (or group).
 
@@ -438,6 +436,14 @@ def sage(
         Use the per-observation total ``loss(empty) - loss(model)``, whose mean over ``X`` is
         known, as a control variate. Unbiased; it reduces the variance caused by observations
         with large losses and makes the values sum exactly to the explained loss.
+    progress : bool or callable, default=False
+        Report after every ``batch_size`` orders: ``True`` shows a tqdm bar (or prints lines to
+        stderr without tqdm) with the convergence ratio; a callable receives a
+        :class:`~ixplain.ProgressInfo` with ``done`` (orders so far), ``total``
+        (``n_permutations``, or None when only convergence stops the run) and
+        ``convergence_ratio`` (``max(std) / (max(phi) - min(phi))``, compared with
+        ``convergence_threshold`` after every block of :data:`CHECK_EVERY` orders; None before
+        the first block). The values do not depend on it.
 
     Returns
     -------
@@ -476,7 +482,7 @@ def sage(
         model, X, y, loss=loss, background=background, n_permutations=n_permutations,
         convergence_threshold=convergence_threshold, groups=groups, n_samples=n_samples,
         random_state=random_state, batch_size=batch_size, n_jobs=n_jobs,
-        control_variate=control_variate, removal=removal,
+        control_variate=control_variate, removal=removal, progress=progress,
     )
     settings = {
         "loss": loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
@@ -493,7 +499,7 @@ def sage(
 def _run(
     model: Any, X: Any, y: Any, *, loss: Any, background: Any, n_permutations: Any,
     convergence_threshold: Any, groups: Any, n_samples: Any, random_state: Any, batch_size: Any,
-    n_jobs: Any, control_variate: Any, removal: Any = "marginal",
+    n_jobs: Any, control_variate: Any, removal: Any = "marginal", progress: Any = False,
 ) -> SageEstimate:
     owner = _OWNER
     loss_obj = get_loss(loss, owner)
@@ -510,13 +516,16 @@ def _run(
     jobs = check_n_jobs(n_jobs, owner)
     if not isinstance(control_variate, (bool, np.bool_)):
         raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
+    report = make_progress(progress, owner)
     seed = seed_of(random_state, owner)
+    check_2d(X, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
         raise ValueError(f"{owner}: X has no rows.")
-    check_no_nan(table, "X", owner)
     y_arr = check_target(y, table.n_rows, owner)
-    mdl = as_model(model, owner=owner)
+    # NaN in X goes to the model (HistGradientBoosting and pipelines with imputers take it);
+    # a model that returns NaN for it is an error naming the rows, not a NaN result
+    mdl = as_model(model, owner=owner).refuse_nan_outputs(owner)
     bg = _background_table(background, table, seed, owner)
     players, col_player = resolve_players(table.names, groups, owner)
     correction = correction_for(loss_obj)
@@ -533,6 +542,7 @@ def _run(
         players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
         batch_size=bs, rng=seed, n_jobs=jobs, control_variate=bool(control_variate),
         removal=sampler,
+        progress=report,
     )
 
 
@@ -560,3 +570,120 @@ def _to_result(est: SageEstimate, settings: dict[str, Any]) -> FeatureImportance
         feature_names=list(est.players),
         settings=info,
     )
+
+
+# ---------------------------------------------------------------------------- engine form
+@register
+class SAGEFunction(Method):
+    """SAGE's explanation function for the engine: one random order per row, drawn as
+    :func:`sage`'s first pass over the rows draws it.
+
+    :func:`sage`'s permutation ``p`` explains row ``perm[p]`` of its first pass (``perm`` from
+    ``keyed_generator(seed, "sage-pass", 0)``) along the order and with the background draws of
+    row ``p`` of its row streams (:class:`_Draws`). Here row ``t`` takes ``p = perm^-1[t]``
+    and the same numbers, so its marginal contributions depend neither on the chunk nor on the
+    partition it is computed in, and the mean over all ``n_rows`` rows is :func:`sage` with
+    ``n_permutations=n_rows, convergence_threshold=None`` (to float rounding). Its values,
+    shape ``(2 * G + 3,)``, are ``[lambda (G), t, lambda * t (G), t**2, t_exact]`` with ``t``
+    the row's estimated total ``l(empty) - l(all)`` and ``t_exact = loss(mean background
+    prediction) - loss(f(x))``: their means are the moments of :class:`_Accumulator`'s control
+    variate, which :meth:`result` applies.
+    """
+
+    name = "sage"
+    needs_labels = True
+
+    def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
+                 players: list[str], n_samples: int, exact_inner: bool, seed: int,
+                 n_rows: int, control_variate: bool = True) -> None:
+        self.model, self.loss, self.background = model, loss, background
+        self.col_player, self.players = np.asarray(col_player), list(players)
+        self.n_samples, self.exact_inner, self.seed = int(n_samples), bool(exact_inner), seed
+        self.n_rows, self.control_variate = int(n_rows), bool(control_variate)
+        self.correction = "exact" if exact_inner else correction_for(loss)
+        bg_pred = positive_column(model.predict(background), loss, model)
+        self.empty_pred = bg_pred.mean(axis=0)
+        self._position: np.ndarray | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_position": None}  # rebuilt where it is needed
+
+    def rows_per_observation(self, table: Table) -> int:
+        return (len(self.players) - (1 if self.exact_inner else 0)) * self.n_samples + 1
+
+    def _permutation_index(self, start: int, B: int) -> np.ndarray:
+        """``p`` of rows ``start .. start + B - 1``: their positions in sage's first pass."""
+        if self._position is None:
+            perm = keyed_generator(self.seed, "sage-pass", 0).permutation(self.n_rows)
+            position = np.empty(self.n_rows, dtype=np.intp)
+            position[perm] = np.arange(self.n_rows)
+            self._position = position
+        return self._position[start : start + B]
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        G, m, B = len(self.players), self.background.n_rows, batch.n_rows
+        y = np.asarray(batch.y)
+        self.model.observe_labels(y)
+        ps = self._permutation_index(batch.start, B)
+        orders = random_orders(_uniforms_at(RowStream(self.seed, "sage-order", G), ps))
+        if self.exact_inner:
+            draw_idx = np.broadcast_to(np.arange(m), (B, m))
+        else:
+            u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
+            draw_idx = uniform_index(u, m)
+        losses, _ = coalition_losses(
+            self.model, self.loss, self.correction, batch.X, y, self.background, draw_idx,
+            orders, self.col_player, empty_pred=self.empty_pred if self.exact_inner else None,
+        )
+        scores = contributions(losses, orders)
+        total = losses[:, 0] - losses[:, -1]
+        const = np.ascontiguousarray(np.broadcast_to(self.empty_pred, (B,) + np.shape(
+            self.empty_pred)))
+        exact = self.loss(y, const, self.model.classes_) - losses[:, -1]
+        return np.column_stack([scores, total, scores * total[:, None], total**2, exact])
+
+    def result(self, explained: Explained) -> SageEstimate:
+        G, mean = len(self.players), explained.mean
+        n = mean.n
+        m = mean.get()
+        var = np.asarray(mean.variance) * (n - 1) / max(n, 1)  # population variances
+        ma, mb, t_bar = m[:G], float(m[G]), float(m[-1])
+        values, std = ma, np.sqrt(var[:G] / max(n - 1, 1))
+        vt = float(var[G])
+        if self.control_variate and n >= 2 and vt > 1e-300:
+            cov = m[G + 1 : 2 * G + 1] - ma * mb
+            values = ma - cov / vt * (mb - t_bar)
+            std = np.sqrt(np.maximum(var[:G] - cov**2 / vt, 0.0) / (n - 2 if n > 2 else 1))
+        gap = max(float(values.max() - values.min()), 1e-12 * (1.0 + float(np.abs(values).max())))
+        return SageEstimate(
+            players=self.players, values=values, std=std, n_permutations=n, converged=False,
+            ratio=float(std.max() / gap), explained_loss=t_bar, n_samples=self.n_samples,
+            correction=self.correction,
+        )
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        X = np.random.default_rng(0).normal(size=(90, 3))
+        y = X[:, 0] + 0.5 * X[:, 1] * X[:, 2]
+        model = as_model(_example_model)
+        background = as_table(X[:16], ["x0", "x1", "x2"])
+        fn = cls(model, get_loss("squared_error"), background, np.arange(3), ["x0", "x1", "x2"],
+                 4, False, 0, len(X))
+        return fn, X, y
+
+
+def _example_model(X: Any) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    return A[:, 0] + 0.5 * A[:, 1] * A[:, 2]
+
+
+def _uniforms_at(stream: RowStream, rows: np.ndarray) -> np.ndarray:
+    """``stream``'s uniforms of the (any order, distinct) ``rows``: one call per run of
+    consecutive row indices."""
+    order = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order]
+    cuts = np.concatenate([[0], np.flatnonzero(np.diff(sorted_rows) != 1) + 1, [len(rows)]])
+    out = np.empty((len(rows), stream.width))
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        out[order[a:b]] = stream.uniforms(int(sorted_rows[a]), int(b - a))
+    return out
