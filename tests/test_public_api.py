@@ -50,6 +50,9 @@ EXPECTED = {
     "InteractionTraceDisplay",
     "ShapleyInteractions",
     "shapley_interactions",
+    # conditional (observational) removal (branch conditional)
+    "ConditionalSampler",
+    "ConditionalStorage",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

@@ -8,6 +8,7 @@ from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
 from .drift import DriftEvent, ExplanationDriftDetector
+from .imputation import ConditionalSampler, ConditionalStorage
 from .losses import get_loss
 from .methods._engine import ProgressInfo
 from .methods.ale import accumulated_local_effects
@@ -91,6 +92,9 @@ __all__ = [
     "InteractionTraceDisplay",
     "ShapleyInteractions",
     "shapley_interactions",
+    # conditional (observational) removal (branch conditional)
+    "ConditionalSampler",
+    "ConditionalStorage",
     # the explanation engine (branch engine-drivers)
     "ProgressInfo",
     # explanation-based drift detection (branch drift)

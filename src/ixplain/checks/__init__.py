@@ -57,6 +57,7 @@ def storage_factories() -> dict[type, Callable[..., Any]]:
     ``data`` (records) is what a storage holding fixed rows holds; default: rows with the
     features of the storage checks' stream (a, b numeric, c categorical).
     """
+    from ..imputation import ConditionalStorage
     from ..storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 
     pool = [{"a": float(i), "b": float(-i), "c": f"k{i % 3}"} for i in range(50)]
@@ -65,6 +66,7 @@ def storage_factories() -> dict[type, Callable[..., Any]]:
         GeometricReservoir: lambda rs, data=None: GeometricReservoir(20, p=0.5, random_state=rs),
         SlidingWindow: lambda rs, data=None: SlidingWindow(20),
         DatasetStorage: lambda rs, data=None: DatasetStorage(pool if data is None else data),
+        ConditionalStorage: lambda rs, data=None: ConditionalStorage(20, refit_every=5),
     }
 
 

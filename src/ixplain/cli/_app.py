@@ -138,6 +138,14 @@ def stream(
             help="Loss of pfi/sage: squared_error (regression default), absolute_error, zero_one (binary default), log_loss, brier."
         ),
     ] = None,
+    removal: Annotated[
+        str,
+        typer.Option(
+            help="How pfi and sage remove a feature: marginal (the model's structure), "
+            "conditional (drawn given the other features, from trees that follow the stream: "
+            "data-aware) or both, side by side."
+        ),
+    ] = "marginal",
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("ixplain-output"),
     seed: Annotated[
         int, typer.Option(help="Seed of every random choice (same seed, same results).")
@@ -157,6 +165,9 @@ def stream(
         _check_stream_options(dataset, data, task, alpha, every, n_rows, loss)
         if batch_size < 1:
             raise CLIError(f"--batch-size must be >= 1, got {batch_size}.")
+        if removal not in ("marginal", "conditional", "both"):
+            raise CLIError(
+                f"--removal must be 'marginal', 'conditional' or 'both', got {removal!r}.")
         _prepare_out(out)
         cfg = StreamConfig(
             dataset=dataset if data is None else None,
@@ -174,6 +185,7 @@ def stream(
             seed=seed,
             batch_size=batch_size,
             progress=progress,
+            removal=removal,
         )
         run = run_stream(cfg)
         write_stream_outputs(run, out)
@@ -272,6 +284,13 @@ def explain_cmd(
             help="Types to trust when loading a .skops file (see skops.io.get_untrusted_types)."
         ),
     ] = None,
+    removal: Annotated[
+        str,
+        typer.Option(
+            help="How pfi and sage remove a feature: marginal (the model's structure), "
+            "conditional (drawn given the other features: data-aware) or both, side by side."
+        ),
+    ] = "marginal",
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("ixplain-output"),
     seed: Annotated[int, typer.Option(help="Seed (same seed, same results).")] = 0,
     debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
@@ -288,6 +307,9 @@ def explain_cmd(
             raise CLIError(f"--n-repeats must be >= 1, got {n_repeats}.")
         if grid_resolution < 2:
             raise CLIError(f"--grid-resolution must be >= 2, got {grid_resolution}.")
+        if removal not in ("marginal", "conditional", "both"):
+            raise CLIError(
+                f"--removal must be 'marginal', 'conditional' or 'both', got {removal!r}.")
         if ice_rows < 0:
             raise CLIError(f"--ice-rows must be >= 0 (0: every row), got {ice_rows}.")
         if loss is not None:
@@ -311,6 +333,7 @@ def explain_cmd(
             loss=loss,
             trust=_split(trust),
             seed=seed,
+            removal=removal,
         )
         summary = run_explain(cfg, out)
         done = [m for m in summary["methods"] if m not in summary["failed"]]

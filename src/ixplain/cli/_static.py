@@ -34,6 +34,7 @@ class ExplainConfig:
     loss: str | None = None
     trust: Sequence[str] | None = None
     seed: int = 0
+    removal: str = "marginal"
 
 
 def load_model(path: str | Path, trust: Sequence[str] | None = None) -> Any:

@@ -164,13 +164,36 @@ def importance_arrays(result: Any, names: Sequence[str]) -> tuple[np.ndarray, np
 # --- importances: PFI and SAGE ------------------------------------------------------------
 
 
+#: How to read ``--removal both`` (shown under the importance table).
+BOTH_NOTE = (
+    "marginal: the model's structure (what it computes from each feature); conditional: "
+    "data-aware (what a feature adds beyond the features it is kept with); a feature "
+    "important marginally but not conditionally shares its information with others."
+)
+
+
+def _removals(run: StaticRun) -> list[tuple[str, str]]:
+    """(result key suffix, removal) for ``--removal``: marginal, conditional or both."""
+    chosen = getattr(run.cfg, "removal", "marginal")
+    both = [("", "marginal"), (" (conditional)", "conditional")]
+    return both if chosen == "both" else [b for b in both if b[1] == chosen]
+
+
 def _compute_pfi(run: StaticRun) -> None:
-    kwargs: dict[str, Any] = {"n_repeats": run.cfg.n_repeats, "random_state": run.cfg.seed}
-    if run.cfg.loss is not None:
-        kwargs["loss"] = run.cfg.loss
-    with run.timed("pfi"):
-        result = _public("permutation_importance")(run.model, run.X, run.y, **kwargs)
-        run.importances["pfi"] = importance_arrays(result, run.names)
+    removals = _removals(run)
+    loss = run.cfg.loss
+    if loss is None and any(r == "conditional" for _, r in removals):
+        # conditional PFI needs a loss: the default score's, as a loss, for both removals
+        loss = "zero_one" if run.is_classifier else "squared_error"
+    for suffix, removal in removals:
+        kwargs: dict[str, Any] = {"n_repeats": run.cfg.n_repeats, "random_state": run.cfg.seed}
+        if loss is not None:
+            kwargs["loss"] = loss
+        if removal == "conditional":
+            kwargs["removal"] = removal
+        with run.timed("pfi" + suffix):
+            result = _public("permutation_importance")(run.model, run.X, run.y, **kwargs)
+            run.importances["pfi" + suffix] = importance_arrays(result, run.names)
 
 
 def _sage_loss(run: StaticRun) -> str:
@@ -179,9 +202,12 @@ def _sage_loss(run: StaticRun) -> str:
 
 def _compute_sage(run: StaticRun) -> None:
     loss = _sage_loss(run)
-    with run.timed("sage"):
-        result = _public("sage")(run.model, run.X, run.y, loss=loss, random_state=run.cfg.seed)
-        run.importances["sage"] = importance_arrays(result, run.names)
+    for suffix, removal in _removals(run):
+        extra = {"removal": removal} if removal == "conditional" else {}
+        with run.timed("sage" + suffix):
+            result = _public("sage")(run.model, run.X, run.y, loss=loss,
+                                     random_state=run.cfg.seed, **extra)
+            run.importances["sage" + suffix] = importance_arrays(result, run.names)
 
 
 def _write_importances(run: StaticRun) -> list[Path]:
@@ -222,7 +248,10 @@ def _plot_importances(run: StaticRun) -> list[Image]:
 
 
 def _importance_tables(run: StaticRun) -> list[Table]:
-    return importance_table("Importances", run.importances, run.names, "std")
+    caption = "Importances"
+    if getattr(run.cfg, "removal", "marginal") == "both":
+        caption += " -- how to read the two removals: " + BOTH_NOTE
+    return importance_table(caption, run.importances, run.names, "std")
 
 
 # --- curves: PD and ICE --------------------------------------------------------------------

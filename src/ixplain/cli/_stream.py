@@ -81,6 +81,7 @@ class StreamConfig:
     sage_samples: int | None = None
     batch_size: int = 16
     progress: bool = True
+    removal: str = "marginal"
 
 
 @dataclass
@@ -242,6 +243,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
         seed=cfg.seed,
         grid_resolution=cfg.grid_resolution,
         sage_samples=cfg.sage_samples,
+        removal=cfg.removal,
     )
     explainers = StreamExplainers.build(methods, model, options)
     return _Setup(frame, target, task, source, known_drift, names, model_name, model,

@@ -49,6 +49,7 @@ class ExplainerOptions:
     seed: int
     grid_resolution: int = 20
     sage_samples: int | None = None
+    removal: str = "marginal"
     #: The CLI's River models map a missing value to the running mean, so rows with missing
     #: values are explained as they are (``"pass"``), not skipped.
     nan_policy: str = "pass"
@@ -219,8 +220,13 @@ def _build_importance(
     }
     if method == "sage" and options.sage_samples is not None:
         kwargs["n_samples"] = options.sage_samples
-    ex.importance[method] = ex.explainers[method] = klass(model, **kwargs)
-    ex.traces[method] = _Trace()
+    both = [("", "marginal"), (" (conditional)", "conditional")]
+    for suffix, removal in both if options.removal == "both" else [
+            b for b in both if b[1] == options.removal]:
+        extra = {"removal": removal} if removal == "conditional" else {}
+        key = method + suffix
+        ex.importance[key] = ex.explainers[key] = klass(model, **kwargs, **extra)
+        ex.traces[key] = _Trace()
 
 
 def _snapshot_importance(ex: StreamExplainers, row: int) -> None:
@@ -314,8 +320,13 @@ def _plot_importances(run: StreamRun, out: Path) -> list[Image]:
 
 
 def _importance_tables(run: StreamRun) -> list[Table]:
+    from ._static_methods import BOTH_NOTE
+
     final = final_importances(run.explainers)
-    return importance_table("Final importances", final, run.feature_names, "± bound")
+    caption = "Final importances"
+    if any(m.endswith(" (conditional)") and m[: -len(" (conditional)")] in final for m in final):
+        caption += " -- how to read the two removals: " + BOTH_NOTE
+    return importance_table(caption, final, run.feature_names, "± bound")
 
 
 # --- partial dependence: iPDP --------------------------------------------------------------

@@ -48,9 +48,11 @@ import numpy as np
 
 from .._validation import check_int, param_error
 from ..drift.detector import attach_detector
+from ..imputation import check_removal
 from ..losses import get_loss
 from ..models import rows_for_budget
 from ..tabular import Table
+from ._conditional import conditional_isage_batch, conditional_storage
 from ._incremental import IncrementalExplainer, Sampler
 from ._sage_core import (
     coalition_losses,
@@ -92,6 +94,11 @@ class IncrementalSAGE(IncrementalExplainer):
     drift_detector : ExplanationDriftDetector, optional
         Tests every observation's explanation values for changes (:mod:`ixplain.drift`);
         events in ``drift_detector.events_``.
+    removal : {"marginal", "conditional"}, default="marginal"
+        ``"conditional"``: the features outside a coalition drawn from their conditional
+        distribution given it, by the sampler of a
+        :class:`~ixplain.imputation.ConditionalStorage` (the default storage then; a storage
+        given must be one). See :mod:`ixplain.imputation`.
 
     Attributes
     ----------
@@ -149,10 +156,13 @@ class IncrementalSAGE(IncrementalExplainer):
         response_method: str = "auto",
         nan_policy: str = "skip",
         random_state: Any = None,
+        removal: str = "marginal",
         max_batch: int | None = None,
         drift_detector: Any = None,
     ) -> None:
         owner = self._owner
+        self.removal = check_removal(removal, owner)
+        storage = conditional_storage(self, storage, random_state)
         self.loss = loss
         self._loss = get_loss(loss, owner)
         self._correction = correction_for(self._loss)
@@ -199,6 +209,9 @@ class IncrementalSAGE(IncrementalExplainer):
             self._set_players(list(X.names))
         assert self.players_ is not None and self._col_player is not None and y is not None
         B, s = X.n_rows, self.n_samples_
+        if self.removal == "conditional":  # the removal step handed to the storage's sampler
+            orders = random_orders(sampler.uniforms(len(self.players_), "order"))
+            return conditional_isage_batch(self, X, np.asarray(y), orders, sampler)
         draws = sampler.draw(s)
         draw_idx = np.arange(B * s).reshape(B, s)
         orders = random_orders(sampler.uniforms(len(self.players_), "order"))

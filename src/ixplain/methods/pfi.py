@@ -33,12 +33,18 @@ from .._validation import (
     param_error,
 )
 from ..drift.detector import attach_detector
+from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage, seed_of
 from ..tabular import Table, _take, as_table
+from ._conditional import (
+    conditional_ipfi_batch,
+    conditional_pfi_importances,
+    conditional_storage,
+)
 from ._engine import Method, ProgressInfo, RowBatch, explain_rows, make_progress, register
 from ._incremental import IncrementalExplainer, Sampler
 
@@ -421,6 +427,7 @@ def permutation_importance(
     features: Any = None,
     response_method: str = "auto",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    removal: str = "marginal",
     progress: Any = False,
 ) -> Any:
     """Permutation feature importance (scikit-learn's arguments and result, plus losses/groups).
@@ -474,6 +481,12 @@ def permutation_importance(
         Model output used with ``loss`` (default: what the loss needs).
     memory_budget : int, default=256 MB
         Bound on one model input, in bytes (rows are chunked to fit).
+    removal : {"marginal", "conditional"}, default="marginal"
+        How a feature is removed: shuffled (``"marginal"``, the model's structure) or drawn
+        from its conditional distribution given the other features (``"conditional"``:
+        conditional feature importance, CFI; a
+        :class:`~ixplain.imputation.ConditionalSampler` fitted on ``X``, each row's own values
+        excluded from its draws; needs ``loss``). See :mod:`ixplain.imputation`.
     progress : bool or callable, default=False
         Report rows done: ``True`` shows a tqdm bar (or prints lines to stderr without tqdm);
         a callable receives a :class:`~ixplain.ProgressInfo` (``done``, ``total``) after every
@@ -537,6 +550,18 @@ def permutation_importance(
     perms = _Permutations(seed, labels, m, n_repeats, memory_budget)
     settings = {"method": "permutation_importance", "n_repeats": n_repeats,
                 "max_samples": max_samples, "random_state": random_state}
+    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
+        if loss is None:
+            raise ValueError(f"{owner}: removal='conditional' needs loss=... (e.g. "
+                             "loss='squared_error'); scoring is not supported with it.")
+        loss_obj = get_loss(loss, owner)
+        model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
+                                                                  response_method), owner=owner)
+        model.observe_labels(y_arr)
+        imp = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
+                                          seed, ConditionalSampler().fit(table), memory_budget)
+        settings.update(loss=loss_obj.name, removal="conditional")
+        return FeatureImportance.from_importances(imp, labels, settings)
     if loss is not None:
         loss_obj = get_loss(loss, owner)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
@@ -857,6 +882,10 @@ class IncrementalPFI(IncrementalExplainer):
         Override the model output chosen from the loss.
     nan_policy : {"skip", "raise", "pass"}, default="skip"
         See :mod:`ixplain.methods._incremental`.
+    removal : {"marginal", "conditional"}, default="marginal"
+        ``"conditional"``: each feature drawn from its conditional distribution given the
+        others, by the sampler of a :class:`~ixplain.imputation.ConditionalStorage` (the
+        default storage then; a storage given must be one). See :mod:`ixplain.imputation`.
     max_batch : int, default=2048
         Rows of :meth:`explain_many` per model call (each with ``1 + d * n_samples`` model
         rows); the results do not depend on it.
@@ -910,11 +939,14 @@ class IncrementalPFI(IncrementalExplainer):
         history_size: int = 1000,
         response_method: str = "auto",
         nan_policy: str = "skip",
+        removal: str = "marginal",
         max_batch: int | None = None,
         drift_detector: Any = None,
     ) -> None:
         self.loss = loss
         self._loss = get_loss(loss, self._owner)
+        self.removal = check_removal(removal, self._owner)
+        storage = conditional_storage(self, storage, random_state)
         self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
         # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
@@ -940,6 +972,8 @@ class IncrementalPFI(IncrementalExplainer):
         self.drift_detector = attach_detector(self, drift_detector)
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
+        if self.removal == "conditional":  # the removal step handed to the storage's sampler
+            return conditional_ipfi_batch(self, X, np.asarray(y), sampler)
         names = X.names
         d, S, B = len(names), self.n_samples, X.n_rows
         assert y is not None and self._schema is not None
@@ -964,7 +998,7 @@ class IncrementalPFI(IncrementalExplainer):
     def _explain_numeric_row(
         self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
-        if self._all_numeric is not True or y is None:
+        if self._all_numeric is not True or y is None or self.removal == "conditional":
             return None  # decided by the first _explain_batch call
         return self._numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
 

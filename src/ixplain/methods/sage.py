@@ -23,11 +23,13 @@ from .._validation import (
     check_target,
     param_error,
 )
+from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
 from ..models import Model, as_model
 from ..results.importance import FeatureImportance
-from ..storage.base import seed_of
+from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
+from ._conditional import TableMaker, conditional_coalition_losses
 from ._engine import Explained, Method, ProgressInfo, RowBatch, make_progress, register
 from ._sage_core import (
     coalition_losses,
@@ -171,9 +173,12 @@ class _Draws:
     """
 
     def __init__(self, seed: int, n: int, n_players: int, m: int, n_samples: int,
-                 exact_inner: bool) -> None:
+                 exact_inner: bool, width: int = 0) -> None:
         self.seed, self.n, self.m, self.n_samples = seed, n, m, n_samples
         self.exact_inner = exact_inner
+        # conditional removal: the draws are ``width`` uniforms each (row p of "sage-cond")
+        self.width = width
+        self._cond = RowStream(seed, "sage-cond", n_samples * width) if width else None
         self._orders = RowStream(seed, "sage-order", n_players)
         self._draws = RowStream(seed, "sage-draw", n_samples)
         self._pass, self._perm = -1, np.empty(0, dtype=np.intp)
@@ -192,6 +197,8 @@ class _Draws:
             sel = (ps // self.n) == q
             rows[sel] = self._pass_order(q)[ps[sel] % self.n]
         orders = random_orders(self._orders.uniforms(p0, k))
+        if self._cond is not None:
+            return rows, orders, self._cond.uniforms(p0, k).reshape(k, self.n_samples, self.width)
         if self.exact_inner:
             draw_idx = np.broadcast_to(np.arange(self.m), (k, self.m))
         else:
@@ -283,6 +290,7 @@ def estimate_sage(
     rng: Any,
     n_jobs: int = 1,
     control_variate: bool = True,
+    removal: ConditionalSampler | None = None,
     progress: Any = None,
 ) -> SageEstimate:
     """The SAGE estimator on validated inputs (see :func:`sage`); ``rng`` is the seed (an int,
@@ -298,11 +306,21 @@ def estimate_sage(
     acc = _Accumulator(n_players, ref.t_bar)
     cap = MAX_PERMUTATIONS if n_permutations is None else n_permutations
     chunk = max(1, _CHUNK_ROWS // ((n_players - (1 if exact_inner else 0)) * n_samples + 1))
-    draws = _Draws(seed, table.n_rows, n_players, background.n_rows, n_samples, exact_inner)
+    draws = _Draws(seed, table.n_rows, n_players, background.n_rows, n_samples, exact_inner,
+                   0 if removal is None else removal.width(len(col_player)))
     y_arr = np.asarray(y)
 
     def run(task: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         rows, orders, draw_idx = task
+        if removal is not None:  # conditional: draw_idx holds the draws' uniforms
+            x = table.take(rows)
+            on_x = removal.data_ is table
+            losses = conditional_coalition_losses(
+                model, loss, correction, x, y_arr[rows], removal, draw_idx, orders, col_player,
+                exclude=rows if on_x else None, empty_pred=ref.empty_pred if exact_inner else None,
+                explainer=None if on_x else TableMaker(table),
+                rows=None if on_x else (None, canonical_columns(x)))
+            return contributions(losses, orders), losses[:, 0] - losses[:, -1]
         losses, _ = coalition_losses(
             model, loss, correction, table.take(rows), y_arr[rows], background, draw_idx,
             orders, col_player, empty_pred=ref.empty_pred if exact_inner else None,
@@ -352,6 +370,7 @@ def sage(
     batch_size: int = 512,
     n_jobs: int | None = None,
     control_variate: bool = True,
+    removal: str = "marginal",
     progress: Any = False,
 ) -> FeatureImportance:
     """SAGE values: Shapley values of the loss explained by each feature (or group).
@@ -463,7 +482,7 @@ def sage(
         model, X, y, loss=loss, background=background, n_permutations=n_permutations,
         convergence_threshold=convergence_threshold, groups=groups, n_samples=n_samples,
         random_state=random_state, batch_size=batch_size, n_jobs=n_jobs,
-        control_variate=control_variate, progress=progress,
+        control_variate=control_variate, removal=removal, progress=progress,
     )
     settings = {
         "loss": loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
@@ -472,13 +491,15 @@ def sage(
         "random_state": random_state if isinstance(random_state, (int, type(None))) else "Generator",
         "control_variate": control_variate,
     }
+    if removal == "conditional":
+        settings["removal"] = "conditional"
     return _to_result(est, settings)
 
 
 def _run(
     model: Any, X: Any, y: Any, *, loss: Any, background: Any, n_permutations: Any,
     convergence_threshold: Any, groups: Any, n_samples: Any, random_state: Any, batch_size: Any,
-    n_jobs: Any, control_variate: Any, progress: Any = False,
+    n_jobs: Any, control_variate: Any, removal: Any = "marginal", progress: Any = False,
 ) -> SageEstimate:
     owner = _OWNER
     loss_obj = get_loss(loss, owner)
@@ -510,11 +531,17 @@ def _run(
     correction = correction_for(loss_obj)
     s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
     exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
+    sampler = None
+    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
+        sampler = ConditionalSampler().fit(table if background is None else bg)
+        if exact_inner:
+            s, exact_inner = min(32, sampler.n_rows_), False
     assert bs is not None
     return estimate_sage(
         mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
         players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
         batch_size=bs, rng=seed, n_jobs=jobs, control_variate=bool(control_variate),
+        removal=sampler,
         progress=report,
     )
 

@@ -1,0 +1,287 @@
+"""The perturbation step of PFI and SAGE under ``removal="conditional"``.
+
+The methods hand their removal step here: the removed block of every perturbed row is drawn
+by a :class:`~ixplain.imputation.ConditionalSampler` (static: fitted on the explained data,
+each row's own values excluded from its draws; stream: the
+:class:`~ixplain.imputation.ConditionalStorage`'s sampler for the row's time), then the model
+is called once per chunk, as in the marginal forms. Uniforms come from row-keyed streams
+(:class:`~ixplain._random.RowStream`), so the values do not depend on chunking or batching.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._random import RowStream
+from ..imputation.conditional import ConditionalSampler, fill, fill_columns
+from ..losses import Loss
+from ..models import Model, rows_for_budget
+from ..storage.base import canonical_columns
+from ..tabular import Table
+from ._sage_core import averaged_loss, positive_column
+
+__all__: list[str] = []
+
+
+class TableMaker:
+    """What the conditional perturbation step needs of an explainer (``_make_table``), for a
+    static table: canonical columns -> a Table in ``table``'s schema."""
+
+    def __init__(self, table: Table) -> None:
+        self._schema = table.schema
+
+    def _make_table(self, cols: dict) -> Table:
+        return Table(cols, self._schema)
+
+
+def _masks(names: Sequence[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """(G, d) bool: the columns of each group."""
+    names = list(names)
+    out = np.zeros((len(groups), len(names)), dtype=bool)
+    for g, members in enumerate(groups):
+        out[g, [names.index(m) for m in members]] = True
+    return out
+
+
+def _row_uniforms(stream: RowStream, rows: np.ndarray) -> np.ndarray:
+    """The uniforms of the (sorted) row indices ``rows``, shape (len(rows), width)."""
+    lo = int(rows[0])
+    return stream.uniforms(lo, int(rows[-1]) - lo + 1)[rows - lo]
+
+
+def conditional_pfi_importances(
+    model: Model, loss: Loss, table: Table, y: np.ndarray, w: np.ndarray | None,
+    subsets: list[np.ndarray], groups: Sequence[Sequence[str]], seed: int,
+    sampler: ConditionalSampler, memory_budget: int,
+) -> np.ndarray:
+    """(G, R) mean loss increases of conditional PFI (CFI) on ``table`` (the fitted data).
+
+    Row ``i`` of repeat ``r`` gets, for each group, one conditional draw of the group given the
+    other features, from uniforms keyed by ``(seed, r, i)``; its own values never enter.
+    """
+    names = table.names
+    masks = _masks(names, groups)
+    G, d = masks.shape
+    Z = sampler.encode(table)
+    out = np.zeros((G, len(subsets)))
+    chunk = max(1, rows_for_budget(d, memory_budget) // (1 + G))
+    for r, rows in enumerate(subsets):
+        stream = RowStream(seed, f"conditional-pfi-{r}", G * sampler.width(d))
+        weights = np.ones(len(rows)) if w is None else w[rows]
+        total = np.zeros(G)
+        for s in range(0, len(rows), chunk):
+            obs = rows[s : s + chunk]
+            diffs = _cfi_chunk(model, loss, table, Z, obs, y[obs], masks, stream, sampler)
+            total += weights[s : s + chunk] @ diffs
+        out[:, r] = total / weights.sum()
+    return out
+
+
+def _cfi_chunk(model, loss, table, Z, obs, y, masks, stream, sampler) -> np.ndarray:
+    """(B, G) loss increases for the rows ``obs`` of ``table``, one model call."""
+    G, d = masks.shape
+    B = len(obs)
+    u = _row_uniforms(stream, obs).reshape(B * G, -1)
+    q_rows = np.repeat(obs, G)
+    removed = np.tile(masks, (B, 1))
+    don = sampler.donors(Z, q_rows, removed, u, exclude=q_rows)
+    # perturbed block: observation i, then its G perturbed copies
+    width = 1 + G
+    all_rows = np.repeat(obs, width)
+    all_don = np.full((B * width, d), -1, dtype=np.intp)
+    sel = (np.arange(B * width) % width) != 0
+    all_don[sel] = don
+    preds = model.predict(fill(table, sampler.data_, all_rows, all_don))
+    losses = loss(np.repeat(y, width, axis=0), preds, model.classes_).reshape(B, width)
+    return losses[:, 1:] - losses[:, :1]
+
+
+def coalition_removed(orders: np.ndarray, col_player: np.ndarray, k_start: int) -> np.ndarray:
+    """(n, K, d) bool: the columns outside the first ``k`` players, ``k = k_start..G-1``."""
+    n_players = orders.shape[1]
+    rank = np.empty_like(orders)
+    np.put_along_axis(rank, orders, np.arange(n_players)[None, :], axis=1)
+    ks = np.arange(k_start, n_players)
+    return ~(rank[:, col_player][:, None, :] < ks[None, :, None])
+
+
+def conditional_coalition_losses(
+    model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
+    sampler: ConditionalSampler, u: np.ndarray, orders: np.ndarray, col_player: np.ndarray,
+    *, exclude: np.ndarray | None = None, empty_pred: np.ndarray | None = None,
+    batch_rows: int | None = None, explainer: Any = None, rows: Any = None,
+) -> np.ndarray:
+    """``coalition_losses`` with each coalition's complement drawn conditionally.
+
+    Parameters
+    ----------
+    x : Table of n rows; y : ndarray of shape (n,)
+    u : ndarray of shape (n, s, width)
+        Uniforms of each observation's ``s`` draws, shared by all its coalitions (common random
+        numbers).
+    exclude : ndarray of int, shape (n,), optional
+        The fitted row each observation is (its values are never drawn for it).
+    explainer, rows : optional
+        A stream explainer and ``x`` as (matrix or None, canonical columns or None) (see
+        :func:`_stream_rows`); without them the sampler's data must be ``x``'s source table
+        and ``exclude`` its row ids.
+
+    Returns
+    -------
+    losses : ndarray of shape (n, G + 1)
+        As :func:`~ixplain.methods._sage_core.coalition_losses`.
+    """
+    nb, s = u.shape[:2]
+    n_players = orders.shape[1]
+    k_start = 0 if empty_pred is None else 1
+    n_k = n_players - k_start
+    removed = np.repeat(coalition_removed(orders, col_player, k_start), s, axis=1)
+    d = removed.shape[-1]
+    removed = removed.reshape(-1, d)
+    obs = np.repeat(np.arange(nb), n_k * s)
+    uq = np.broadcast_to(u[:, None], (nb, n_k, s, u.shape[-1])).reshape(-1, u.shape[-1])
+    if explainer is None:
+        assert exclude is not None
+        q = exclude[obs]
+        don = sampler.donors(sampler.encode(sampler.data_), q, removed, uq, exclude=q)
+        rows = np.concatenate([q, exclude])
+        don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
+        table = fill(sampler.data_, sampler.data_, rows, don)
+    else:
+        xm, cols = rows
+        don = sampler.donors(sampler.encode(x) if xm is None else xm, obs, removed, uq)
+        idx = np.concatenate([obs, np.arange(nb)])
+        don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
+        table = _perturbed(explainer, xm, cols, sampler, idx, don)
+    pred = positive_column(model.predict(table, batch_rows=batch_rows), loss, model)
+    inner = pred[: nb * n_k * s].reshape((nb * n_k, s) + pred.shape[1:])
+    full_pred = pred[nb * n_k * s :]
+    y_arr = np.asarray(y)
+    est = averaged_loss(loss, correction, np.repeat(y_arr, n_k, axis=0), inner, model.classes_)
+    losses = np.empty((nb, n_players + 1))
+    losses[:, k_start:n_players] = est.reshape(nb, n_k)
+    if empty_pred is not None:
+        const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
+        losses[:, 0] = loss(y_arr, np.ascontiguousarray(const), model.classes_)
+    losses[:, n_players] = loss(y_arr, full_pred, model.classes_)
+    return losses
+
+
+def _stream_rows(X: Table) -> tuple[np.ndarray | None, dict[str, np.ndarray] | None]:
+    """A stream batch as a float64 matrix (every feature numeric) or as canonical columns."""
+    if all(k == "numeric" for k in X.schema.kinds):
+        matrix = getattr(X.columns, "matrix", None)
+        if matrix is None:
+            matrix = np.column_stack([X.numeric_column(n) for n in X.names])
+        return matrix, None
+    return None, canonical_columns(X)
+
+
+def _perturbed(explainer: Any, xm: np.ndarray | None, cols: dict[str, np.ndarray] | None,
+               sampler: ConditionalSampler, rows: np.ndarray, don: np.ndarray) -> Table:
+    """The model input: batch rows ``rows`` with the cells ``don >= 0`` from the sampler's data."""
+    if xm is None:
+        assert cols is not None
+        filled = fill_columns(cols, canonical_columns(sampler.data_), rows, don)
+        return explainer._make_table(filled)
+    from .pfi import _StackedTable
+
+    perturbed = xm[rows]
+    r, c = np.nonzero(don >= 0)
+    perturbed[r, c] = sampler._Z[don[r, c], c]  # numeric data: the encoded values are the values
+    names = explainer._schema.names
+    return _StackedTable({n: perturbed[:, k] for k, n in enumerate(names)}, explainer._schema,
+                         frozenset(), perturbed)
+
+
+def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray, sampler: Any) -> np.ndarray:
+    """iPFI's explanation function with conditional removal: (B, d) loss increases.
+
+    Stored row ``t`` (``storage.n_seen + i``) uses the storage's sampler for ``t`` and the
+    batch sampler's row-keyed uniforms; ``n_samples`` draws per feature, averaged.
+    """
+    storage = explainer.storage
+    d, S, B = len(X.names), explainer.n_samples, X.n_rows
+    removed_one = np.repeat(np.eye(d, dtype=bool), S, axis=0)  # (d * S, d)
+    u = sampler.uniforms(d * S * 2 * d, "conditional").reshape(B * d * S, 2 * d)
+    xm, cols = _stream_rows(X)
+    batch = storage_columns(X, xm, cols)
+    out = np.empty((B, d))
+    width = 1 + d * S
+    model = explainer._model
+    for start, stop, b in storage.segments(B):
+        obs = np.arange(start, stop)
+        if b == 0:  # rows met by an empty storage: their values are discarded
+            out[obs] = 0.0
+            continue
+        cond = storage.sampler_at(b, batch)
+        Z = xm if xm is not None else cond.encode(X)
+        q = np.arange(start * d * S, stop * d * S)
+        don = cond.donors(Z, np.repeat(obs, d * S), np.tile(removed_one, (len(obs), 1)), u[q])
+        rows = np.repeat(obs, width)
+        all_don = np.full((len(rows), d), -1, dtype=np.intp)
+        all_don[(np.arange(len(rows)) % width) != 0] = don
+        preds = model.predict(_perturbed(explainer, xm, cols, cond, rows, all_don))
+        losses = explainer._loss(np.repeat(y[obs], width, axis=0), preds,
+                                 model.classes_).reshape(len(obs), width)
+        out[obs] = (losses[:, 1:].reshape(len(obs), d, S) - losses[:, :1, None]).mean(axis=2)
+    return out
+
+
+def storage_columns(X: Table, xm: np.ndarray | None,
+                    cols: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
+    """The batch in the form the storage writes (a refit inside the batch reads it)."""
+    if xm is not None:
+        from ..storage.base import Batch
+
+        return Batch.from_matrix(xm, X.names)
+    assert cols is not None
+    return cols
+
+
+def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray, orders: np.ndarray,
+                            sampler: Any) -> np.ndarray:
+    """(B, n_players + 2) iSAGE values (contributions, empty and model losses), conditional."""
+    from ._sage_core import contributions
+
+    storage = explainer.storage
+    B, s, d = X.n_rows, explainer.n_samples_, len(X.names)
+    u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
+    xm, cols = _stream_rows(X)
+    batch = storage_columns(X, xm, cols)
+    losses = np.empty((B, orders.shape[1] + 1))
+    for start, stop, b in storage.segments(B):
+        if b == 0:  # rows met by an empty storage: their values are discarded
+            losses[start:stop] = 0.0
+            continue
+        part = np.arange(start, stop)
+        losses[start:stop] = conditional_coalition_losses(
+            explainer._model, explainer._loss, explainer._correction, X.take(part),
+            np.asarray(y)[start:stop], storage.sampler_at(b, batch), u[start:stop],
+            orders[start:stop], explainer._col_player, explainer=explainer,
+            rows=(None if xm is None else xm[part], None if cols is None else
+                  {n: c[part] for n, c in cols.items()}),
+        )
+    return np.concatenate([contributions(losses, orders), losses[:, :1], losses[:, -1:]], axis=1)
+
+
+def conditional_storage(explainer: Any, storage: Any, random_state: Any) -> Any:
+    """The storage of an incremental explainer given its ``removal`` (set before its
+    ``__init__`` runs): a :class:`ConditionalStorage` (default or given) for
+    ``"conditional"``, ``storage`` unchanged for ``"marginal"``."""
+    if explainer.removal != "conditional":
+        return storage
+    from ..imputation.stream import ConditionalStorage
+
+    owner = explainer._owner
+    if storage is None:
+        storage = ConditionalStorage()
+    elif not isinstance(storage, ConditionalStorage):
+        raise TypeError(
+            f"The 'storage' parameter of {owner} must be a ConditionalStorage or None with "
+            f"removal='conditional'. Got {type(storage).__name__} instead."
+        )
+    return storage

@@ -1,0 +1,421 @@
+"""Conditional (observational) removal: closed forms, exact enumeration, no leak, streams.
+
+Gaussian DGP (the issue's): x ~ N(0, Sigma), corr(x1, x2) = 0.9, x3, x4 independent,
+y = x1 + x3 + N(0, 0.1^2), model f(x) = x1 + x3 (what a linear fit converges to), squared loss.
+CFI of a block J given the rest: E[(f(x~) - y)^2] - E[(f(x) - y)^2] = 2 E[Var(beta_J' x_J | x_S)]
+(the drawn and the true block are independent given x_S), so CFI(x1) = 2 (1 - 0.81) = 0.38,
+CFI(x2) = 0 (f does not read x2), CFI(x3) = 2, CFI(x4) = 0, CFI({x1, x2} | x3, x4) = 2 Var(x1)
+= 2.
+
+Cubic DGP: x1 ~ U(-1, 1), x2 = x1^3 + N(0, 0.05^2), x3 ~ N(0, 1), f = x1 + x3:
+CFI(x1) = 2 E[Var(x1 | x2, x3)] = 0.0553 (the issue's value, by numerical integration).
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from ixplain import IncrementalPFI, IncrementalSAGE, permutation_importance, sage
+from ixplain.imputation import (
+    ConditionalSampler,
+    ConditionalStorage,
+    MarginalRemoval,
+)
+
+FEATS = {"x0": ["x0"], "x1": ["x1"], "x2": ["x2"], "x3": ["x3"], "pair": ["x0", "x1"]}
+TRUTH = np.array([0.38, 0.0, 2.0, 0.0, 2.0])
+
+
+def f_lin(A):
+    return A[:, 0] + A[:, 2]
+
+
+def gaussian(n, rho=0.9, seed=0):
+    rng = np.random.default_rng(seed)
+    C = np.eye(4)
+    C[0, 1] = C[1, 0] = rho
+    X = rng.multivariate_normal(np.zeros(4), C, size=n)
+    return X, X[:, 0] + X[:, 2] + rng.normal(0, 0.1, n)
+
+
+def cubic(n, seed=0):
+    rng = np.random.default_rng(seed)
+    x1 = rng.uniform(-1, 1, n)
+    X = np.column_stack([x1, x1**3 + rng.normal(0, 0.05, n), rng.normal(size=n)])
+    return X, x1 + X[:, 2] + rng.normal(0, 0.1, n)
+
+
+def f_cubic(A):
+    return A[:, 0] + A[:, 2]
+
+
+def check_cfi(values):
+    """x1, x3 and the pair within 10 %; x2 and x4 below 0.01."""
+    rel = np.abs(values[[0, 2, 4]] / TRUTH[[0, 2, 4]] - 1)
+    assert (rel < 0.10).all(), values
+    assert (np.abs(values[[1, 3]]) < 0.01).all(), values
+
+
+# ---------------------------------------------------------------------------- static
+@pytest.fixture(scope="module")
+def gauss():
+    return gaussian(20_000)
+
+
+def test_static_cfi_gaussian_and_pair(gauss):
+    from sklearn.linear_model import LinearRegression
+
+    X, y = gauss
+    model = LinearRegression().fit(X, y)
+    r = permutation_importance(model, X, y, loss="squared_error", n_repeats=1, random_state=0,
+                               features=FEATS, removal="conditional")
+    check_cfi(r.importances_mean)
+    assert r.settings["removal"] == "conditional"
+
+
+def test_static_cfi_cubic():
+    X, y = cubic(20_000)
+    r = permutation_importance(f_cubic, X, y, loss="squared_error", n_repeats=1,
+                               random_state=0, removal="conditional")
+    assert abs(r.importances_mean[0] / 0.0553 - 1) < 0.15
+
+
+def test_marginal_removal_is_unchanged(gauss):
+    X, y = gauss[0][:2000], gauss[1][:2000]
+    a = permutation_importance(f_lin, X, y, loss="squared_error", random_state=3)
+    b = permutation_importance(f_lin, X, y, loss="squared_error", random_state=3,
+                               removal="marginal")
+    np.testing.assert_array_equal(a.importances, b.importances)
+    s1 = sage(f_lin, X[:300], y[:300], loss="squared_error", random_state=0, n_permutations=64,
+              convergence_threshold=None)
+    s2 = sage(f_lin, X[:300], y[:300], loss="squared_error", random_state=0, n_permutations=64,
+              convergence_threshold=None, removal="marginal")
+    np.testing.assert_array_equal(s1.importances_mean, s2.importances_mean)
+    e1 = IncrementalPFI(f_lin, "squared_error", random_state=0)
+    e2 = IncrementalPFI(f_lin, "squared_error", random_state=0, removal="marginal")
+    np.testing.assert_array_equal(e1.explain_many(X, y), e2.explain_many(X, y))
+
+
+def test_static_cfi_seeded_and_chunk_invariant(gauss):
+    X, y = gauss[0][:3000], gauss[1][:3000]
+    kw = dict(loss="squared_error", n_repeats=2, random_state=5, removal="conditional")
+    a = permutation_importance(f_lin, X, y, **kw)
+    b = permutation_importance(f_lin, X, y, memory_budget=40_000, **kw)  # many small chunks
+    np.testing.assert_allclose(a.importances, b.importances, rtol=1e-12)  # same draws
+    c = permutation_importance(f_lin, X, y, **dict(kw, random_state=6))
+    assert not np.array_equal(a.importances, c.importances)
+
+
+def exact_conditional_sage(beta, Sigma, noise_var):
+    """Shapley values of v(S) = Var(f) - E Var(f | x_S) by enumeration of all subsets.
+
+    For f = beta' x with x ~ N(0, Sigma) and squared loss, the loss of the best prediction
+    given x_S is E[Var(beta' x | x_S)] + noise = beta_R' Sigma_{R|S} beta_R + noise, with
+    R the complement and Sigma_{R|S} = Sigma_RR - Sigma_RS Sigma_SS^-1 Sigma_SR.
+    """
+    from itertools import combinations
+    from math import factorial
+
+    d = len(beta)
+
+    def cond_var(S):
+        R = [j for j in range(d) if j not in S]
+        if not R:
+            return 0.0
+        if not S:
+            return float(beta @ Sigma @ beta)
+        S = list(S)
+        SRR = Sigma[np.ix_(R, R)] - Sigma[np.ix_(R, S)] @ np.linalg.solve(
+            Sigma[np.ix_(S, S)], Sigma[np.ix_(S, R)])
+        return float(beta[R] @ SRR @ beta[R])
+
+    v = {}
+    for k in range(d + 1):
+        for S in combinations(range(d), k):
+            v[S] = cond_var(()) - cond_var(S)
+    phi = np.zeros(d)
+    for j in range(d):
+        rest = [i for i in range(d) if i != j]
+        for k in range(d):
+            for S in combinations(rest, k):
+                w = factorial(k) * factorial(d - k - 1) / factorial(d)
+                phi[j] += w * (v[tuple(sorted(S + (j,)))] - v[S])
+    return phi
+
+
+def sage_dgp(n, seed=0):
+    """Pairs (x0, x1) corr 0.8 and (x2, x3) corr 0.5, x4 independent; f = x0 + 0.5 x2 + x4."""
+    Sigma = np.eye(5)
+    Sigma[0, 1] = Sigma[1, 0] = 0.8
+    Sigma[2, 3] = Sigma[3, 2] = 0.5
+    beta = np.array([1.0, 0.0, 0.5, 0.0, 1.0])
+    rng = np.random.default_rng(seed)
+    X = rng.multivariate_normal(np.zeros(5), Sigma, size=n)
+    return X, X @ beta, beta, Sigma
+
+
+def test_conditional_sage_matches_exact_enumeration():
+    X, y, beta, Sigma = sage_dgp(6000)
+    exact = exact_conditional_sage(beta, Sigma, 0.0)
+    r = sage(lambda A: A @ beta, X, y, loss="squared_error", random_state=0,
+             removal="conditional", convergence_threshold=0.02)
+    err = np.abs(r.importances_mean - exact)
+    # within 3 standard errors, plus the sampler's bias from finite leaves (small here)
+    assert (err <= 3 * r.importances_std + 0.02).all(), (r.importances_mean, exact)
+    # the correlated, unused x1 gets credit, the marginal reading gives it 0
+    assert exact[1] > 0.2 and r.importances_mean[1] > 0.2
+
+
+# ---------------------------------------------------------------------------- no leak
+@pytest.mark.slow
+def test_no_leak_partial_correlation_and_two_sample_auc(gauss):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import roc_auc_score
+
+    X = gauss[0][:10_000]
+    n = len(X)
+    s = ConditionalSampler().fit(X)
+    removed = np.zeros((n, 4), dtype=bool)
+    removed[:, [0, 1]] = True  # J = {x1, x2}, S = {x3, x4}
+    u = np.random.default_rng(1).random((n, s.width(4)))
+    don = s.donors(s.encode(s.data_), np.arange(n), removed, u, exclude=np.arange(n))
+    drawn = X.copy()
+    drawn[:, :2] = X[don[:, :2], [0, 1]]
+    def partial_corr(a, b, S):
+        """Correlation of the residuals of a and b after a linear fit on x_S (Gaussian)."""
+        S = np.column_stack([np.ones(n), S])
+        ra = a - S @ np.linalg.lstsq(S, a, rcond=None)[0]
+        rb = b - S @ np.linalg.lstsq(S, b, rcond=None)[0]
+        return np.corrcoef(ra, rb)[0, 1]
+
+    for j in (0, 1):
+        assert abs(partial_corr(drawn[:, j], X[:, j], X[:, 2:])) < 0.05
+    # single feature J = {x1} given S = {x2, x3, x4}: no leak either
+    removed1 = np.zeros((n, 4), dtype=bool)
+    removed1[:, 0] = True
+    don1 = s.donors(s.encode(s.data_), np.arange(n), removed1, u, exclude=np.arange(n))
+    assert abs(partial_corr(X[don1[:, 0], 0], X[:, 0], X[:, 1:])) < 0.05
+    # two-sample test: (x_S, x~_J) vs (x_S, x_J), held-out AUC
+    half = n // 2
+    Z = np.vstack([X[:half], drawn[half:]])
+    lab = np.r_[np.zeros(half), np.ones(n - half)]
+    perm = np.random.default_rng(2).permutation(n)
+    tr, te = perm[: n // 2], perm[n // 2 :]
+    clf = HistGradientBoostingClassifier(max_iter=50, random_state=0).fit(Z[tr], lab[tr])
+    assert roc_auc_score(lab[te], clf.predict_proba(Z[te])[:, 1]) <= 0.55
+
+
+def test_draws_stay_in_support_and_categories():
+    rng = np.random.default_rng(0)
+    n = 3000
+    age = rng.integers(20, 81, n).astype(float)
+    color = np.where(age > 50, "red", "blue").astype(object)
+    import pandas as pd
+
+    df = pd.DataFrame({"age": age, "color": pd.Categorical(color), "z": rng.normal(size=n)})
+    s = ConditionalSampler().fit(df)
+    out = s.sample(df, ["age", "color"], random_state=0).to_frame()
+    assert out["age"].between(20, 80).all() and set(out["age"]) <= set(age)
+    assert set(out["color"].astype(str)) <= {"red", "blue"}
+    one = s.sample(df, ["age"], random_state=0).to_frame()  # age given color: same side of 50
+    assert ((one["age"] > 50) == (df["color"] == "red")).mean() > 0.99
+    # an unseen level in a kept feature: treated as unavailable (drawn by weight), no error
+    bad = df.head(50).copy()
+    bad["color"] = pd.Categorical(["green"] * 50)
+    drawn = s.sample(bad, ["age"], random_state=0).to_frame()
+    assert drawn["age"].between(20, 80).all() and (drawn["age"] > 50).mean() > 0.2
+
+
+def test_marginal_removal_object():
+    m = MarginalRemoval().fit(np.arange(12.0).reshape(6, 2))
+    removed = np.ones((6, 2), dtype=bool)
+    u = np.linspace(0, 0.999, 6)[:, None]
+    don = m.donors(m.encode(m.data_), np.arange(6), removed, u, exclude=np.arange(6))
+    assert (don[:, 0] == don[:, 1]).all() and (don[:, 0] != np.arange(6)).all()
+
+
+# ---------------------------------------------------------------------------- stream
+def stream_pfi(X, y, f, **kw):
+    e = IncrementalPFI(f, "squared_error", random_state=0, removal="conditional",
+                       **{"aggregation": "mean", **kw})
+    return e, e.explain_many(X, y)
+
+
+def test_stream_cfi_gaussian_and_pair(gauss):
+    X, y = gauss
+    e = IncrementalPFI(f_lin, "squared_error", aggregation="mean", random_state=0,
+                       removal="conditional", storage=ConditionalStorage(2000, 2000))
+    values = e.explain_many(X, y)
+    assert abs(values[0] / 0.38 - 1) < 0.10 and abs(values[2] / 2 - 1) < 0.10
+    assert (np.abs(values[[1, 3]]) < 0.01).all()
+    # the pair {x1, x2} given {x3, x4}, drawn jointly (as iSAGE's coalitions draw it) by the
+    # storage's sampler after the stream, on fresh rows of the same DGP
+    s = e.storage.sampler_
+    n = 5000
+    removed = np.zeros((n, 4), dtype=bool)
+    removed[:, :2] = True
+    u = np.random.default_rng(0).random((n, s.width(4)))
+    Xn, yn = gaussian(n, seed=9)
+    don = s.donors(s.encode(_table(Xn)), np.arange(n), removed, u)
+    drawn = Xn.copy()
+    data = np.column_stack([s.data_.numeric_column(c) for c in s.data_.names])
+    drawn[:, :2] = data[don[:, :2], [0, 1]]
+    pair = np.mean((f_lin(drawn) - yn) ** 2 - (f_lin(Xn) - yn) ** 2)
+    assert abs(pair / 2 - 1) < 0.10
+
+
+def _table(X):
+    from ixplain import as_table
+
+    return as_table(X)
+
+
+def test_stream_cfi_cubic():
+    X, y = cubic(20_000)
+    e = IncrementalPFI(f_cubic, "squared_error", aggregation="mean", random_state=0,
+                       removal="conditional", storage=ConditionalStorage(4000, 4000))
+    assert abs(e.explain_many(X, y)[0] / 0.0553 - 1) < 0.15
+
+
+def test_stream_batch_invariant_and_pickle(gauss):
+    X, y = gauss[0][:1200], gauss[1][:1200]
+
+    def make():
+        return IncrementalPFI(f_lin, "squared_error", random_state=4, removal="conditional",
+                              storage=ConditionalStorage(300, 100))
+
+    a = make()
+    for i in range(300):
+        a.explain_one(X[i], y[i])
+    b = make()
+    for s in range(0, 300, 37):
+        e = min(s + 37, 300)
+        b.explain_many(X[s:e], y[s:e])
+    # the same draws for every row; the smoothing of a batch differs in the last bits only
+    np.testing.assert_allclose(a.importances_, b.importances_, rtol=1e-12)
+    c = pickle.loads(pickle.dumps(a))
+    a.explain_many(X[300:], y[300:])
+    c.explain_many(X[300:], y[300:])
+    np.testing.assert_array_equal(a.importances_, c.importances_)
+    d = IncrementalPFI(f_lin, "squared_error", random_state=5, removal="conditional",
+                       storage=ConditionalStorage(300, 100))
+    assert not np.array_equal(d.explain_many(X, y), a.importances_)
+
+
+def test_stream_isage_conditional_efficiency(gauss):
+    X, y = gauss[0][:1500], gauss[1][:1500]
+    e = IncrementalSAGE(f_lin, loss="squared_error", aggregation="mean", random_state=0,
+                        removal="conditional", storage=ConditionalStorage(500, 250))
+    values = e.explain_many(X, y)
+    assert np.isclose(values.sum(), e.marginal_loss_ - e.model_loss_)
+    # x2 is read through x1's information only: about 0.81 / 2 of Var(x1) shared
+    assert values[1] > 0.2 and values[0] > values[1]
+
+
+@pytest.mark.slow
+def test_drift_covariance_switch():
+    """corr(x1, x2) 0.9 -> 0 at row 10,000. CFI(x1): 0.38 -> 2. The EMA of an exact sampler
+    after k rows of the new regime is 2 - 1.62 (1 - alpha)^k; at k = 2 / alpha that is 1.78
+    (the EMA's lag alone is more than 10 % of the new truth), so the estimate is checked
+    against it there, and against the new truth 2 at k = 4 / alpha (lag 1.5 %)."""
+    alpha = 0.001
+    X1, _ = gaussian(10_000, rho=0.9, seed=1)
+    X2, _ = gaussian(4000, rho=0.0, seed=2)
+    X = np.vstack([X1, X2])
+    y = X[:, 0] + X[:, 2]
+    e = IncrementalPFI(f_lin, "squared_error", alpha=alpha, random_state=0,
+                       removal="conditional", storage=ConditionalStorage(500, 100))
+    e.explain_many(X[:10_000], y[:10_000])
+    assert abs(e.importances_[0] / 0.38 - 1) < 0.20
+    k = int(2 / alpha)
+    e.explain_many(X[10_000 : 10_000 + k], y[10_000 : 10_000 + k])
+    smoothed = 2 - 1.62 * (1 - alpha) ** k
+    assert abs(e.importances_[0] / smoothed - 1) < 0.10
+    assert abs(e.importances_[2] / 2 - 1) < 0.10
+    e.explain_many(X[10_000 + k :], y[10_000 + k :])
+    assert abs(e.importances_[0] / 2 - 1) < 0.10
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_bad_input():
+    X, y = gaussian(200)
+    with pytest.raises(ValueError, match="'removal' parameter of permutation_importance"):
+        permutation_importance(f_lin, X, y, loss="squared_error", removal="cond")
+    with pytest.raises(ValueError, match="needs loss"):
+        permutation_importance(f_lin, X, y, removal="conditional")
+    with pytest.raises(ValueError, match="'removal' parameter of sage"):
+        sage(f_lin, X, y, loss="squared_error", removal="x")
+    with pytest.raises(ValueError, match="'removal' parameter of IncrementalPFI"):
+        IncrementalPFI(f_lin, "squared_error", removal=None)
+    with pytest.raises(TypeError, match="must be a ConditionalStorage"):
+        from ixplain import GeometricReservoir
+
+        IncrementalSAGE(f_lin, loss="squared_error", removal="conditional",
+                        storage=GeometricReservoir(10))
+    Xn = X.copy()
+    Xn[5, 2] = np.nan
+    with pytest.raises(ValueError, match="column 'x2' contains NaN"):
+        permutation_importance(f_lin, Xn, y, loss="squared_error", removal="conditional")
+    with pytest.raises(ValueError, match="'refit_every' parameter of ConditionalStorage"):
+        ConditionalStorage(refit_every=0)
+    with pytest.raises(ValueError, match="'min_samples_leaf' parameter"):
+        ConditionalSampler(min_samples_leaf=0)
+
+
+@pytest.mark.parametrize("policy", ["skip", "raise", "pass"])
+def test_nan_policies_stream(policy):
+    X, y = gaussian(600)
+    X[100, 1] = np.nan
+    e = IncrementalPFI(lambda A: np.nan_to_num(A[:, 0] + A[:, 2]), "squared_error",
+                       random_state=0, removal="conditional", nan_policy=policy,
+                       storage=ConditionalStorage(200, 50))
+    if policy == "raise":
+        with pytest.raises(ValueError, match="feature 'x1' is NaN"):
+            e.explain_many(X, y)
+        return
+    if policy == "skip":
+        with pytest.warns(RuntimeWarning, match="NaN"):
+            values = e.explain_many(X, y)
+    else:
+        values = e.explain_many(X, y)
+    assert np.isfinite(values).all()
+    assert e.n_skipped_ == (1 if policy == "skip" else 0)
+
+
+def test_stream_categorical_feature_with_a_new_level():
+    """c = "hi" iff a > 0, with a level "new" the window has never seen from row 1000 on: c
+    given a adds almost nothing (its conditional draw agrees with it), a given c a lot."""
+    rng = np.random.default_rng(0)
+    n = 1500
+    a = rng.normal(size=n)
+    col = np.where(a > 0, "hi", "lo").astype(object)
+    col[1000:1050] = "new"
+    recs = [{"a": float(a[i]), "c": col[i], "z": float(rng.normal())} for i in range(n)]
+
+    def f(R):
+        return np.array([r["a"] + (r["c"] == "hi") + r["z"] for r in R])
+
+    e = IncrementalPFI(f, "squared_error", aggregation="mean", random_state=0,
+                       removal="conditional", storage=ConditionalStorage(400, 100))
+    values = e.explain_many(recs, f(recs))
+    assert np.isfinite(values).all() and e.n_explained_ == n - 1
+    assert values[1] < 0.15 and values[0] > 0.4 and abs(values[2] / 2 - 1) < 0.2
+
+
+def test_stream_isage_conditional_batch_invariant_and_pickle(gauss):
+    X, y = gauss[0][:600], gauss[1][:600]
+
+    def make():
+        return IncrementalSAGE(f_lin, loss="squared_error", random_state=0,
+                               removal="conditional", storage=ConditionalStorage(200, 100))
+
+    a = make()
+    for i in range(300):
+        a.explain_one(X[i], y[i])
+    b = make()
+    b.explain_many(X[:300], y[:300])
+    np.testing.assert_allclose(a.importances_, b.importances_, rtol=1e-12)
+    c = pickle.loads(pickle.dumps(b))
+    np.testing.assert_array_equal(b.explain_many(X[300:], y[300:]),
+                                  c.explain_many(X[300:], y[300:]))
