@@ -90,3 +90,82 @@ def test_pd_refuses_grids_that_would_not_end():
     assert len(partial_dependence(f, df, "c").grid_values[0]) == 7
     few = partial_dependence(f, df, "id", custom_values={"id": ["u1", "u2"]})
     assert list(few.grid_values[0]) == ["u1", "u2"]
+
+
+def _nan_model(A):
+    """Returns NaN for rows whose first feature is above 1.5 (a model that breaks off-data)."""
+    A = np.asarray(A, dtype=np.float64)
+    return np.where(A[:, 0] > 1.5, np.nan, A[:, 0] + A[:, 1])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: permutation_importance(_nan_model, X, YC, loss="squared_error", random_state=0),
+    lambda: sage(_nan_model, X, YC, loss="squared_error", random_state=0),
+    lambda: partial_dependence(_nan_model, X, 0),
+])
+def test_nan_model_outputs_in_static_methods_are_errors_naming_the_rows(call):
+    """Issue 15 item 3: these returned NaN results silently (SAGE ran to its 1,000,000
+    permutation cap first); now the first NaN prediction stops them, naming the function."""
+    from ixplain import ModelEvaluationError
+
+    with pytest.raises(ModelEvaluationError, match=r"returned NaN for \d+ of \d+ rows"):
+        call()
+
+
+def test_sage_accepts_nan_for_a_model_that_handles_it():
+    """Issue 15 item 6: SAGE refused NaN in X even for HistGradientBoosting; now NaN goes to
+    the model. The values still sum to the explained loss (efficiency)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    Xn = X.copy()
+    Xn[::7, 1] = np.nan
+    y = 2 * X[:, 0] + X[:, 2]
+    model = HistGradientBoostingRegressor(max_iter=30, random_state=0).fit(Xn, y)
+    r = sage(model, Xn, y, loss="squared_error", random_state=0, n_permutations=256)
+    assert np.isfinite(r.importances_mean).all()
+    assert r.importances_mean.sum() == pytest.approx(r.settings["explained_loss"], rel=1e-9)
+    assert r.importances_mean[0] > r.importances_mean[1]
+
+
+def test_impossible_sizes_are_refused_up_front_with_the_bytes():
+    """Issue 15 item 9: these allocated (or swapped) for minutes before a raw MemoryError."""
+    from ixplain import GeometricReservoir, IncrementalPDP, UniformReservoir
+
+    for storage in (UniformReservoir(10**12), GeometricReservoir(10**12)):
+        with pytest.raises(MemoryError, match=r"size=1,000,000,000,000\) for 3 features would "
+                                              r"need 2.*GiB, more than the .* GiB"):
+            storage.update_many(X[:5])
+    with pytest.raises(ValueError, match="'grid_resolution' parameter of IncrementalPDP must be "
+                                         "at most 10,000"):
+        IncrementalPDP(lambda A: A[:, 0], "x0", grid_resolution=10**7)
+    IncrementalPDP(lambda A: A[:, 0], "x0", grid_resolution=10_000)  # the bound itself is fine
+
+
+@pytest.mark.parametrize("call, owner", [
+    (lambda X1: partial_dependence(lambda A: A[:, 0], X1, 0), "partial_dependence"),
+    (lambda X1: permutation_importance(lambda A: A[:, 0], X1, YC, loss="squared_error"),
+     "permutation_importance"),
+    (lambda X1: sage(lambda A: A[:, 0], X1, YC, loss="squared_error"), "sage"),
+])
+def test_a_1d_x_is_refused_not_read_as_one_row(call, owner):
+    """Issue 15 item 4: partial_dependence took a 1-D X as one row."""
+    with pytest.raises(ValueError, match=rf"'X' parameter of {owner} must be 2-D .* shape "
+                                         r"\(200,\) .*reshape\(-1, 1\)"):
+        call(X[:, 0])
+
+
+def test_xgboost_categorical_splits_auto_is_brute_tree_says_why():
+    """Issue 15: XGBoost categorical splits are not read by the tree method; 'auto' says which
+    method ran (brute, the same quantity), 'tree' refuses naming the reason."""
+    xgb = pytest.importorskip("xgboost")
+    import pandas as pd
+
+    df = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(np.where(X[:, 1] > 0, "p", "n"))})
+    model = xgb.XGBRegressor(n_estimators=5, enable_categorical=True, tree_method="hist")
+    model.fit(df, YC)
+    auto = partial_dependence(model, df, "a", grid_resolution=5)
+    brute = partial_dependence(model, df, "a", grid_resolution=5, method="brute")
+    assert auto.method == "brute"
+    np.testing.assert_array_equal(auto.average, brute.average)
+    with pytest.raises(ValueError, match="XGBoost categorical splits are not supported"):
+        partial_dependence(model, df, "a", method="tree")

@@ -272,3 +272,65 @@ def _range_rule(base: str, lo: int | None, hi: int | None, allow_none: bool) -> 
     else:
         rule = base
     return rule + (" or None" if allow_none else "")
+
+
+def available_memory() -> int | None:
+    """Bytes of physical memory available now (None where the platform does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not on Linux/macOS
+        return None
+
+
+def check_allocation(n_bytes: int, what: str, owner: str, fix: str) -> None:
+    """Refuse, before allocating, a size that cannot fit in this machine's memory.
+
+    Parameters
+    ----------
+    n_bytes : int
+        What the allocation needs.
+    what : str
+        What it is, e.g. ``"UniformReservoir(size=1,000,000,000) for 3 features"``.
+    owner : str
+        The class or function, for the message.
+    fix : str
+        What to change.
+
+    Raises
+    ------
+    MemoryError
+        ``"<owner>: <what> would need 22.4 GiB, more than the 19.8 GiB of memory available.
+        <fix>"`` when ``n_bytes`` exceeds the memory available now.
+    """
+    free = available_memory()
+    if free is not None and n_bytes > free:
+        raise MemoryError(
+            f"{owner}: {what} would need {n_bytes / 2**30:,.1f} GiB, more than the "
+            f"{free / 2**30:,.1f} GiB of memory available. {fix}"
+        )
+
+
+def check_2d(X: Any, owner: str) -> None:
+    """Refuse a 1-D array (or a dict record) where a table of rows is needed: read as one row
+    it would give an explanation of a single observation without a word.
+
+    Raises
+    ------
+    ValueError
+        ``"The 'X' parameter of <owner> must be 2-D (n_rows, n_features). Got a 1-D array of
+        shape (n,) instead; ..."`` with the reshape to use.
+    """
+    ndim = getattr(X, "ndim", None)
+    if ndim == 1 and not hasattr(X, "columns"):  # a numpy or pandas 1-D array, not a frame
+        raise ValueError(
+            f"The 'X' parameter of {owner} must be 2-D (n_rows, n_features). Got a 1-D array "
+            f"of shape {tuple(X.shape)} instead; use X.reshape(-1, 1) for one feature (or "
+            "X.to_frame() for a Series), or X.reshape(1, -1) for one row."
+        )
+    if isinstance(X, dict):
+        raise ValueError(
+            f"The 'X' parameter of {owner} must be a table of rows; got one dict record. Pass "
+            "a list of records ([x]) or a DataFrame."
+        )

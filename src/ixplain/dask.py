@@ -590,7 +590,7 @@ def _pfi_loss(estimator: Any, loss: Any, scoring: Any, response_method: str, ddf
         loss_obj = get_loss(loss, _PFI_OWNER)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method),
-                         owner=_PFI_OWNER)
+                         owner=_PFI_OWNER).refuse_nan_outputs(_PFI_OWNER)
         return loss_obj, model, 1.0, {"loss": loss_obj.name}
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
@@ -608,6 +608,7 @@ def _pfi_loss(estimator: Any, loss: Any, scoring: Any, response_method: str, ddf
     if not scale > 0:
         raise ValueError(f"{_PFI_OWNER}: scoring='r2' needs a target with positive variance.")
     model = as_model(estimator, response_method="predict", owner=_PFI_OWNER)
+    model.refuse_nan_outputs(_PFI_OWNER)
     return get_loss(_SCORER_LOSSES[batched]), model, scale, {"scoring": batched}
 
 
@@ -717,12 +718,12 @@ def sage(
     else:
         bg = _sage._background_table(background, _head(ddf, columns, _SAGE_OWNER), seed,
                                      _SAGE_OWNER)
-    _sage.check_no_nan(bg, "background", _SAGE_OWNER)
     players, col_player = resolve_players(bg.names, groups, _SAGE_OWNER)
     correction = correction_for(loss_obj)
     s = _sage.resolve_n_samples(n_samples, correction, bg.n_rows, _SAGE_OWNER)
     exact = n_samples is None or (n_samples == "auto" and correction == "plugin")
-    fn = _sage.SAGEFunction(as_model(model, owner=_SAGE_OWNER), loss_obj, bg, col_player,
+    fn = _sage.SAGEFunction(as_model(model, owner=_SAGE_OWNER).refuse_nan_outputs(_SAGE_OWNER),
+                            loss_obj, bg, col_player,
                             players, s, exact, seed, _n_rows(ddf, _SAGE_OWNER)[1],
                             control_variate)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,

@@ -29,6 +29,11 @@ _ROW = "\x00row"  # private column: positions of the rows kept by the NaN policy
 _FIRST = np.zeros(1, dtype=np.intp)
 
 
+#: Largest ``grid_resolution`` of an IncrementalPDP: each observation costs one model row per
+#: grid value, and a curve has no use for more points than a screen has pixels.
+MAX_GRID_RESOLUTION = 10_000
+
+
 class PDSnapshot(NamedTuple):
     """The iPDP at one moment of the stream (an entry of ``IncrementalPDP.history_``).
 
@@ -198,7 +203,7 @@ class IncrementalPDP(IncrementalExplainer):
         ``0.4 * grid_resolution`` and ``grid_resolution`` values); it is kept until the range
         outgrows it or shrinks by about 20% (hysteresis, see
         :func:`~ixplain.methods._stream_grid.keep_step`). Ladder steps nest, so a value keeps
-        its estimate when the step changes.
+        its estimate when the step changes. At most :data:`MAX_GRID_RESOLUTION` (10,000).
     grid : "range" or array-like of shape (n_grid,), default="range"
         ``"range"``: the lattice of the tracked range (numeric features) or the levels seen so
         far (categorical features). An array: a fixed grid, evaluated at every step.
@@ -374,6 +379,13 @@ class IncrementalPDP(IncrementalExplainer):
         )
         self.feature = feature
         self.grid_resolution = _int(grid_resolution, "grid_resolution", 2)
+        if self.grid_resolution > MAX_GRID_RESOLUTION:
+            raise ValueError(
+                f"The 'grid_resolution' parameter of IncrementalPDP must be at most "
+                f"{MAX_GRID_RESOLUTION:,} (every observation is evaluated at each grid value: "
+                f"{self.grid_resolution:,} model rows per observation). Got "
+                f"{self.grid_resolution:,} instead."
+            )
         self.grid = _check_grid(grid)
         self.range_source = check_options(
             range_source, "range_source", _OWNER, ("window", "storage")

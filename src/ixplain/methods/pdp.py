@@ -38,6 +38,7 @@ import numpy as np
 
 from .._random import keyed_generator
 from .._validation import (
+    check_2d,
     check_bool,
     check_int,
     check_n_jobs,
@@ -771,6 +772,9 @@ def partial_dependence(
         ``"auto"``: always the brute (interventional) quantity -- ``"tree"`` for the models it
         supports, else ``"brute"``; unlike scikit-learn, ``auto`` never silently switches to
         recursion, which is a different quantity. The result's ``method`` says which ran.
+        XGBoost models with categorical splits (``enable_categorical=True``) are not read by
+        the tree method: ``"auto"`` computes them by brute force (same quantity, more model
+        calls) and ``"tree"`` raises a ValueError saying so.
     kind : {"average", "individual", "both"}, default="average"
         Return the PD, the ICE curves, or both.
     centered : bool, default=False
@@ -920,6 +924,7 @@ def _data_and_features(
     X: Any, features: Any, feature_names: Any, categorical_features: Any
 ) -> tuple[Table, list[str]]:
     """The rows as a Table (named, with the declared categoricals) and the feature names."""
+    check_2d(X, _OWNER)
     try:
         table = as_table(X, owner=_OWNER)
     except TypeError as exc:
@@ -986,7 +991,7 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
         return as_model(
             estimator, response_method=response_method, target=model_target,
             input_kind=input_kind, owner=_OWNER,
-        )
+        ).refuse_nan_outputs(_OWNER)
     except TypeError as exc:
         raise param_error(
             _OWNER, "estimator",

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._random import RowStream, keyed_generator, uniform_index
 from .._validation import (
+    check_2d,
     check_int,
     check_n_jobs,
     check_sample_weight,
@@ -518,6 +519,7 @@ def permutation_importance(
     seed = seed_of(random_state, owner)
     if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
         raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
+    check_2d(X, owner)
     table = as_table(X, owner=owner)
     n = table.n_rows
     if n == 0:
@@ -538,6 +540,7 @@ def permutation_importance(
         loss_obj = get_loss(loss, owner)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
+        model.refuse_nan_outputs(owner)
         model.observe_labels(y_arr)
         imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
                              memory_budget, report)
@@ -749,6 +752,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
     batched = _batched_scoring(estimator, scoring, y)
     if batched is not None:
         model = as_model(estimator, response_method="predict", owner=owner)
+        model.refuse_nan_outputs(owner)
         imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
                              perms, groups, memory_budget, progress)
         scales = np.ones(len(subsets))

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
+    check_2d,
     check_float,
     check_int,
     check_n_jobs,
@@ -116,18 +117,6 @@ class _Accumulator:
         return values, np.sqrt(resid / (n - 2 if n > 2 else 1))
 
 
-def check_no_nan(table: Table, what: str, owner: str) -> None:
-    """Raise ValueError naming the first numeric column of ``table`` that holds NaN."""
-    for name, kind in zip(table.names, table.schema.kinds):
-        if kind == "numeric":
-            col = table.numeric_column(name)
-            if np.isnan(col).any():
-                raise ValueError(
-                    f"{owner}: {what} column {name!r} contains NaN (first at row "
-                    f"{int(np.isnan(col).argmax())}); impute or drop missing values first."
-                )
-
-
 def _background_table(background: Any, table: Table, seed: int | np.random.Generator,
                       owner: str) -> Table:
     """The background rows: ``background``, or 512 rows of ``table`` drawn with
@@ -149,9 +138,7 @@ def _background_table(background: Any, table: Table, seed: int | np.random.Gener
         )
     if bg.schema.source != table.schema.source:
         bg = as_table(bg.to_native(table.schema.source), list(table.names), owner=owner)
-    bg = bg.select(table.names)
-    check_no_nan(bg, "background", owner)
-    return bg
+    return bg.select(table.names)
 
 
 def resolve_n_samples(n_samples: Any, correction: str, n_background: int, owner: str) -> int:
@@ -510,12 +497,14 @@ def _run(
         raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
     report = make_progress(progress, owner)
     seed = seed_of(random_state, owner)
+    check_2d(X, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:
         raise ValueError(f"{owner}: X has no rows.")
-    check_no_nan(table, "X", owner)
     y_arr = check_target(y, table.n_rows, owner)
-    mdl = as_model(model, owner=owner)
+    # NaN in X goes to the model (HistGradientBoosting and pipelines with imputers take it);
+    # a model that returns NaN for it is an error naming the rows, not a NaN result
+    mdl = as_model(model, owner=owner).refuse_nan_outputs(owner)
     bg = _background_table(background, table, seed, owner)
     players, col_player = resolve_players(table.names, groups, owner)
     correction = correction_for(loss_obj)
@@ -606,7 +595,6 @@ class SAGEFunction(Method):
 
     def explain(self, batch: RowBatch) -> np.ndarray:
         G, m, B = len(self.players), self.background.n_rows, batch.n_rows
-        check_no_nan(batch.X, "X", _OWNER)
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
         ps = self._permutation_index(batch.start, B)

@@ -47,7 +47,7 @@ import numpy as np
 
 from .._lazy import is_instance
 from .._random import RowStream, root_seed, uniform_index
-from .._validation import check_int, check_random_state
+from .._validation import check_allocation, check_int, check_random_state
 from ..tabular import Schema, Table, as_table
 
 __all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
@@ -347,6 +347,11 @@ class SlotStorage:
         for name, kind in zip(schema.names, schema.kinds):
             block = self._num_names if kind == "numeric" else self._cat_names
             self._where[name] = (0 if kind == "numeric" else 1, block.index(name))
+        n_cols = len(self._num_names) + len(self._cat_names)
+        check_allocation(
+            8 * self.size * n_cols, f"{type(self).__name__}(size={self.size:,}) for {n_cols} "
+            "features", self._owner, "Choose a smaller size.",
+        )
         self._num = np.full((self.size, len(self._num_names)), np.nan)
         self._cat = np.full((self.size, len(self._cat_names)), None, dtype=object)
 
