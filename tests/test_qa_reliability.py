@@ -169,3 +169,37 @@ def test_xgboost_categorical_splits_auto_is_brute_tree_says_why():
     np.testing.assert_array_equal(auto.average, brute.average)
     with pytest.raises(ValueError, match="XGBoost categorical splits are not supported"):
         partial_dependence(model, df, "a", method="tree")
+
+
+def test_qa_campaign_silently_wrong_inputs_now_fail_clearly():
+    """The second bad-input campaign's silently wrong rows (#42, #54, #144, #145, #158, #179)."""
+    import pandas as pd
+
+    from ixplain import DatasetStorage, UniformReservoir
+    from ixplain.datasets import iter_bike_sharing
+
+    with pytest.raises(ValueError, match="must name one feature .* or two .* Got 3"):
+        partial_dependence(lambda A: A[:, 0], X, [0, 1, 2], grid_resolution=3)
+    with pytest.raises(ValueError, match="give loss= or scoring=, not both"):
+        permutation_importance(LinearRegression().fit(X, YC), X, YC, loss="squared_error",
+                               scoring="r2")
+    f = lambda A: A[:, 0] + A[:, 1]  # noqa: E731
+    wide = IncrementalPFI(f, "squared_error", storage=DatasetStorage(np.ones((10, 3))))
+    with pytest.raises(ValueError, match=r"holds the columns \['x0', 'x1', 'x2'\], but the "
+                                         r"observations have the features \['x0', 'x1'\]"):
+        wide.explain_one(np.array([1.0, 2.0]), 3.0)
+    named = IncrementalPFI(lambda R: np.array([r["a"] + r["b"] for r in R]), "squared_error",
+                           storage=DatasetStorage(pd.DataFrame({"p": [1.0], "q": [2.0]})))
+    with pytest.raises(ValueError, match=r"holds the columns \['p', 'q'\]"):
+        named.explain_one({"a": 1.0, "b": 2.0}, 3.0)
+    positional = IncrementalPFI(f, "squared_error", storage=DatasetStorage(np.ones((10, 2))))
+    positional.explain_one(np.array([1.0, 2.0]), 3.0)  # same columns: no error
+    shared = UniformReservoir(50, random_state=0)
+    first = IncrementalPFI(f, "squared_error", storage=shared)
+    second = IncrementalPFI(f, "squared_error", storage=shared)
+    first.explain_one(X[0, :2], 1.0)
+    with pytest.raises(ValueError, match="already the storage of another explainer"):
+        second.explain_one(X[0, :2], 1.0)
+    for bad in (-1, 0, "a", 2.5):
+        with pytest.raises(ValueError, match="'n_rows' parameter of iter_frame"):
+            next(iter_bike_sharing(n_rows=bad))

@@ -135,7 +135,7 @@ def test_a_failing_method_keeps_the_others_outputs(saved, tmp_path, monkeypatch,
         main(["explain", "--data", str(d / "houses.csv"), "--target", "MedHouseVal",
               "--model", str(d / "model.joblib"), "--methods", "pfi,sage", "--out", str(out)])
     err = capsys.readouterr().err
-    assert info.value.code != 0 and "sage: RuntimeError: the model cannot take NaN" in err
+    assert info.value.code == 1 and "sage: RuntimeError: the model cannot take NaN" in err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == {"sage": "RuntimeError: the model cannot take NaN"}
     assert set(summary["importances"]) == {"pfi"}

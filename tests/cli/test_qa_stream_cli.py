@@ -199,3 +199,29 @@ def test_integer_pd_features_are_shown_on_every_level(capsys, tmp_path):
     curves = pd.read_csv(out / "pd.csv")
     last = curves[(curves["feature"] == "hour") & (curves["row"] == curves["row"].max())]
     assert last["grid_value"].tolist() == list(range(24))  # one snapshot at the last row
+
+
+def test_infinite_cells_are_missing_values_not_a_poisoned_scaler(capsys, tmp_path):
+    """QA #218: one inf cell made the online scaler's mean infinite; 'income' then had
+    importance exactly 0 for the whole run. Now inf is a missing value, with a warning."""
+    rng = np.random.default_rng(0)
+    n = 1500
+    df = pd.DataFrame({"age": rng.normal(size=n), "income": rng.normal(size=n)})
+    df["y"] = 2 * df["age"] + df["income"]
+    df.loc[30, "income"] = np.inf
+    df.to_csv(tmp_path / "inf.csv", index=False)
+    code, err = _run(capsys, "stream", "--data", str(tmp_path / "inf.csv"), "--target", "y",
+                     "--model", "linear", "--explain", "pfi", "--out", str(tmp_path / "o"),
+                     "--no-progress")
+    assert code == 0, err
+    assert "infinite values are treated as missing: 'income' (1 row(s))" in err
+    summary = __import__("json").loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["final_importances"]["pfi"]["income"] > 0.5
+
+
+def test_bad_stream_options_are_usage_errors(capsys, tmp_path):
+    code, err = _run(capsys, "stream", "--seed", "-1", "--out", str(tmp_path / "a"))
+    assert code == 2 and "--seed must be >= 0" in err
+    code, err = _run(capsys, "stream", "--dataset", "agrawal", "--n-rows", "99999999",
+                     "--out", str(tmp_path / "b"), "--no-progress")
+    assert code == 2 and "at most 1,000,000 rows" in err

@@ -163,6 +163,8 @@ def stream(
         from ._stream import StreamConfig, run_stream
 
         _check_stream_options(dataset, data, task, alpha, every, n_rows, loss)
+        if seed < 0:
+            raise CLIError(f"--seed must be >= 0, got {seed}.")
         if batch_size < 1:
             raise CLIError(f"--batch-size must be >= 1, got {batch_size}.")
         if removal not in ("marginal", "conditional", "both"):
@@ -344,7 +346,9 @@ def explain_cmd(
         typer.echo(f"Report: {(out / 'report.html').resolve()}")
         if summary["failed"]:
             failed = "; ".join(f"{m}: {why}" for m, why in summary["failed"].items())
-            raise CLIError(f"{failed} (the other methods' outputs are written to {out}).")
+            typer.echo(f"ixplain: error: {failed} (the other methods' outputs are written to "
+                       f"{out}).", err=True)
+            raise typer.Exit(1)  # a method failed at run time (2 is for bad options)
 
     _guard(debug, body)
 

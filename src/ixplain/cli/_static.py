@@ -164,6 +164,13 @@ def _prepare(cfg: ExplainConfig, out: Path) -> StaticRun:
     frame = read_table(cfg.data)
     frame, target = select_columns(frame, cfg.target, cfg.features, cfg.data)
     model = load_model(cfg.model, cfg.trust)
+    fitted = [str(c) for c in getattr(model, "feature_names_in_", [])]
+    missing = [c for c in fitted if c not in frame.columns]
+    if missing:
+        raise CLIError(
+            f"the model was fitted on the column(s) {missing}, which {cfg.data} does not have "
+            f"(its columns: {[c for c in frame.columns if c != target]})."
+        )
     run = StaticRun(cfg, out, frame, target, model, _methods(cfg))
     check_pd_features(cfg.pd_features, run.names)
     out.mkdir(parents=True, exist_ok=True)

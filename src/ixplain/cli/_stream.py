@@ -49,6 +49,10 @@ DEFAULT_LOSS = {
 }
 
 
+#: Most rows of a synthetic stream (``--dataset agrawal``), which is generated up front.
+MAX_SYNTHETIC_ROWS = 1_000_000
+
+
 def default_alpha(n_rows: int) -> float:
     """Smoothing factor: ``10 / n_rows`` clipped to [0.001, 0.05] (a memory of ~n_rows/10 rows).
 
@@ -151,6 +155,11 @@ def _load_source(cfg: StreamConfig) -> tuple[pd.DataFrame, str, str, str, list[i
     if info.synthetic:
         kwargs["seed"] = cfg.seed
         if cfg.n_rows is not None:
+            if cfg.n_rows > MAX_SYNTHETIC_ROWS:
+                raise CLIError(
+                    f"--n-rows {cfg.n_rows:,}: the synthetic stream {name!r} is generated in "
+                    f"memory before the run; at most {MAX_SYNTHETIC_ROWS:,} rows."
+                )
             kwargs["n_rows"] = cfg.n_rows
     frame = load_dataset(name, **kwargs)
     target = cfg.target or info.target
@@ -222,6 +231,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
     frame, target, task, source, known_drift = _load_source(cfg)
     if cfg.n_rows is not None:
         frame = frame.iloc[: cfg.n_rows]
+    frame = _infinite_as_missing(frame, target)
     frame, dropped = _drop_empty_columns(frame, target)
     names = [c for c in frame.columns if c != target]
     numeric, categorical = split_kinds(frame, names)
@@ -248,6 +258,33 @@ def _setup(cfg: StreamConfig) -> _Setup:
     explainers = StreamExplainers.build(methods, model, options)
     return _Setup(frame, target, task, source, known_drift, names, model_name, model,
                   methods, skipped, alpha, every, losses, explainers, dropped)  # fmt: skip
+
+
+def _infinite_as_missing(frame: pd.DataFrame, target: str) -> pd.DataFrame:
+    """Infinite feature values become missing values (with a warning naming the columns): the
+    online scaler would learn an infinite mean from them and every later prediction would be
+    wrong. An infinite target is an error naming the first row."""
+    import numpy as np
+
+    numeric = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
+    counts = {c: int(np.isinf(frame[c].to_numpy()).sum()) for c in numeric}
+    if counts.get(target):
+        row = int(np.flatnonzero(np.isinf(frame[target].to_numpy()))[0])
+        raise CLIError(f"the target column {target!r} is infinite in {counts[target]} row(s) "
+                       f"(first: row {row}); remove or fix those rows.")
+    bad = {c: n for c, n in counts.items() if n and c != target}
+    if not bad:
+        return frame
+    warnings.warn(
+        "infinite values are treated as missing: "
+        + ", ".join(f"{c!r} ({n} row(s))" for c, n in bad.items()) + ".",
+        UserWarning,
+        stacklevel=2,
+    )
+    frame = frame.copy()
+    for c in bad:
+        frame[c] = frame[c].replace([np.inf, -np.inf], np.nan)
+    return frame
 
 
 def _drop_empty_columns(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, list[str]]:
@@ -315,7 +352,8 @@ class _Prequential:
 def run_stream(cfg: StreamConfig) -> StreamRun:
     """Run the prequential loop; on Ctrl-C or SIGTERM return what was computed
     (``interrupted=True``)."""
-    setup = _setup(cfg)
+    with _sigterm_as_interrupt():  # during start-up: "interrupted", exit 130, as Ctrl-C
+        setup = _setup(cfg)
     metric = _Prequential(setup.task, setup.n_rows)
     bar = _progress(setup.n_rows, cfg.progress)
     start = time.perf_counter()

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -175,7 +177,12 @@ def iter_frame(
     [({'a': 1, 'b': 'u'}, 0.5), ({'a': 2, 'b': 'v'}, 1.5)]
     """
     if n_rows is not None:
-        frame = frame.iloc[:n_rows]
+        if isinstance(n_rows, bool) or not isinstance(n_rows, (int, np.integer)) or n_rows < 1:
+            raise ValueError(
+                f"The 'n_rows' parameter of iter_frame must be None or an int >= 1. Got "
+                f"{n_rows!r} instead."
+            )
+        frame = frame.iloc[: int(n_rows)]
     X = frame.drop(columns=[target])
     records = X.to_dict(orient="records")
     ys = frame[target].tolist()

@@ -701,6 +701,7 @@ class IncrementalExplainer:
             # canonical numeric columns are float64: tell to_native("numpy") so it need not
             # work the dtype out on every call
             schema = replace(schema, array_dtype=np.dtype(np.float64))
+        self.storage._check_compatible(schema, self._owner)
         self._schema = schema
         self.feature_names_ = list(table.names)
 

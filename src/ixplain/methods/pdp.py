@@ -943,6 +943,11 @@ def _data_and_features(
     if table.n_rows == 0:
         raise ValueError(f"{_OWNER}: X has 0 rows; partial dependence needs at least one row.")
     feats = _resolve_names(features, table, "features")
+    if len(feats) > 2:
+        raise ValueError(
+            f"The 'features' parameter of {_OWNER} must name one feature (1-way PD) or two "
+            f"(2-way). Got {len(feats)}: {feats}; call it once per feature or pair."
+        )
     if categorical_features is not None:
         if not isinstance(categorical_features, (str, numbers.Integral)) and len(
             np.asarray(categorical_features).ravel()

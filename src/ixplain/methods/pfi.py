@@ -527,6 +527,11 @@ def permutation_importance(
     array([7.7, 1.9, 0. ])
     """
     owner = "permutation_importance"
+    if loss is not None and scoring is not None:
+        raise ValueError(
+            f"{owner}: give loss= or scoring=, not both (got loss={loss!r}, scoring={scoring!r}); "
+            "the importance is the mean loss increase or the score decrease."
+        )
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)

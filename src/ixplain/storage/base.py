@@ -332,6 +332,35 @@ class SlotStorage:
             table = table.select(self._names)
         return canonical_columns(table)
 
+    def _check_compatible(self, schema: Schema, owner: str) -> None:
+        """Called once by the explainer that uses this storage, with its observations' schema.
+
+        Raises
+        ------
+        ValueError
+            If another explainer already uses this storage (every row would be stored twice),
+            or if the storage already holds columns that are not the observations' features
+            (another count, or other names; default array names ``x0, x1, ...`` match by
+            position).
+        """
+        if getattr(self, "_owned_by", None) is not None:
+            raise ValueError(
+                f"{owner}: this {type(self).__name__} is already the storage of another "
+                f"explainer ({self._owned_by}); each explainer stores every row it sees, so a "
+                "shared storage would hold each row twice. Give each explainer its own storage."
+            )
+        self._owned_by = owner
+        if self._schema is None:
+            return
+        mine, theirs = list(self._schema.names), list(schema.names)
+        default = mine == [f"x{j}" for j in range(len(mine))]
+        if len(mine) != len(theirs) or (set(mine) != set(theirs) and not default):
+            raise ValueError(
+                f"{owner}: the {type(self).__name__} holds the columns {mine}, but the "
+                f"observations have the features {theirs}. Build the storage from rows with "
+                "the same features."
+            )
+
     def _ensure_schema(self, schema: Schema) -> None:
         """Create the buffers for ``schema`` if none exist yet."""
         if self._schema is None:
