@@ -343,13 +343,14 @@ class SlotStorage:
             (another count, or other names; default array names ``x0, x1, ...`` match by
             position).
         """
-        if getattr(self, "_owned_by", None) is not None:
+        user: str | None = getattr(self, "_owned_by", None)
+        if user is not None:
             raise ValueError(
                 f"{owner}: this {type(self).__name__} is already the storage of another "
-                f"explainer ({self._owned_by}); each explainer stores every row it sees, so a "
+                f"explainer ({user}); each explainer stores every row it sees, so a "
                 "shared storage would hold each row twice. Give each explainer its own storage."
             )
-        self._owned_by = owner
+        self._owned_by: str | None = owner
         if self._schema is None:
             return
         mine, theirs = list(self._schema.names), list(schema.names)
