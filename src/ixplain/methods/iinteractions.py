@@ -24,7 +24,7 @@ from ..tabular import Table
 from ._incremental import IncrementalExplainer, Sampler
 from ._interaction_core import INDICES, InteractionPlan, explain_interactions
 from ._sage_core import correction_for, resolve_players
-from .isage import DEFAULT_SAMPLES
+from .isage import DEFAULT_SAMPLES, LossGameValues
 
 __all__ = ["IncrementalShapleyInteractions"]
 
@@ -32,7 +32,7 @@ __all__ = ["IncrementalShapleyInteractions"]
 MAX_EXACT_PLAYERS_STREAM = 6
 
 
-class IncrementalShapleyInteractions(IncrementalExplainer):
+class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
     """Pairwise Shapley interactions of the loss game on a data stream, with confidence bounds.
 
     Parameters
@@ -190,22 +190,7 @@ class IncrementalShapleyInteractions(IncrementalExplainer):
         assert self._plan is not None
         return (self._plan.n_values + 2,)
 
-    # ------------------------------------------------------------------ results
-    def _all(self) -> np.ndarray:
-        return IncrementalExplainer.importances_.fget(self)  # type: ignore[attr-defined]
-
-    @property
-    def importances_(self) -> np.ndarray:
-        """Current main terms then pair terms, shape (G + P,); zeros before the first row."""
-        return self._all()[:-2] if self.feature_names_ else np.zeros(0)
-
-    @property
-    def variances_(self) -> np.ndarray:
-        """Variance of the per-observation values, shape (G + P,)."""
-        if self._aggregator.n == 0:
-            return np.zeros_like(self.importances_)
-        return np.asarray(self._aggregator.variance)[:-2]
-
+    # ------------------------------------------------------------------ results (main terms then pair terms: see LossGameValues)
     @property
     def main_values_(self) -> np.ndarray:
         """Current main terms, shape (G,)."""
@@ -220,16 +205,6 @@ class IncrementalShapleyInteractions(IncrementalExplainer):
             return np.zeros((0, 0))
         G = self._n_players()
         return _square(self.importances_[G:], G)
-
-    @property
-    def marginal_loss_(self) -> float:
-        """Smoothed loss of the averaged prediction (the empty coalition)."""
-        return float(self._all()[-2]) if self.feature_names_ else 0.0
-
-    @property
-    def model_loss_(self) -> float:
-        """Smoothed loss of the model."""
-        return float(self._all()[-1]) if self.feature_names_ else 0.0
 
     def _n_players(self) -> int:
         if self._plan is None:

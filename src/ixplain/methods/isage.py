@@ -68,7 +68,42 @@ __all__ = ["IncrementalSAGE"]
 DEFAULT_SAMPLES = {"variance": 8, "jackknife": 32, "plugin": 32}
 
 
-class IncrementalSAGE(IncrementalExplainer):
+class LossGameValues:
+    """Results of an incremental explainer of SAGE's loss game whose per-observation values end
+    with two slots: the loss of the averaged prediction (the empty coalition) and the model's
+    loss. ``importances_`` and ``variances_`` leave them out; ``marginal_loss_`` and
+    ``model_loss_`` read them (iSAGE, incremental Shapley interactions)."""
+
+    feature_names_: list[str] | None
+    _aggregator: Any
+
+    def _all(self) -> np.ndarray:
+        return IncrementalExplainer.importances_.fget(self)  # type: ignore[attr-defined]
+
+    @property
+    def importances_(self) -> np.ndarray:
+        """The current values without the two loss slots; zeros before the first row."""
+        return self._all()[:-2] if self.feature_names_ else np.zeros(0)
+
+    @property
+    def variances_(self) -> np.ndarray:
+        """Variance of the per-observation values (without the two loss slots)."""
+        if self._aggregator.n == 0:
+            return np.zeros_like(self.importances_)
+        return np.asarray(self._aggregator.variance)[:-2]
+
+    @property
+    def marginal_loss_(self) -> float:
+        """Smoothed loss of the averaged prediction (the empty coalition)."""
+        return float(self._all()[-2]) if self.feature_names_ else 0.0
+
+    @property
+    def model_loss_(self) -> float:
+        """Smoothed loss of the model."""
+        return float(self._all()[-1]) if self.feature_names_ else 0.0
+
+
+class IncrementalSAGE(LossGameValues, IncrementalExplainer):
     """SAGE values of a model on a data stream (iSAGE), bias-free for squared error and Brier.
 
     Parameters
@@ -234,28 +269,3 @@ class IncrementalSAGE(IncrementalExplainer):
         assert self.players_ is not None
         return (len(self.players_) + 2,)
 
-    # ------------------------------------------------------------------ results
-    def _all(self) -> np.ndarray:
-        return IncrementalExplainer.importances_.fget(self)  # type: ignore[attr-defined]
-
-    @property
-    def importances_(self) -> np.ndarray:
-        """Current SAGE values, shape (n_players,); zeros before the first explained row."""
-        return self._all()[:-2] if self.feature_names_ else np.zeros(0)
-
-    @property
-    def variances_(self) -> np.ndarray:
-        """Variance of the per-observation contributions, shape (n_players,)."""
-        if self._aggregator.n == 0:
-            return np.zeros_like(self.importances_)
-        return np.asarray(self._aggregator.variance)[:-2]
-
-    @property
-    def marginal_loss_(self) -> float:
-        """Smoothed loss of the averaged prediction (the empty coalition)."""
-        return float(self._all()[-2]) if self.feature_names_ else 0.0
-
-    @property
-    def model_loss_(self) -> float:
-        """Smoothed loss of the model."""
-        return float(self._all()[-1]) if self.feature_names_ else 0.0
