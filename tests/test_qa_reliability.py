@@ -203,3 +203,22 @@ def test_qa_campaign_silently_wrong_inputs_now_fail_clearly():
     for bad in (-1, 0, "a", 2.5):
         with pytest.raises(ValueError, match="'n_rows' parameter of iter_frame"):
             next(iter_bike_sharing(n_rows=bad))
+
+
+def test_qa_campaign_bad_errors_now_name_the_problem():
+    """QA rows #36, #53, #123, #279: raw third-party errors replaced by ixplain's."""
+    from ixplain import IncrementalPDP
+
+    with pytest.raises(ValueError, match="'method' parameter of partial_dependence .*'recursion' "
+                                         "needs a fitted scikit-learn"):
+        partial_dependence(lambda A: A[:, 0], X, 0, method="recursion")
+    with pytest.raises(ValueError, match="'scoring' parameter of permutation_importance must be"):
+        permutation_importance(LinearRegression().fit(X, YC), X, YC, scoring="nope")
+    pdp = IncrementalPDP(lambda A: A[:, 0] * 0 + 1, 0, grid_resolution=5)
+    for i in range(50):  # an infinite value does not move the grid's range (it overflowed)
+        pdp.explain_one(np.array([np.inf if i == 10 else float(i), float(i)]))
+    assert np.isfinite(pdp.pd_.grid_values[0]).all()
+    ipfi = IncrementalPFI(lambda A: A[:, 0], "squared_error", random_state=0)
+    with pytest.raises(ValueError, match=r"predictions of shape \(\d+,\) and targets of shape"):
+        for i in range(3):  # a 2-value label for a 1-output model: the batch path's message
+            ipfi.explain_one(X[i], np.array([YC[i], YC[i]]))

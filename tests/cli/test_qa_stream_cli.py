@@ -225,3 +225,9 @@ def test_bad_stream_options_are_usage_errors(capsys, tmp_path):
     code, err = _run(capsys, "stream", "--dataset", "agrawal", "--n-rows", "99999999",
                      "--out", str(tmp_path / "b"), "--no-progress")
     assert code == 2 and "at most 1,000,000 rows" in err
+
+
+def test_a_classification_loss_on_a_regression_stream_is_a_usage_error(capsys, tmp_path):
+    code, err = _run(capsys, "stream", "--loss", "log_loss", "--n-rows", "50", "--out",
+                     str(tmp_path / "o"), "--no-progress")
+    assert code == 2 and "--loss log_loss needs a binary target" in err

@@ -242,6 +242,9 @@ def _setup(cfg: StreamConfig) -> _Setup:
     methods, skipped = _choose_methods(cfg)
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
     every = cfg.every if cfg.every is not None else max(1, n_total // 200)
+    if cfg.loss in ("log_loss", "brier", "zero_one") and task == "regression":
+        raise CLIError(f"--loss {cfg.loss} needs a binary target; this one is a regression "
+                       "target (use squared_error or absolute_error, or --task binary).")
     losses = {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
     pd_features = _pd_features(cfg, names, numeric) if {"pdp", "ale"} & set(methods) else []
     options = ExplainerOptions(

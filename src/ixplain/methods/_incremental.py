@@ -851,6 +851,8 @@ class IncrementalExplainer:
         if single:
             if isinstance(y, (bool, int, float, np.number)):
                 return np.array([y])
+            if isinstance(y, np.ndarray) and y.ndim >= 1:  # a multi-output label: one row of it
+                return self._convert_y(y.reshape(1, *y.shape), 1, single=False)
             arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
             arr[0] = y
             return arr

@@ -7,6 +7,7 @@ grid value ``v``.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections import deque
 from dataclasses import replace
@@ -622,7 +623,7 @@ class IncrementalPDP(IncrementalExplainer):
         window = self._window
         lo_q, hi_q = self.percentiles
         for v in values.tolist():
-            missing = v != v
+            missing = not math.isfinite(v)  # NaN and +-inf do not move the range
             if len(window) == 0:
                 if missing:
                     out.append(self._point_ids(np.nan))
@@ -645,9 +646,9 @@ class IncrementalPDP(IncrementalExplainer):
         out = []
         for v, slot in zip(values.tolist(), slots.tolist()):
             part = held[:n_held]
-            finite = np.sort(part[~np.isnan(part)])
+            finite = np.sort(part[np.isfinite(part)])
             if finite.size == 0:
-                lo = hi = v
+                lo = hi = v if math.isfinite(v) else float("nan")
             else:
                 lo, hi = _sorted_quantile(finite, self.percentiles[0]), _sorted_quantile(
                     finite, self.percentiles[1]

@@ -985,6 +985,12 @@ def _grids(
 
 
 def _make_model(estimator: Any, response_method: str, target: Any, input_kind: str, method: str) -> Model:
+    if method == "recursion" and not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
+        raise param_error(
+            _OWNER, "method",
+            "'auto', 'brute' or 'tree' for this model ('recursion' needs a fitted scikit-learn "
+            "tree or gradient-boosting estimator)", method,
+        )
     if method == "recursion" and response_method == "auto":
         from sklearn.base import is_classifier
 

@@ -804,7 +804,14 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             return FeatureImportance.from_importances(imp / scales, labels, settings)
     from sklearn.metrics import check_scoring
 
-    scorer = check_scoring(estimator, scoring=scoring)
+    try:
+        scorer = check_scoring(estimator, scoring=scoring)
+    except ValueError as exc:  # scikit-learn's message names its own check_scoring
+        raise param_error(
+            "permutation_importance", "scoring",
+            "None, a scikit-learn scorer name (e.g. 'r2', 'neg_mean_squared_error', 'accuracy'), "
+            "a callable scorer, or a list/tuple/dict of them", scoring,
+        ) from exc
 
     def score(rows: np.ndarray, cols: dict[str, Any]) -> Any:
         native = Table(cols, table.schema, table.upcast).to_native()
