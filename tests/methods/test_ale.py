@@ -353,3 +353,24 @@ def test_every_row_is_used():
     X = _correlated(n=12_000, seed=12)
     res = accumulated_local_effects(_additive, X, "x1")
     assert res.n_rows == 12_000 and res.bin_counts.sum() == 12_000
+
+
+def test_ale_new_user_qa_rows():
+    """New-user QA of ALE: NaN predictions made invented or flat curves (now an error naming the
+    rows), an infinite feature value made the curve -inf (now a missing value), a 1-D X was read
+    as one row (now refused)."""
+    from ixplain import ModelEvaluationError
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(1000, 3))
+    edges = {"x0": [0, 0.25, 0.5, 0.75, 1]}
+    for model in (lambda A: np.where(A[:, 0] > 0.6, np.nan, A[:, 0]),
+                  lambda A: np.full(len(A), np.nan)):
+        with pytest.raises(ModelEvaluationError, match="accumulated_local_effects: .* returned "
+                                                       "NaN for"):
+            accumulated_local_effects(model, X, 0, custom_edges=edges)
+    with_inf = np.r_[X, [[np.inf, 0.0, 0.0]]]
+    r = accumulated_local_effects(lambda A: A[:, 0], with_inf, 0)
+    assert np.isfinite(r.average).all() and r.n_missing == (1,)
+    with pytest.raises(ValueError, match="'X' parameter of accumulated_local_effects must be 2-D"):
+        accumulated_local_effects(lambda A: A[:, 0], X[:, 0], 0)

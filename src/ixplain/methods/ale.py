@@ -76,7 +76,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_options, check_sample_weight, param_error
+from .._validation import check_2d, check_int, check_options, check_sample_weight, param_error
 from ..grids import _sorted_levels, feature_deciles
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..results.ale import AccumulatedLocalEffects
@@ -213,7 +213,7 @@ def _interval_bins(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Bin ``0..K-1`` of each value (``[z_0, z_1]`` is bin 0); ``-1`` for NaN or outside."""
     k = np.searchsorted(edges, x, side="left") - 1
     k[x == edges[0]] = 0
-    outside = np.isnan(x) | (x < edges[0]) | (x > edges[-1])
+    outside = ~np.isfinite(x) | (x < edges[0]) | (x > edges[-1])
     k[outside] = -1
     return k
 
@@ -223,7 +223,7 @@ def _numeric_bins(
     custom: Any, interval_only: bool,
 ) -> FeatureBins:
     x = table.numeric_column(name)
-    missing = np.isnan(x)
+    missing = ~np.isfinite(x)  # NaN and +-inf: the missing case (counted, never binned)
     present = x[~missing]
     if len(present) == 0:
         raise ValueError(f"{_OWNER}: feature {name!r} has no non-missing value.")
@@ -787,7 +787,7 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
     try:
         return as_model(estimator, response_method=response_method,
                         target=target if classifier_like else None, input_kind=input_kind,
-                        owner=_OWNER)
+                        owner=_OWNER).refuse_nan_outputs(_OWNER)  # a NaN bin is not an effect
     except TypeError as exc:
         raise param_error(
             _OWNER, "estimator",
@@ -814,6 +814,7 @@ def _select_output(values: list[np.ndarray | None], model: Model, target: Any) -
 
 
 def _prepare_table(X: Any, feature_names: Any, categorical_features: Any) -> Table:
+    check_2d(X, _OWNER)
     try:
         table = as_table(X, None if feature_names is None else list(feature_names), owner=_OWNER)
     except TypeError as exc:
@@ -908,8 +909,10 @@ def accumulated_local_effects(
         Order of unordered categorical levels: ``"auto"`` by similarity of the other features
         (module docstring), ``"sorted"`` by value. Ordered pandas categories keep their order.
     missing : {"exclude", "raise"}, default="exclude"
-        Rows with a missing value of an explained feature: left out of the bins and the
-        centring, counted in ``n_missing`` (``"exclude"``), or a ``ValueError``.
+        Rows with a missing value of an explained feature (NaN, or an infinite number): left
+        out of the bins and the centring, counted in ``n_missing`` (``"exclude"``), or a
+        ``ValueError``. A model that returns NaN raises ``ModelEvaluationError`` naming the
+        rows (a bin of NaN differences is not an effect).
     memory_budget : int, default=268435456
         Bytes of model input per model call.
     input_kind : {"auto", "numpy", "pandas", "polars", "records"}, default="auto"
