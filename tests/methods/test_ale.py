@@ -374,3 +374,15 @@ def test_ale_new_user_qa_rows():
     assert np.isfinite(r.average).all() and r.n_missing == (1,)
     with pytest.raises(ValueError, match="'X' parameter of accumulated_local_effects must be 2-D"):
         accumulated_local_effects(lambda A: A[:, 0], X[:, 0], 0)
+
+
+def test_ale_custom_edges_take_column_indices_and_name_a_bad_key():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 3))
+    by_index = accumulated_local_effects(lambda A: A[:, 0] ** 2, X, 0,
+                                         custom_edges={0: [0.0, 0.5, 1.0]})
+    by_name = accumulated_local_effects(lambda A: A[:, 0] ** 2, X, 0,
+                                        custom_edges={"x0": [0.0, 0.5, 1.0]})
+    np.testing.assert_array_equal(by_index.average, by_name.average)
+    with pytest.raises(ValueError, match="key 'x2', which is not an explained feature"):
+        accumulated_local_effects(lambda A: A[:, 0], X, 0, custom_edges={"x2": [0.0, 1.0]})

@@ -763,7 +763,7 @@ def _resolve_features(features: Any, table: Table) -> list[str]:
     return out
 
 
-def _check_custom_edges(custom: Any, features: list[str]) -> dict[str, np.ndarray]:
+def _check_custom_edges(custom: Any, features: list[str], names: Any) -> dict[str, np.ndarray]:
     if custom is None:
         return {}
     if not isinstance(custom, dict):
@@ -771,8 +771,16 @@ def _check_custom_edges(custom: Any, features: list[str]) -> dict[str, np.ndarra
                           custom, exc=TypeError)
     out = {}
     for key, values in custom.items():
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key not in features:
+            if not 0 <= int(key) < len(names):
+                raise ValueError(f"The 'custom_edges' parameter of {_OWNER} has the key {key!r}, "
+                                 f"which is no column index (the data has {len(names)} columns).")
+            key = names[int(key)]  # a column index, as ``features`` accepts
+        if key not in features:
+            raise ValueError(f"The 'custom_edges' parameter of {_OWNER} has the key {key!r}, "
+                             f"which is not an explained feature ({features}).")
         arr = np.asarray(values, dtype=np.float64)
-        if key not in features or arr.ndim != 1 or len(arr) < 2 or not np.all(np.diff(arr) > 0) \
+        if arr.ndim != 1 or len(arr) < 2 or not np.all(np.diff(arr) > 0) \
                 or not np.isfinite(arr).all():
             raise ValueError(
                 f"The 'custom_edges' parameter of {_OWNER} must map explained features to at "
@@ -959,7 +967,7 @@ def accumulated_local_effects(
     check_options(input_kind, "input_kind", _OWNER, ("auto", "numpy", "pandas", "polars", "records"))
     table = _prepare_table(X, feature_names, categorical_features)
     feats = _resolve_features(features, table)
-    custom = _check_custom_edges(custom_edges, feats)
+    custom = _check_custom_edges(custom_edges, feats, list(table.names))
     weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
     model = _make_model(estimator, response_method, target, input_kind)
     fbs = _feature_bins(table, feats, weights, grid_resolution, min_bin_size, custom,

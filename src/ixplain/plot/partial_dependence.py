@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_random_state, param_error
+from .._validation import check_bool, check_int, check_random_state, param_error
 from ..models import DEFAULT_MEMORY_BUDGET
 from ..results.partial_dependence import PartialDependence
 from ._matplotlib import import_pyplot
@@ -194,7 +194,7 @@ class PartialDependenceDisplay:
                 )
             )
         ale_results = None
-        if ale:
+        if check_bool(ale, "ale", "PartialDependenceDisplay.from_estimator"):
             from ..methods.ale import accumulated_local_effects
 
             ale_results = [
