@@ -783,6 +783,20 @@ def _r2_scales(subsets, y, w):
     return scales
 
 
+def _scorer(estimator: Any, scoring: Any) -> Any:
+    """scikit-learn's scorer for ``scoring``; a bad name is permutation_importance's error."""
+    from sklearn.metrics import check_scoring
+
+    try:
+        return check_scoring(estimator, scoring=scoring)
+    except ValueError as exc:  # scikit-learn's message names its own check_scoring
+        raise param_error(
+            "permutation_importance", "scoring",
+            "None, a scikit-learn scorer name (e.g. 'r2', 'neg_mean_squared_error', 'accuracy'), "
+            "a callable scorer, or a list/tuple/dict of them", scoring,
+        ) from exc
+
+
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
                          settings, memory_budget=DEFAULT_MEMORY_BUDGET, progress=None):
     owner = "permutation_importance"
@@ -802,16 +816,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             settings = dict(settings, scoring=batched,
                             standard_error=(se / scales.mean()).tolist())
             return FeatureImportance.from_importances(imp / scales, labels, settings)
-    from sklearn.metrics import check_scoring
-
-    try:
-        scorer = check_scoring(estimator, scoring=scoring)
-    except ValueError as exc:  # scikit-learn's message names its own check_scoring
-        raise param_error(
-            "permutation_importance", "scoring",
-            "None, a scikit-learn scorer name (e.g. 'r2', 'neg_mean_squared_error', 'accuracy'), "
-            "a callable scorer, or a list/tuple/dict of them", scoring,
-        ) from exc
+    scorer = _scorer(estimator, scoring)
 
     def score(rows: np.ndarray, cols: dict[str, Any]) -> Any:
         native = Table(cols, table.schema, table.upcast).to_native()
