@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_options, param_error
+from .._validation import check_options, param_error
 from ..losses import get_loss
 from ..models import rows_for_budget
 from ..results.interactions import InteractionTimeSeries, ShapleyInteractions, _square
@@ -24,7 +24,7 @@ from ..tabular import Table
 from ._incremental import IncrementalExplainer, Sampler
 from ._interaction_core import INDICES, InteractionPlan, explain_interactions
 from ._sage_core import correction_for, resolve_players
-from .isage import DEFAULT_SAMPLES, LossGameValues
+from .isage import LossGameValues, check_game_options
 
 __all__ = ["IncrementalShapleyInteractions"]
 
@@ -124,19 +124,8 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         self.method = check_options(method, "method", owner, ("auto", "exact", "permutation"))
         if index == "FSII" and method == "permutation":
             raise param_error(owner, "method", "'exact' or 'auto' with index='FSII'", method)
-        if isinstance(n_samples, str):
-            if n_samples != "auto":
-                raise param_error(owner, "n_samples", "'auto' or an int >= 1", n_samples)
-            s = DEFAULT_SAMPLES[self._correction]
-        else:
-            s = int(check_int(n_samples, "n_samples", owner, min_value=1))  # type: ignore[arg-type]
         self.n_samples = n_samples
-        self.n_samples_ = s
-        if groups is not None and not isinstance(groups, dict):
-            raise param_error(
-                owner, "groups", "None or a non-empty dict of group name -> list of features",
-                groups, exc=TypeError,
-            )
+        self.n_samples_ = check_game_options(n_samples, groups, self._correction, owner)
         self.groups = groups
         self.players_: list[str] | None = None
         self._plan: InteractionPlan | None = None

@@ -68,6 +68,31 @@ __all__ = ["IncrementalSAGE"]
 DEFAULT_SAMPLES = {"variance": 8, "jackknife": 32, "plugin": 32}
 
 
+def check_game_options(n_samples: Any, groups: Any, correction: str, owner: str) -> int:
+    """The inner draws per coalition for ``n_samples`` (``"auto"``: :data:`DEFAULT_SAMPLES` of
+    the loss's ``correction``), after checking ``groups`` is None or a dict (iSAGE and the
+    incremental Shapley interactions take both).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an ``n_samples`` that is neither ``"auto"`` nor an int >= 1, or ``groups`` that is
+        not a dict (the message names the parameter and the value).
+    """
+    if isinstance(n_samples, str):
+        if n_samples != "auto":
+            raise param_error(owner, "n_samples", "'auto' or an int >= 1", n_samples)
+        s = DEFAULT_SAMPLES[correction]
+    else:
+        s = int(check_int(n_samples, "n_samples", owner, min_value=1))  # type: ignore[arg-type]
+    if groups is not None and not isinstance(groups, dict):
+        raise param_error(
+            owner, "groups", "None or a non-empty dict of group name -> list of features",
+            groups, exc=TypeError,
+        )
+    return s
+
+
 class LossGameValues:
     """Results of an incremental explainer of SAGE's loss game whose per-observation values end
     with two slots: the loss of the averaged prediction (the empty coalition) and the model's
@@ -201,19 +226,8 @@ class IncrementalSAGE(LossGameValues, IncrementalExplainer):
         self.loss = loss
         self._loss = get_loss(loss, owner)
         self._correction = correction_for(self._loss)
-        if isinstance(n_samples, str):
-            if n_samples != "auto":
-                raise param_error(owner, "n_samples", "'auto' or an int >= 1", n_samples)
-            s = DEFAULT_SAMPLES[self._correction]
-        else:
-            s = int(check_int(n_samples, "n_samples", owner, min_value=1))  # type: ignore[arg-type]
         self.n_samples = n_samples
-        self.n_samples_ = s
-        if groups is not None and not isinstance(groups, dict):
-            raise param_error(
-                owner, "groups", "None or a non-empty dict of group name -> list of features",
-                groups, exc=TypeError,
-            )
+        self.n_samples_ = check_game_options(n_samples, groups, self._correction, owner)
         self.groups = groups
         self.players_: list[str] | None = None
         self._col_player: np.ndarray | None = None
