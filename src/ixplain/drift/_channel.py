@@ -19,9 +19,8 @@ from typing import Any
 import numpy as np
 
 from .._random import keyed_generator
+from ..results.drift import _Z95
 from .base import DriftEvent, make_test
-
-_Z95 = 1.959963984540054
 
 
 class ValueMemory:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_float, check_int, param_error
-from ..results.ale import AccumulatedLocalEffects
+from ..results.ale import AccumulatedLocalEffects, band_z
 from .partial_dependence import _layout, _panel_entries, _tick
 
 __all__ = ["AccumulatedLocalEffectsDisplay", "draw_ale_line"]
@@ -226,7 +226,7 @@ def draw_ale_line(
     grid = result.grid_values[0]
     values = result.average[output] + offset
     std = None if result.std is None else result.std[output]
-    z = 0.0 if std is None else float(np.sqrt(2) * _erfinv(level))
+    z = 0.0 if std is None else band_z(level)  # the result's band(level)
     kw = {"color": "tab:green", "label": "ALE", **(line_kw or {})}
     arts: dict[str, Any] = {}
     if result.feature_kinds[0] == "numeric":
@@ -251,12 +251,6 @@ def draw_ale_line(
     ax.set_xlabel(_xlabel(result))
     ax.set_ylabel(_label(result, output))
     return arts
-
-
-def _erfinv(level: float) -> float:
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(0.5 + level / 2) / float(np.sqrt(2))
 
 
 def _draw_two_way(ax: Any, result: AccumulatedLocalEffects, output: int,

@@ -123,7 +123,7 @@ class AccumulatedLocalEffects:
                 f"The 'level' parameter of AccumulatedLocalEffects.band must be a float in (0, 1)."
                 f" Got {level!r} instead."
             )
-        z = NormalDist().inv_cdf(0.5 + float(level) / 2)
+        z = band_z(level)
         return self.average - z * self.std, self.average + z * self.std
 
     def _output_labels(self) -> list[str]:
@@ -182,3 +182,8 @@ class AccumulatedLocalEffects:
             "n_outside": list(self.n_outside),
             "edge_rule": list(self.edge_rule),
         }
+
+
+def band_z(level: float) -> float:
+    """The normal quantile of a two-sided ``level`` band (1.96 for 0.95)."""
+    return NormalDist().inv_cdf(0.5 + float(level) / 2)
