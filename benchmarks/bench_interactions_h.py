@@ -4,37 +4,39 @@ The anchor is a plain brute-force implementation of R ``hstats``' algorithm writ
 numpy and stacked model calls (pyartemis, the Python package, is not installed in the benchmark
 venv: it pins an old pandas). For every feature ``j`` it predicts the ``n x n_distinct(j)`` ICE
 matrix (``PD_j`` = weighted column mean, ``PD_{-j}`` = row mean weighted by the value counts,
-exactly ``hstats``' ``F_j`` and ``F_not_j``), picks the ``pairwise_m = 5`` features with the
-largest overall numerator and predicts ``PD_jk`` at the distinct data pairs: ``n^2`` predictions
-per feature and per pair. It applies no guard, so it also shows what an unguarded ratio gives for
+exactly ``hstats``' ``F_j`` and ``F_not_j``), picks the ``pairwise_m`` features with the largest
+overall numerator and predicts ``PD_jk`` at the distinct data pairs: ``n^2`` predictions per
+feature and per pair. It applies no guard, so it also shows what an unguarded ratio gives for
 features the model does not use.
 
 Data: Friedman-1 (10 features; ``x0 x1`` interact through ``sin``, ``x5..x9`` are noise), 20,000
 training rows, in which ``x8`` and ``x9`` are constant -- the models cannot use them -- while the
 explained rows are fresh draws where they vary. Models: HistGradientBoosting, LightGBM and a
-random forest (100 trees each, single-threaded).
+random forest (100 trees each, single-threaded; the forest with ``max_depth=8`` or deeper with
+``--depth``).
 
-Measured in one run, interleaved per model:
+Everything is measured, nothing extrapolated: per model, in one run and interleaved,
 
-* ``tree`` -- ``h_statistic(model, X, n_max=None, method="tree")`` on 5,000 rows (median of 3;
-  numba compiled beforehand);
-* ``brute 5k`` -- the brute anchor on the same 5,000 rows for one feature and one pair (the full
-  statistic would take tens of minutes per model: 10 features + 10 pairs, 25 million predictions
-  each). ``brute 5k est`` scales it by the number of stacked predictions of the full run (every
-  unit costs ``n x n_distinct``); the ratio ``x`` is ``brute 5k est / tree``;
-* ``brute 1k`` / ``tree 1k`` -- the complete statistic by both on the first 1,000 rows (the
-  brute timed once), and ``max |diff|`` between their ``H^2`` and numerators (the tree values
-  against this plain numpy reference) -- and ixplain's own ``method="brute"`` too;
-* ``unused`` -- the largest ``H^2`` (overall and pairwise) that ixplain and the unguarded brute
-  give the features ``x8, x9`` the model never splits on.
+* ``tree`` -- ``h_statistic(model, X, n_max=None, pairwise_m=m, method="tree")`` on all rows
+  (numba compiled beforehand), timed before and after the brute run (the median of the runs);
+* ``brute`` -- the complete statistic by the brute anchor on the same rows: all 10 features and
+  the pairs of its own top ``m`` features (``--pairwise-m``, default 3: 3 pairs); at 5,000 rows
+  that is ``(10 + 3) * 25e6`` predictions, about half an hour per model on one core;
+* ``max|diff|`` -- the largest difference between the tree values (``H^2`` and numerators,
+  overall and pairwise) and this plain numpy reference; ``same pairs`` -- both chose the same;
+* ``unused`` -- the largest ``H^2`` (overall and pairwise) that ixplain gives the features
+  ``x8, x9`` the model never splits on, and what the unguarded brute ratio gives them (300 rows:
+  overall, then the pairs (x0, x8) and (x8, x9)).
 
-Run: ``PYTHONPATH=src python benchmarks/bench_interactions_h.py [--quick]``
+Rows print as each model finishes (``--json`` also writes them).
+Run: ``PYTHONPATH=src python benchmarks/bench_interactions_h.py [--rows 1000] [--models RandomForest]``
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import time
 import warnings
 
@@ -51,7 +53,6 @@ from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegresso
 from ixplain import h_statistic  # noqa: E402
 
 UNUSED = (8, 9)
-PAIRWISE_M = 5
 CELLS = 2**21  # stacked rows x features per model call of the brute anchor
 
 
@@ -87,7 +88,7 @@ def brute_two_way(predict, X, w, j, k):
     return cols[inv.reshape(-1)]
 
 
-def brute_h(predict, X, w=None, features=None, pairs=None):
+def brute_h(predict, X, w=None, features=None, pairs=None, pairwise_m=3):
     """The complete statistic (no guards): overall (num, h2) and {pair: (num, h2)}."""
     w = np.ones(len(X)) if w is None else w
     W = w.sum()
@@ -104,7 +105,7 @@ def brute_h(predict, X, w=None, features=None, pairs=None):
         main[j] = c(pd_j)
         num[j] = w @ (F - main[j] - c(notj)) ** 2 / W
     if pairs is None:
-        top = sorted((j for j in num if num[j] > 0), key=lambda j: -num[j])[:PAIRWISE_M]
+        top = sorted((j for j in num if num[j] > 0), key=lambda j: -num[j])[:pairwise_m]
         pairs = list(itertools.combinations(sorted(top), 2))
     out = {}
     for j, k in pairs:
@@ -128,99 +129,99 @@ def unused_max(h):
     return float(max(h.overall_h2[0, list(UNUSED)].max(), pair.max()))
 
 
-def timed(fn, repeats):
-    return _common.median_time(fn, repeats)
-
-
-def run(name, model, X, X1k, quick):
+def run(name, model, X, pairwise_m, repeats):
     predict = model.predict
-    kw = dict(n_max=None, pairwise_m=PAIRWISE_M, method="tree")
-    t_tree, h = timed(lambda: h_statistic(model, X, **kw), 1 if quick else 3)
-    # brute on the full rows, one feature and one pair (the rest scales with the row count)
+    kw = dict(n_max=None, pairwise_m=pairwise_m, method="tree")
+    times = []
+
+    def tree():
+        start = time.perf_counter()
+        out = h_statistic(model, X, **kw)
+        times.append(time.perf_counter() - start)
+        return out
+
+    h = [tree() for _ in range(repeats)][-1]
     start = time.perf_counter()
-    brute_one_way(predict, X, np.ones(len(X)), 0)
-    brute_two_way(predict, X, np.ones(len(X)), 0, 1)
-    t_unit = time.perf_counter() - start
-    unit_rows = len(np.unique(X[:, 0])) + len(np.unique(X[:, [0, 1]], axis=0))
-    full_rows = sum(len(np.unique(X[:, j])) for j in range(X.shape[1]))
-    full_rows += sum(len(np.unique(X[:, list(p)], axis=0)) for p in h.pairs)
-    t_brute_est = t_unit * full_rows / unit_rows
-    # complete statistic on 1,000 rows by all three
-    t_tree1k, h1k = timed(lambda: h_statistic(model, X1k, **kw), 3)
-    start = time.perf_counter()
-    overall, pairs = brute_h(predict, X1k, pairs=h1k.pairs)
-    t_brute1k = time.perf_counter() - start
-    own = h_statistic(model, X1k, n_max=None, pairs=h1k.pairs, method="brute")
+    overall, pairs = brute_h(predict, X, pairwise_m=pairwise_m)
+    t_brute = time.perf_counter() - start
+    for _ in range(repeats):
+        tree()
     with np.errstate(invalid="ignore", divide="ignore"):
-        noguard = brute_h(predict, X1k[:300], features=[0, *UNUSED], pairs=[(0, 8), (8, 9)])
+        noguard = brute_h(predict, X[:300], features=[0, *UNUSED], pairs=[(0, 8), (8, 9)])
     unguarded = [max(noguard[0][j][1] for j in UNUSED), noguard[1][0, 8][1], noguard[1][8, 9][1]]
     return {
-        "model": name, "tree": t_tree, "unit": t_unit, "brute_est": t_brute_est,
-        "tree1k": t_tree1k, "brute1k": t_brute1k, "diff": max_diff(h1k, overall, pairs),
-        "diff_own": max_diff(own, overall, pairs), "unused": unused_max(h),
-        "unused_brute": unguarded,
-        "pairs": h.pairs,
+        "model": name, "rows": len(X), "tree": float(np.median(times)), "tree_runs": times,
+        "brute": t_brute, "predictions": n_predictions(X, list(pairs)),
+        "diff": max_diff(h, overall, pairs), "same_pairs": sorted(pairs) == sorted(h.pairs),
+        "unused": unused_max(h), "unused_brute": unguarded, "pairs": [list(p) for p in h.pairs],
     }
 
 
-HEAD = (f"{'model':14s} {'tree s':>7s} {'brute 1f+1p s':>13s} {'brute est s':>11s} "
-        f"{'x':>8s} {'tree 1k s':>9s} {'brute 1k s':>10s} {'x 1k':>7s} "
-        f"{'max|diff| 1k':>12s} {'own brute':>9s} {'unused H2':>9s} {'unguarded j/(0,8)/(8,9)':>22s}")
+def n_predictions(X, pairs):
+    n = len(X)
+    total = sum(len(np.unique(X[:, j])) for j in range(X.shape[1]))
+    total += sum(len(np.unique(X[:, list(p)], axis=0)) for p in pairs)
+    return int(total * n)
+
+
+HEAD = (f"{'model':14s} {'rows':>5s} {'tree s':>7s} {'brute s':>8s} {'x':>7s} "
+        f"{'predictions':>11s} {'max|diff|':>9s} {'same pairs':>10s} {'unused H2':>9s} "
+        f"{'unguarded j/(0,8)/(8,9)':>23s}")
 
 
 def print_row(r):
-    print(f"{r['model']:14s} {r['tree']:7.2f} {r['unit']:13.1f} {r['brute_est']:11.0f} "
-          f"{r['brute_est'] / r['tree']:7.0f}x {r['tree1k']:9.3f} {r['brute1k']:10.1f} "
-          f"{r['brute1k'] / r['tree1k']:6.0f}x {r['diff']:12.1e} {r['diff_own']:9.1e} "
-          f"{r['unused']:9.2g} {'/'.join(f'{v:.2g}' for v in r['unused_brute']):>22s}",
-          flush=True)
-
-
-def print_rows(rows, n):
-    print(f"\nH-statistic, {n} rows, 10 features, pairwise_m={PAIRWISE_M} (single thread)")
-    print(HEAD)
-    print("-" * len(HEAD))
-    for r in rows:
-        print_row(r)
-    for r in rows:
-        print(f"  {r['model']}: pairs {r['pairs']}")
+    print(f"{r['model']:14s} {r['rows']:5d} {r['tree']:7.2f} {r['brute']:8.0f} "
+          f"{r['brute'] / r['tree']:6.0f}x {r['predictions']:11.2e} {r['diff']:9.1e} "
+          f"{str(r['same_pairs']):>10s} {r['unused']:9.2g} "
+          f"{'/'.join(f'{v:.2g}' for v in r['unused_brute']):>23s}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1,000 rows and smaller models")
-    parser.add_argument("--models", default="HGB,LightGBM,RandomForest",
-                        help="comma-separated subset of HGB, LightGBM, RandomForest")
+    parser.add_argument("--rows", type=int, default=5_000, help="explained rows (default 5,000)")
+    parser.add_argument("--pairwise-m", type=int, default=3, help="features given pairs")
+    parser.add_argument("--models", default="RandomForest,HGB,LightGBM",
+                        help="comma-separated subset of RandomForest, HGB, LightGBM")
+    parser.add_argument("--depth", type=int, default=8, help="the forest's max_depth")
+    parser.add_argument("--repeats", type=int, default=2, help="tree runs before and after")
+    parser.add_argument("--json", default=None, help="also write the rows to this file")
     args = parser.parse_args()
     import lightgbm as lgb
 
-    n = 1_000 if args.quick else 5_000
-    trees = 30 if args.quick else 100
     Xt, yt = make_friedman1(n_samples=20_000, n_features=10, noise=1.0, random_state=0)
     Xt[:, list(UNUSED)] = 0.5
-    X, _ = make_friedman1(n_samples=n, n_features=10, random_state=1)
+    X, _ = make_friedman1(n_samples=args.rows, n_features=10, random_state=1)
     models = {
-        "HGB": HistGradientBoostingRegressor(max_iter=trees, random_state=0),
-        "LightGBM": lgb.LGBMRegressor(n_estimators=trees, n_jobs=1, verbose=-1),
-        "RandomForest": RandomForestRegressor(trees, max_depth=8, n_jobs=1, random_state=0),
+        "HGB": HistGradientBoostingRegressor(max_iter=100, random_state=0),
+        "LightGBM": lgb.LGBMRegressor(n_estimators=100, n_jobs=1, verbose=-1),
+        "RandomForest": RandomForestRegressor(100, max_depth=args.depth, n_jobs=1,
+                                              random_state=0),
     }
     h_statistic(models["HGB"].fit(Xt[:500], yt[:500]), X[:50])  # compile the numba kernels
     rows = []
+    print(f"H-statistic, {args.rows} rows, 10 features, pairwise_m={args.pairwise_m}, "
+          "single thread, tree and brute interleaved in one run (machine shared: see tree runs)")
+    print(HEAD)
+    print("-" * len(HEAD), flush=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        print(HEAD, flush=True)
         for name in args.models.split(","):
             model = models[name].fit(Xt, yt)
-            rows.append(run(name, model, X, X[:1000], args.quick))
+            rows.append(run(name, model, X, args.pairwise_m, args.repeats))
             print_row(rows[-1])
-    print_rows(rows, n)
-    print("\ntree = ixplain h_statistic(method='tree'), full statistic; brute 1f+1p = the brute "
-          "anchor on the same rows for feature x0 and pair (x0, x1); brute est = that scaled to "
-          "the full statistic by the number of stacked predictions; x = brute est / tree. 1k: "
-          "the complete statistic by both on 1,000 rows; max|diff| = tree vs the plain numpy "
-          "brute; own brute = ixplain method='brute' vs it. unused H2 = largest H^2 ixplain gives "
-          "x8/x9 (never split on); unguarded = what the unguarded brute ratio gives (300 rows): "
-          "max overall H^2 of x8/x9, then H^2 of the pairs (x0, x8) and (x8, x9).")
+            if args.json:
+                with open(args.json, "w") as fh:
+                    json.dump(rows, fh, indent=1)
+    for r in rows:
+        print(f"  {r['model']}: pairs {r['pairs']}, tree runs "
+              f"{', '.join(f'{t:.2f}' for t in r['tree_runs'])} s")
+    print("\ntree = ixplain h_statistic(method='tree'), median of the runs before and after the "
+          "brute one; brute = the complete statistic by the plain numpy brute anchor (hstats' "
+          "semantics, no guard) on the same rows, timed once; x = brute / tree; predictions = "
+          "model rows the brute predicts; max|diff| = largest |tree - brute| over H^2 and "
+          "numerators (overall and pairwise); unused H2 = largest H^2 ixplain gives x8/x9 (never "
+          "split on); unguarded = the unguarded brute on 300 rows: max overall H^2 of x8/x9, "
+          "then H^2 of the pairs (x0, x8) and (x8, x9).")
 
 
 if __name__ == "__main__":

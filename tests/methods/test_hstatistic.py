@@ -229,15 +229,19 @@ def test_tree_blocks_equal_one_pass(monkeypatch):
         _assert_same(full, small, 1e-12)
 
 
-def test_numpy_and_numba_engines_agree():
+@pytest.mark.parametrize("name", ["hgb_classifier", "random_forest"])
+def test_numpy_and_numba_engines_agree(name):
+    """Both links (the classifier's sigmoid builds the ICE matrix; the forest's identity link
+    sums per-leaf masses along the walk) give the same values with both engines."""
     pytest.importorskip("numba")
     from ixplain.models import as_model
     from ixplain.tabular import as_table
 
     X, models = _models()
-    model, target = models["hgb_classifier"]
+    model, target = models[name]
     model.fit(X, target)
-    adapter, table, w = as_model(model), as_table(X), np.ones(len(X))
+    adapter, table = as_model(model), as_table(X)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=len(X))
     fast, plain = (data_pd.data_pd_plan(adapter, table, w, e) for e in ("numba", "numpy"))
     for a, b in zip(fast.one_way("x1"), plain.one_way("x1")):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
