@@ -153,3 +153,18 @@ def test_bad_options_fail_before_any_computation(saved, tmp_path, capsys):
             main(["explain", "--data", str(d / "houses.csv"), "--target", "MedHouseVal",
                   "--model", str(d / "model.joblib"), "--out", str(tmp_path / "o"), *extra])
         assert info.value.code != 0 and message in capsys.readouterr().err
+
+
+def test_default_methods_are_the_fast_set_and_the_slow_ones_opt_in(capsys):
+    """Without --methods: pfi, sage, pd, ice, ale; hstat and interactions only when asked for
+    (and --help says so)."""
+    from ixplain.cli import main
+    from ixplain.cli._static import ExplainConfig, _methods
+
+    assert _methods(ExplainConfig("d.csv", "y", "m.joblib")) == ["pfi", "sage", "pd", "ice", "ale"]
+    asked = ExplainConfig("d.csv", "y", "m.joblib", methods=["interactions", "pfi", "hstat"])
+    assert _methods(asked) == ["pfi", "hstat", "interactions"]
+    with pytest.raises(SystemExit):
+        main(["explain", "--help"])
+    text = " ".join(capsys.readouterr().out.replace("│", " ").split())  # rich's box borders
+    assert "default: the fast set pfi, sage, pd, ice, ale" in text and "opt-in" in text

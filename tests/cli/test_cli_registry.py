@@ -23,7 +23,11 @@ def test_every_entry_needs_a_public_explainer():
         for name, entry in registry.items():
             assert hasattr(ixplain, entry.needs), (name, entry.needs)
     assert list(STATIC_METHODS) == ["pfi", "sage", "pd", "ice", "ale", "hstat", "interactions"]
-    assert list(STREAM_METHODS) == ["pfi", "sage", "pdp", "ale", "drift"]
+    assert list(STREAM_METHODS) == ["pfi", "sage", "pdp", "ale", "drift", "interactions"]
+    # the costly methods are opt-in (--methods / --explain), the classic set is the default
+    assert [m for m, e in STATIC_METHODS.items() if e.default] == ["pfi", "sage", "pd", "ice",
+                                                                   "ale"]
+    assert [m for m, e in STREAM_METHODS.items() if not e.default] == ["interactions"]
 
 
 def test_a_new_static_method_is_one_entry_plus_its_functions(tmp_path, monkeypatch):

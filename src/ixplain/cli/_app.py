@@ -103,7 +103,7 @@ def stream(
     ] = None,
     explain: Annotated[
         list[str] | None,
-        typer.Option(help="Methods, comma-separated: pfi, sage, pdp, ale, drift (default: all available; drift tests iPFI's per-row values for changes)."),
+        typer.Option(help="Methods, comma-separated: pfi, sage, pdp, ale, drift, interactions (default: pfi, sage, pdp, ale, drift; drift tests iPFI's per-row values for changes; interactions, opt-in: Shapley interactions of the loss game over time, costlier per row)."),
     ] = None,
     features: Annotated[
         list[str] | None,
@@ -155,7 +155,7 @@ def stream(
 ) -> None:
     """Stream a dataset through an online River model and explain it as it learns.
 
-    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C or SIGTERM stops the run and writes what was computed so far (exit status 130).
+    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP, iALE; with --explain interactions also Shapley interactions) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C or SIGTERM stops the run and writes what was computed so far (exit status 130).
     """
 
     def body() -> None:
@@ -257,7 +257,7 @@ def explain_cmd(
     ] = None,
     methods: Annotated[
         list[str] | None,
-        typer.Option(help="Comma-separated: pd, ice, pfi, sage, ale, hstat, interactions (default: all available)."),
+        typer.Option(help="Comma-separated: pfi, sage, pd, ice, ale, hstat, interactions (default: the fast set pfi, sage, pd, ice, ale; hstat (Friedman's H-statistic) and interactions (Shapley interactions of the loss game) are opt-in: slow on wide tables)."),
     ] = None,
     pd_features: Annotated[
         list[str] | None,
@@ -297,7 +297,7 @@ def explain_cmd(
     seed: Annotated[int, typer.Option(help="Seed (same seed, same results).")] = 0,
     debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
 ) -> None:
-    """Explain a saved scikit-learn model on a table: PD, ICE, permutation importance, SAGE.
+    """Explain a saved scikit-learn model on a table: PD, ICE, permutation importance, SAGE, ALE (and, with --methods, the H-statistic and Shapley interactions).
 
     WARNING: loading a pickle or joblib file executes code stored in it; only use files you trust, or save your model with skops (.skops) and load it with --trust for the types it lists.
     """

@@ -97,10 +97,11 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _methods(cfg: ExplainConfig) -> list[str]:
-    """The methods to run, in registry order: ``--methods``, else every available one."""
+    """The methods to run, in registry order: ``--methods``, else the available default ones
+    (pfi, sage, pd, ice, ale; hstat and interactions are opt-in)."""
     have = available(STATIC_METHODS)
     if cfg.methods is None:
-        return [m for m in STATIC_METHODS if have[m]]
+        return [m for m in STATIC_METHODS if have[m] and STATIC_METHODS[m].default]
     for m in cfg.methods:
         if m not in STATIC_METHODS:
             raise CLIError(f"unknown method {m!r}; choose from: {', '.join(STATIC_METHODS)}.")

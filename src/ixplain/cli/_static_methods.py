@@ -125,6 +125,8 @@ class StaticMethod:
         Draws the PNGs shown in the report.
     tables : callable (StaticRun) -> list of (caption, columns, rows)
         Tables of the report (before the data sample).
+    default : bool, default=True
+        Whether a run without ``--methods`` includes it (slow methods are opt-in).
     """
 
     needs: str
@@ -132,6 +134,7 @@ class StaticMethod:
     write: Callable[[StaticRun], list[Path]]
     plot: Callable[[StaticRun], list[Image]]
     tables: Callable[[StaticRun], list[Table]] = _nothing
+    default: bool = True
 
 
 def importance_arrays(result: Any, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -394,7 +397,8 @@ def _plot_ale(run: StaticRun) -> list[Image]:
     return [(caption, path)]
 
 
-#: ``--methods`` name -> how ``ixplain explain`` runs it (registry order is run order).
+#: ``--methods`` name -> how ``ixplain explain`` runs it (registry order is run order; a run
+#: without ``--methods`` runs the available entries with ``default=True``).
 STATIC_METHODS: dict[str, StaticMethod] = {
     "pfi": StaticMethod(
         "permutation_importance",
@@ -409,7 +413,11 @@ STATIC_METHODS: dict[str, StaticMethod] = {
     "pd": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
     "ice": StaticMethod("partial_dependence", _compute_curves, _write_curves, _plot_curves),
     "ale": StaticMethod("accumulated_local_effects", _compute_ale, _write_ale, _plot_ale),
-    "hstat": StaticMethod("h_statistic", compute_hstat, write_hstat, plot_hstat, hstat_tables),
+    # opt-in (--methods hstat,interactions): a model pass per feature and pair, and 2^d
+    # coalitions per row; slow on wide tables
+    "hstat": StaticMethod("h_statistic", compute_hstat, write_hstat, plot_hstat, hstat_tables,
+                          default=False),
     "interactions": StaticMethod("shapley_interactions", compute_interactions,
-                                 write_interactions, plot_interactions, interaction_tables),
+                                 write_interactions, plot_interactions, interaction_tables,
+                                 default=False),
 }

@@ -40,12 +40,13 @@ DEFAULT_PD_FEATURES = {
     "adult": ("age", "hours-per-week"),
     "california": ("MedInc", "AveOccup"),
 }
-#: Loss of each importance explainer per task (``--loss`` overrides both). For binary targets
+#: Loss of each importance (and interaction) explainer per task (``--loss`` overrides all). For binary targets
 #: PFI uses the 0-1 loss (accuracy drop, the iPFI paper's choice) and SAGE the Brier score on
 #: P(positive class) (SAGE scores the loss of an averaged prediction, which needs probabilities).
 DEFAULT_LOSS = {
-    "regression": {"pfi": "squared_error", "sage": "squared_error"},
-    "binary": {"pfi": "zero_one", "sage": "brier"},
+    "regression": {"pfi": "squared_error", "sage": "squared_error",
+                   "interactions": "squared_error"},
+    "binary": {"pfi": "zero_one", "sage": "brier", "interactions": "brier"},
 }
 
 
@@ -169,11 +170,12 @@ def _load_source(cfg: StreamConfig) -> tuple[pd.DataFrame, str, str, str, list[i
 
 
 def _choose_methods(cfg: StreamConfig) -> tuple[list[str], list[str]]:
-    """(methods to run, available methods skipped): ``--explain``, else every available one."""
+    """(methods to run, default methods unavailable in this build): ``--explain``, else the
+    available registry entries with ``default=True`` (``interactions`` is opt-in)."""
     have = available(STREAM_METHODS)
     if cfg.explain is None:
-        methods = [m for m in STREAM_METHODS if have[m]]
-        return methods, [m for m in STREAM_METHODS if not have[m]]
+        defaults = [m for m in STREAM_METHODS if STREAM_METHODS[m].default]
+        return [m for m in defaults if have[m]], [m for m in defaults if not have[m]]
     for m in cfg.explain:
         if m not in STREAM_METHODS:
             raise CLIError(
@@ -245,7 +247,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
     if cfg.loss in ("log_loss", "brier", "zero_one") and task == "regression":
         raise CLIError(f"--loss {cfg.loss} needs a binary target; this one is a regression "
                        "target (use squared_error or absolute_error, or --task binary).")
-    losses = {"pfi": cfg.loss, "sage": cfg.loss} if cfg.loss else dict(DEFAULT_LOSS[task])
+    losses = dict.fromkeys(DEFAULT_LOSS[task], cfg.loss) if cfg.loss else dict(DEFAULT_LOSS[task])
     pd_features = _pd_features(cfg, names, numeric) if {"pdp", "ale"} & set(methods) else []
     options = ExplainerOptions(
         loss=losses,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import _drift, _plots
+from . import _drift, _plots, _stream_interactions
 from ._errors import CLIError
 from ._methods import DELTA, _public, importance_vector, pd_curve
 from ._writers import Table, importance_table, write_frame, write_json
@@ -87,6 +87,8 @@ class StreamExplainers:
         The detector watching an importance explainer (``"pfi"``, else ``"sage"``).
     settings : dict
         ``"storage"``: a description of each importance explainer's storage.
+    last_row : int or None
+        The stream row of the latest :meth:`snapshot`.
     """
 
     feature_names: list[str]
@@ -99,6 +101,7 @@ class StreamExplainers:
     snapshots: dict[str, list[Any]] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     drift: dict[str, Any] = field(default_factory=dict)
+    last_row: int | None = None
 
     @classmethod
     def build(
@@ -133,12 +136,12 @@ class StreamExplainers:
         """Record the current state of every method at stream row ``row``."""
         for snap in dict.fromkeys(STREAM_METHODS[m].snapshot for m in self.methods):
             snap(self, row)
+        self.last_row = row
 
     def last_snapshot_row(self) -> int | None:
-        """The stream row of the latest snapshot of any method (None before the first)."""
-        rows = [t.rows[-1] for t in self.traces.values() if t.rows]
-        rows += [snaps[-1][0] for snaps in self.pd_snapshots.values() if snaps]
-        return max(rows) if rows else None
+        """The stream row of the latest :meth:`snapshot` (None before the first), whichever
+        methods recorded something then (the run's closing snapshot is skipped on that row)."""
+        return self.last_row
 
     @property
     def n_explainers(self) -> int:
@@ -179,6 +182,8 @@ class StreamMethod:
         Draws the PNGs shown in the report.
     tables : callable (StreamRun) -> list of (caption, columns, rows)
         Tables of the report (before the data sample).
+    default : bool, default=True
+        Whether a run without ``--explain`` includes it (costly methods are opt-in).
     """
 
     needs: str
@@ -187,6 +192,7 @@ class StreamMethod:
     write: Callable[[StreamRun, Path], list[Path]]
     plot: Callable[[StreamRun, Path], list[Image]]
     tables: Callable[[StreamRun], list[Table]] = _nothing
+    default: bool = True
 
 
 def _describe_storage(explainer: Any) -> str:
@@ -464,7 +470,8 @@ def _plot_ale(run: StreamRun, out: Path) -> list[Image]:
     return [(caption, path)]
 
 
-#: ``--explain`` name -> how ``ixplain stream`` runs it (registry order is the default order).
+#: ``--explain`` name -> how ``ixplain stream`` runs it (registry order is the run order; a run
+#: without ``--explain`` runs the available entries with ``default=True``).
 STREAM_METHODS: dict[str, StreamMethod] = {
     "pfi": StreamMethod(
         "IncrementalPFI",
@@ -487,4 +494,14 @@ STREAM_METHODS: dict[str, StreamMethod] = {
     # after the importance explainers it watches
     "drift": StreamMethod("ExplanationDriftDetector", _drift.build_drift, _drift.snapshot_drift,
                           _drift.write_drift, _drift.plot_drift, _drift.drift_tables),
+    # opt-in (--explain interactions): 2^d coalitions per row up to 6 features
+    "interactions": StreamMethod(
+        "IncrementalShapleyInteractions",
+        _stream_interactions.build_interactions,
+        _stream_interactions.snapshot_interactions,
+        _stream_interactions.write_interactions,
+        _stream_interactions.plot_interactions,
+        _stream_interactions.interaction_tables,
+        default=False,
+    ),
 }
