@@ -235,3 +235,32 @@ def rows_kernel(
                 sp += 1
                 node = left[node]
                 end = mid
+
+
+@njit(cache=True)
+def corner_sums_kernel(cx, cy, cv, qx, qy, n_y, out):  # pragma: no cover - compiled
+    """``out[q, k] += sum of cv[c, k]`` over the corners with ``cx[c] <= qx[q]`` and
+    ``cy[c] <= qy[q]``: the value at each query point of a 2-D difference array given by its
+    corners (a dominance sum), without building the grid.
+
+    ``cx`` and ``qx`` are sorted ascending; a sweep along x inserts the corners into a Fenwick
+    tree over y (a corner at ``cy >= n_y`` lies past the grid and is never counted).
+    """
+    K = cv.shape[1]
+    tree = np.zeros((n_y + 1, K))
+    c = 0
+    n_c = cx.shape[0]
+    for q in range(qx.shape[0]):
+        x = qx[q]
+        while c < n_c and cx[c] <= x:
+            i = cy[c] + 1
+            while i <= n_y:
+                for k in range(K):
+                    tree[i, k] += cv[c, k]
+                i += i & (-i)
+            c += 1
+        i = qy[q] + 1
+        while i > 0:
+            for k in range(K):
+                out[q, k] += tree[i, k]
+            i -= i & (-i)

@@ -12,17 +12,24 @@ model calls per feature or pair. Here it is computed through the trees with the 
   consecutive thresholds give identical PD values; they are merged into one grid point (the
   *pieces* of the data), which shrinks the grid to at most ``min(n_distinct, n_thresholds + 1)``
   points without changing any value.
-* One-way (``j``): the ICE matrix ``M[i, g] = f(x_i with x_j := u_g)`` comes from the per-row
-  difference arrays of the tree walk (``row_differences``), processed in row chunks and reduced
-  at once: ``PD_j(u_g) = sum_i w_i M[i, g] / W`` (column mean), ``PD_{-j}(x_i) =
+* One-way (``j``), identity link (regressors, forests' probabilities, raw boosting scores): no
+  ICE matrix. ``PD_j`` on the grid comes from the leaf coverage (one walk of the rows) and
+  ``PD_{-j}(x_i) = base + sum_l v_l Omega(box_l) / W`` over the leaves ``l`` row ``i`` reaches
+  with ``j`` marginalised (``Omega``: the weight of the rows whose value lies in the leaf's box)
+  is one number per leaf summed along a second walk: ``O(n K)`` memory, no ``n x G`` term.
+* One-way (``j``), other links: the ICE matrix ``M[i, g] = f(x_i with x_j := u_g)`` comes
+  from the per-row difference arrays of the tree walk (``row_differences``), processed in row
+  chunks and reduced at once: ``PD_j(u_g) = sum_i w_i M[i, g] / W`` (column mean), ``PD_{-j}(x_i) =
   sum_g omega_g M[i, g] / W`` with ``omega_g`` the weight of the rows whose value is ``u_g``
   (the row mean: ``x_j`` is averaged over its empirical distribution while the row keeps its
   other values), and ``f(x_i) = M[i, g(i)]``. Cost: one walk of the rows plus ``O(n G K)``.
 * Two-way (``j, k``): the 2-D PD on the ``G_j x G_k`` grid of pieces, gathered at the
   ``(g_j(i), g_k(i))`` of every row. With an identity link (regressors, forests' probabilities,
   raw boosting scores) it is the coverage path: one walk of the rows gives the leaf weights and
-  the grid is a 2-D prefix sum of the leaf boxes -- evaluated in blocks of grid rows (each box
-  clipped to the block), so memory stays below a budget whatever ``G_j x G_k``. A non-identity
+  the PD at the rows' cells is the sum of the leaf boxes holding them: with numba a sweep over
+  the boxes' corners with a Fenwick tree (``O((n + boxes) log G_k)``, no grid); with numpy a
+  2-D prefix sum of the grid, in blocks of grid rows (each box clipped to the block), so memory
+  stays below a budget whatever ``G_j x G_k``. A non-identity
   link (boosted classifiers' probabilities) does not commute with the average, so every row's
   raw 2-D score is built, linked and averaged: ``O(n G_j G_k)``, fine on binned models (HGB,
   LightGBM, XGBoost: at most a few hundred pieces per feature) and slow on finely split
@@ -187,6 +194,8 @@ class DataPD:
         c = None
         if ens.link == "identity":
             c = coverage(ens, self.X, self.w, is_target, vl, vr, self.engine)
+            if self.engine == "numba":
+                return self._kept(self._at_rows(c, box_ptr, boxes, i1, i2, G2))
         for r0 in range(0, G1, block):
             r1 = min(r0 + block, G1)
             bp, bx = _clip_boxes(box_ptr, boxes, r0, r1, ens.n_nodes)
@@ -195,6 +204,29 @@ class DataPD:
             sel = (i1 >= r0) & (i1 < r1)
             out[:, sel] = P[:, i1[sel] - r0, i2[sel]]
         return self._kept(out)
+
+    def _at_rows(self, c: np.ndarray, box_ptr: np.ndarray, boxes: np.ndarray, i1: np.ndarray,
+                 i2: np.ndarray, G2: int) -> np.ndarray:
+        """Identity link: ``PD_jk`` at the rows' grid cells straight from the leaf boxes.
+
+        ``PD_jk(g1, g2) = base + sum_l c_l v_l 1[(g1, g2) in box_l] / W`` is evaluated at the
+        ``n`` cells by a sweep over the boxes' corners (compiled; ``O((n + boxes) log G2)``)
+        instead of the prefix sums of the whole ``G1 x G2`` grid. (K, n).
+        """
+        from ._numba import corner_sums_kernel
+
+        ens = self.ens
+        leaf = np.repeat(np.arange(ens.n_nodes), np.diff(box_ptr))
+        v = c[leaf, None] * ens.value[leaf]
+        a1, b1, a2, b2 = boxes.T
+        cx, cy = np.concatenate([a1, b1, a1, b1]), np.concatenate([a2, a2, b2, b2])
+        cv = np.concatenate([v, -v, -v, v])
+        o, q = np.argsort(cx, kind="stable"), np.argsort(i1, kind="stable")
+        sums = np.zeros((i1.size, ens.n_outputs))
+        corner_sums_kernel(cx[o], cy[o], np.ascontiguousarray(cv[o]), i1[q], i2[q], G2, sums)
+        out = np.empty((ens.n_outputs, i1.size))
+        out[:, q] = sums.T / self.w.sum() + ens.base[:, None]
+        return out
 
     def _grid_block(self, c: np.ndarray | None, args: tuple) -> np.ndarray:
         """The averaged 2-D PD on one block of the grid: (K, block rows, G2)."""
