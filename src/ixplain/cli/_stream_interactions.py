@@ -94,8 +94,10 @@ def plot_interactions(run: StreamRun, out: Path) -> list[tuple[str, Path]]:
 
     ts = got[0]
     fig = Figure(figsize=(9.0, 3.6), layout="constrained")
+    ax = fig.subplots()
     _public("InteractionTraceDisplay").from_result(
-        ts, top=_TOP, delta=DELTA, drift_points=run.known_drift_seen or None, ax=fig.subplots())
+        ts, top=_TOP, delta=DELTA, drift_points=run.known_drift_seen or None, ax=ax)
+    ax.set_title(f"Shapley interactions ({ts.index}) of the loss over the stream")
     path = out / "interactions_over_time.png"
     fig.savefig(path, dpi=90)
     caption = (f"Shapley interactions ({ts.index}) of the loss game over the stream: the "
