@@ -713,22 +713,67 @@ class PermutationPFI(PFIFunction):
 
 @register
 class BackgroundPFI(PFIFunction):
-    """``x'`` of row ``t`` for group ``g``, draw ``r``: a row of ``background`` drawn uniformly
-    with the uniforms of row ``t`` (``RowStream(seed, "pfi_background")``): the same draws for
-    a row however the rows are chunked or partitioned (the Dask form of PFI)."""
+    """``x'`` of row ``t`` for group ``g``, draw ``r``: a row of ``P`` drawn uniformly with
+    row ``t``'s own random numbers, so a row gets the same draws however the rows are chunked,
+    partitioned or batched.
+
+    Static and Dask (:meth:`explain`): ``P`` is ``background``, the uniforms those of
+    ``RowStream(seed, "pfi_background")`` at ``t``. Incremental (:meth:`explain_sampled`, the
+    iPFI): ``P`` is the stream's storage, drawn through the driver's
+    :class:`~ixplain.methods._incremental.Sampler` (``background`` may be None).
+    """
 
     name = "permutation_importance_background"
 
     def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]],
-                 background: Table, n_draws: int, seed: int) -> None:
+                 background: Table | None, n_draws: int, seed: int) -> None:
         super().__init__(model, loss, groups, n_draws)
         self.background, self.seed = background, int(seed)
+        #: :meth:`explain_sampled`'s layout: None picks the numeric one when every feature is
+        #: numeric; False always gathers columns (both give the model the same rows).
+        self.numeric_layout: bool | None = None
+        self._numeric_plan: tuple[_Plan, tuple] | None = None  # (plan, group columns)
 
     def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
         B, G = batch.n_rows, len(self.groups)
+        assert self.background is not None
         u = RowStream(self.seed, "pfi_background", G * self.n_draws).uniforms(batch.start, B)
         repl = B + uniform_index(u, self.background.n_rows).reshape(B, G, self.n_draws)
         return Table.concat([batch.X, self.background]), np.arange(B), repl
+
+    def explain_sampled(self, batch: RowBatch, sampler: Sampler) -> np.ndarray:
+        """The iPFI's values: the per-observation ``lambda`` (the mean over the ``n_draws``
+        storage rows drawn per group; column 0 of :meth:`explain`'s values), shape (B, G)."""
+        X, y = batch.X, np.asarray(batch.y)
+        n = len(self.groups) * self.n_draws
+        numeric = self.numeric_layout
+        if numeric is None:
+            numeric = self.numeric_layout = all(k == "numeric" for k in X.schema.kinds)
+        if numeric:
+            num, _ = sampler.draw_blocks(n)
+            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
+            if xm is None:
+                xm = np.column_stack([X.columns[c] for c in X.names])
+            return self.explain_numeric(X.schema, xm, y, num)
+        source = Table.concat([X, sampler.draw(n)])
+        repl = X.n_rows + np.arange(X.n_rows * n).reshape(X.n_rows, -1, self.n_draws)
+        diffs, _ = pfi_losses(self.model, self.loss, source, np.arange(X.n_rows), repl,
+                              self.groups, y)
+        return diffs[:, :, 0] if self.n_draws == 1 else diffs.mean(axis=2)
+
+    def explain_numeric(self, schema: Any, xm: np.ndarray, y: np.ndarray,
+                        num: np.ndarray) -> np.ndarray:
+        """:meth:`explain_sampled` for all-numeric rows ``xm`` (B, d) in ``schema``, with
+        their drawn rows ``num`` (draw ``s`` for group ``g`` of row ``i`` at
+        ``(i * G + g) * n_draws + s``): :func:`pfi_losses`' numeric layout (the iPFI's
+        per-observation hot path)."""
+        cached = self._numeric_plan
+        if cached is None or cached[0].schema is not schema:
+            cached = self._numeric_plan = (_Plan(schema),
+                                           _group_columns(schema.names, self.groups))
+        diffs, _ = _numeric_losses(self.model, self.loss, cached[0], xm, num, None, cached[1],
+                                   self.n_draws, y)
+        return diffs[:, :, 0] if self.n_draws == 1 else diffs.mean(axis=2)
 
     @classmethod
     def example(cls) -> tuple[Method, Any, Any]:
@@ -964,11 +1009,8 @@ class IncrementalPFI(IncrementalExplainer):
         self._loss = get_loss(loss, self._owner)
         self.removal = check_removal(removal, self._owner)
         storage = conditional_storage(self, storage, random_state)
-        self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
-        # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
-        self._plan: _Plan | None = None  # pfi_losses' reused layout and model-input kind
-        self._cols: tuple = ()
+        self._method: BackgroundPFI | None = None  # the explanation function, at the first row
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -991,44 +1033,29 @@ class IncrementalPFI(IncrementalExplainer):
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         if self.removal == "conditional":  # the removal step handed to the storage's sampler
             return conditional_ipfi_batch(self, X, np.asarray(y), sampler)
-        names = X.names
-        d, S, B = len(names), self.n_samples, X.n_rows
         assert y is not None and self._schema is not None
-        if self._groups is None:
-            self._groups = tuple((n,) for n in names)
-            self._cols = _group_columns(names, self._groups)
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
-        if self._all_numeric:
-            num, _ = sampler.draw_blocks(d * S)
-            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
-            if xm is None:
-                xm = np.column_stack([X.columns[n] for n in names])
-            return self._numeric(xm, y, num)
-        drawn = sampler.draw_columns(d * S)
-        source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
-        repl = B + np.arange(B * d * S).reshape(B, d, S)
-        diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
-                              self._groups, y)
-        return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
+        return self._pfi().explain_sampled(RowBatch(X, y, int(sampler.rows[0])), sampler)
+
+    def _pfi(self) -> BackgroundPFI:
+        """The registered method evaluated (:class:`BackgroundPFI` with ``P`` the storage),
+        one group per feature, built at the first row."""
+        if self._method is None:
+            assert self._schema is not None
+            groups = [(n,) for n in self._schema.names]
+            self._method = BackgroundPFI(self._model, self._loss, groups, None, self.n_samples,
+                                         self._seed)
+            self._method.numeric_layout = self._all_numeric
+        return self._method
 
     def _explain_numeric_row(
         self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
         if self._all_numeric is not True or y is None or self.removal == "conditional":
             return None  # decided by the first _explain_batch call
-        return self._numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
-
-    def _numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
-        """PFI's explanation function (:func:`pfi_losses`' numeric layout) for ``B`` rows
-        ``xm`` (B, d) with their drawn rows ``num`` (draw ``s`` of feature ``j`` for row ``i``
-        at ``(i * d + j) * S + s``), averaged over the draws."""
-        if self._plan is None:
-            assert self._schema is not None
-            self._plan = _Plan(self._schema)
-        diffs, _ = _numeric_losses(self._model, self._loss, self._plan, xm, num, None,
-                                   self._cols, self.n_samples, y)
-        return diffs[:, :, 0] if self.n_samples == 1 else diffs.mean(axis=2)
+        draws = self._draw_numeric_one(xm.shape[1] * self.n_samples, t)
+        return self._pfi().explain_numeric(self._schema, xm, y, draws)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""

@@ -25,7 +25,7 @@ from .._validation import (
 )
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
-from ..models import Model, as_model
+from ..models import Model, as_model, rows_for_budget
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
@@ -593,16 +593,18 @@ class SAGEFunction(Method):
     name = "sage"
     needs_labels = True
 
-    def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
-                 players: list[str], n_samples: int, exact_inner: bool, seed: int,
-                 n_rows: int, control_variate: bool = True) -> None:
+    def __init__(self, model: Model, loss: Any, background: Table | None,
+                 col_player: np.ndarray, players: list[str], n_samples: int, exact_inner: bool,
+                 seed: int, n_rows: int, control_variate: bool = True) -> None:
         self.model, self.loss, self.background = model, loss, background
         self.col_player, self.players = np.asarray(col_player), list(players)
         self.n_samples, self.exact_inner, self.seed = int(n_samples), bool(exact_inner), seed
         self.n_rows, self.control_variate = int(n_rows), bool(control_variate)
         self.correction = "exact" if exact_inner else correction_for(loss)
-        bg_pred = positive_column(model.predict(background), loss, model)
-        self.empty_pred = bg_pred.mean(axis=0)
+        self.empty_pred = None
+        if background is not None:  # None: the incremental form (explain_sampled) only
+            bg_pred = positive_column(model.predict(background), loss, model)
+            self.empty_pred = bg_pred.mean(axis=0)
         self._position: np.ndarray | None = None
 
     def __getstate__(self) -> dict:
@@ -621,6 +623,7 @@ class SAGEFunction(Method):
         return self._position[start : start + B]
 
     def explain(self, batch: RowBatch) -> np.ndarray:
+        assert self.background is not None and self.empty_pred is not None
         G, m, B = len(self.players), self.background.n_rows, batch.n_rows
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
@@ -631,16 +634,44 @@ class SAGEFunction(Method):
         else:
             u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
             draw_idx = uniform_index(u, m)
-        losses, _ = coalition_losses(
-            self.model, self.loss, self.correction, batch.X, y, self.background, draw_idx,
-            orders, self.col_player, empty_pred=self.empty_pred if self.exact_inner else None,
-        )
-        scores = contributions(losses, orders)
+        scores, losses = self.marginal_contributions(
+            batch.X, y, self.background, draw_idx, orders,
+            empty_pred=self.empty_pred if self.exact_inner else None)
         total = losses[:, 0] - losses[:, -1]
         const = np.ascontiguousarray(np.broadcast_to(self.empty_pred, (B,) + np.shape(
             self.empty_pred)))
         exact = self.loss(y, const, self.model.classes_) - losses[:, -1]
         return np.column_stack([scores, total, scores * total[:, None], total**2, exact])
+
+    def marginal_contributions(
+        self, X: Table, y: np.ndarray, draws: Table, draw_idx: np.ndarray, orders: np.ndarray,
+        *, empty_pred: np.ndarray | None = None, batch_rows: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """SAGE's explanation function: each row's marginal contributions along its order
+        (features outside a coalition imputed from ``draws[draw_idx[i]]``), shape (B, G), and
+        the coalitions' losses (B, G + 1) (:func:`~._sage_core.coalition_losses`)."""
+        losses, _ = coalition_losses(
+            self.model, self.loss, self.correction, X, y, draws, draw_idx, orders,
+            self.col_player, empty_pred=empty_pred, batch_rows=batch_rows,
+        )
+        return contributions(losses, orders), losses
+
+    def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
+        """The iSAGE's values: one random order per row (``sampler.uniforms(G, "order")``),
+        ``n_samples`` storage rows per row imputing the removed features, shape (B, G + 2):
+        the marginal contributions, then the losses of the empty coalition and of the model."""
+        X, y, s = batch.X, np.asarray(batch.y), self.n_samples
+        B = X.n_rows
+        draws = sampler.draw(s)
+        draw_idx = np.arange(B * s).reshape(B, s)
+        orders = random_orders(sampler.uniforms(len(self.players), "order"))
+        per_obs = len(self.players) * s + 1
+        scores, losses = self.marginal_contributions(
+            X, y, draws, draw_idx, orders,
+            # one call per observation at least; a mini-batch in one call within the budget
+            batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
+        )
+        return np.concatenate([scores, losses[:, :1], losses[:, -1:]], axis=1)
 
     def result(self, explained: Explained) -> SageEstimate:
         G, mean = len(self.players), explained.mean
