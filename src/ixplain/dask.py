@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ._random import keyed_generator, root_seed
-from ._validation import check_bool, check_int, check_options, param_error
+from ._validation import check_bool, check_int, check_memory_budget, check_options, param_error
 from .grids import FeatureGrid, feature_grid
 from .losses import get_loss
 from .methods import pdp as _pdp
@@ -183,7 +183,7 @@ def explain(
     features : list of str, optional
         The feature columns in the model's order (default: every other column).
     memory_budget : int, default=256 MB
-        Bytes of model input per call on a worker.
+        Bytes of model input per call on a worker (at least ``MIN_MEMORY_BUDGET``, 4096).
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable gets a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
@@ -226,8 +226,7 @@ def explain(
     columns = _plain_columns(ddf, features, (y, sample_weight), _EXPLAIN_OWNER)
     out = explain_partitions(
         method, ddf, columns=columns, y=y, sample_weight=sample_weight,
-        memory_budget=int(check_int(memory_budget, "memory_budget", _EXPLAIN_OWNER,  # type: ignore[arg-type]
-                                    min_value=1)),
+        memory_budget=check_memory_budget(memory_budget, _EXPLAIN_OWNER),
         progress=make_progress(progress, _EXPLAIN_OWNER), owner=_EXPLAIN_OWNER,
     )
     return method.result(out)
@@ -341,6 +340,7 @@ def partial_dependence(
     """
     _require_dask_frame(ddf, _PD_OWNER)
     _check_pd_options(grid_resolution, percentiles, method, kind, include_missing, centered)
+    memory_budget = check_memory_budget(memory_budget, _PD_OWNER)
     report = make_progress(progress, _PD_OWNER)
     columns = _plain_columns(ddf, None, (None, sample_weight), _PD_OWNER)
     labels = _feature_labels(features, columns, _PD_OWNER)
@@ -507,7 +507,7 @@ def permutation_importance(
     random_state : int, Generator or None, default=None
         Seeds the background sample and the draws.
     memory_budget : int, default=256 MB
-        Bound on one model input per worker, in bytes.
+        Bound on one model input per worker, in bytes (at least ``MIN_MEMORY_BUDGET``, 4096).
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable receives a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
@@ -554,7 +554,7 @@ def permutation_importance(
     background_size = int(
         check_int(background_size, "background_size", _PFI_OWNER, min_value=1)  # type: ignore[arg-type]
     )
-    memory_budget = int(check_int(memory_budget, "memory_budget", _PFI_OWNER, min_value=1))  # type: ignore[arg-type]
+    memory_budget = check_memory_budget(memory_budget, _PFI_OWNER)
     seed = root_seed(random_state, _PFI_OWNER)
     report = make_progress(progress, _PFI_OWNER)
     y = _label_column(y, ddf, _PFI_OWNER)
@@ -668,7 +668,7 @@ def sage(
     random_state : int, Generator or None, default=None
         Seeds the background sample, the orders and the draws.
     memory_budget : int, default=256 MB
-        Bound on one model input per worker, in bytes.
+        Bound on one model input per worker, in bytes (at least ``MIN_MEMORY_BUDGET``, 4096).
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable receives a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
@@ -708,7 +708,7 @@ def sage(
     seed = root_seed(random_state, _SAGE_OWNER)
     report = make_progress(progress, _SAGE_OWNER)
     size = int(check_int(background_size, "background_size", _SAGE_OWNER, min_value=1))  # type: ignore[arg-type]
-    memory_budget = int(check_int(memory_budget, "memory_budget", _SAGE_OWNER, min_value=1))  # type: ignore[arg-type]
+    memory_budget = check_memory_budget(memory_budget, _SAGE_OWNER)
     control_variate = check_bool(control_variate, "control_variate", _SAGE_OWNER)
     loss_obj = get_loss(loss, _SAGE_OWNER)
     y = _label_column(y, ddf, _SAGE_OWNER)

@@ -76,7 +76,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_2d, check_int, check_options, check_sample_weight, param_error
+from .._validation import (
+    check_2d,
+    check_int,
+    check_memory_budget,
+    check_options,
+    check_sample_weight,
+    param_error,
+)
 from ..grids import _sorted_levels, feature_deciles
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..results.ale import AccumulatedLocalEffects
@@ -922,7 +929,8 @@ def accumulated_local_effects(
         ``ValueError``. A model that returns NaN raises ``ModelEvaluationError`` naming the
         rows (a bin of NaN differences is not an effect).
     memory_budget : int, default=268435456
-        Bytes of model input per model call.
+        Bytes of model input per model call. At least
+        ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
     input_kind : {"auto", "numpy", "pandas", "polars", "records"}, default="auto"
         The input type a callable receives.
 
@@ -963,7 +971,7 @@ def accumulated_local_effects(
     check_options(missing, "missing", _OWNER, ("exclude", "raise"))
     grid_resolution = int(check_int(grid_resolution, "grid_resolution", _OWNER, min_value=1) or 1)
     min_bin_size = int(check_int(min_bin_size, "min_bin_size", _OWNER, min_value=1) or 1)
-    memory_budget = int(check_int(memory_budget, "memory_budget", _OWNER, min_value=1) or 1)
+    memory_budget = check_memory_budget(memory_budget, _OWNER)
     check_options(input_kind, "input_kind", _OWNER, ("auto", "numpy", "pandas", "polars", "records"))
     table = _prepare_table(X, feature_names, categorical_features)
     feats = _resolve_features(features, table)

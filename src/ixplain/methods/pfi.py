@@ -26,7 +26,9 @@ import numpy as np
 from .._random import RowStream, keyed_generator, uniform_index
 from .._validation import (
     check_2d,
+    check_allocation,
     check_int,
+    check_memory_budget,
     check_n_jobs,
     check_sample_weight,
     check_target,
@@ -480,7 +482,8 @@ def permutation_importance(
     response_method : str, default="auto"
         Model output used with ``loss`` (default: what the loss needs).
     memory_budget : int, default=256 MB
-        Bound on one model input, in bytes (rows are chunked to fit).
+        Bound on one model input, in bytes (rows are chunked to fit). At least
+        ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
     removal : {"marginal", "conditional"}, default="marginal"
         How a feature is removed: shuffled (``"marginal"``, the model's structure) or drawn
         from its conditional distribution given the other features (``"conditional"``:
@@ -536,8 +539,7 @@ def permutation_importance(
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
     seed = seed_of(random_state, owner)
-    if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
-        raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
+    check_memory_budget(memory_budget, owner)
     check_2d(X, owner)
     table = as_table(X, owner=owner)
     n = table.n_rows
@@ -549,7 +551,11 @@ def permutation_importance(
     labels, groups = _resolve_groups(features, table.names, owner)
     # the randomness, keyed by what it is for (never by chunk or worker): the row subsample of
     # repeat r, and permutation r of group g, built when a chunk needs them
-    subsets = [np.arange(n) if m == n else
+    _check_sizes(owner, n, m, len(table.names), len(groups), n_repeats)
+    if m == n and removal == "marginal":  # the repeats share the rows: one call per row
+        _check_sizes(owner, n, m, len(table.names), len(groups), n_repeats, memory_budget)
+    every = np.arange(n)  # one array shared by the repeats when they all use every row
+    subsets = [every if m == n else
                np.sort(keyed_generator(seed, "pfi-rows", r).choice(n, m, replace=False))
                for r in range(n_repeats)]
     perms = _Permutations(seed, labels, m, n_repeats, memory_budget)
@@ -580,6 +586,24 @@ def permutation_importance(
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
                                 labels, settings, memory_budget, report)
+
+
+def _check_sizes(owner: str, n: int, m: int, d: int, G: int, R: int,
+                 memory_budget: int | None = None) -> None:
+    """Refuse up front what cannot fit (:func:`~ixplain._validation.check_allocation`): the
+    (G, R) importances with the row subsets of the repeats, and -- with ``memory_budget`` --
+    one observation's ``1 + G * R`` perturbed rows, the smallest model call of the static
+    driver."""
+    what = f"n_repeats={R:,} for {G:,} feature group(s)"
+    if memory_budget is not None:
+        check_allocation(8 * (1 + G * R) * max(d, 1),
+                         f"{what} ({1 + G * R:,} perturbed rows of {d} features per observation)",
+                         owner, "Use a smaller n_repeats or a larger memory_budget.",
+                         memory_budget=memory_budget)
+        return
+    check_allocation(3 * 8 * G * R + (8 * R * m if m < n else 0),
+                     f"{what} (the importances{' and row subsets' if m < n else ''})", owner,
+                     "Use a smaller n_repeats.")
 
 
 class _Permutations:
@@ -616,12 +640,15 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     return _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget)[0]
 
 
-def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None):
+def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None,
+               owner="permutation_importance"):
     """:func:`_importances_loss` and the (G,) standard errors of the mean over repeats (from the
     spread of the per-row values), by the engine's static driver."""
     G, R = len(groups), len(subsets)
     perms = _perm_fn(perms)
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
+    _check_sizes(owner, table.n_rows, len(subsets[0]), len(table.names), G,
+                 R if same_rows else 1, memory_budget)
     out, se = np.zeros((G, R)), np.zeros(G)
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
     plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))

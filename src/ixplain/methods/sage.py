@@ -17,6 +17,7 @@ import numpy as np
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
     check_2d,
+    check_allocation,
     check_float,
     check_int,
     check_n_jobs,
@@ -25,7 +26,7 @@ from .._validation import (
 )
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
-from ..models import Model, as_model, rows_for_budget
+from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
@@ -47,8 +48,6 @@ _OWNER = "sage"
 AUTO_SAMPLES = {"variance": 16, "jackknife": 32}
 #: Permutations run when neither ``n_permutations`` nor convergence stops the estimator earlier.
 MAX_PERMUTATIONS = 1_000_000
-#: Largest model input assembled at once (rows), to bound memory.
-_CHUNK_ROWS = 2**18
 
 
 @dataclass
@@ -264,6 +263,30 @@ def _feed(acc: _Accumulator, scores: np.ndarray, totals: np.ndarray, cap: int,
     return used, ratio, converged
 
 
+def _chunk_permutations(d: int, n_players: int, n_samples: int, exact_inner: bool) -> int:
+    """Permutations per model call: their stacked coalition rows make one
+    :func:`~ixplain.models.call_rows` call (cache-sized, within the default memory budget;
+    at least one permutation). The chunking changes no bit of the result."""
+    per = (n_players - (1 if exact_inner else 0)) * n_samples + 1
+    return max(1, call_rows(d, DEFAULT_MEMORY_BUDGET, n_rows=per) // per)
+
+
+def _check_sizes(d: int, n_players: int, n_samples: int, exact_inner: bool, batch: int,
+                 owner: str) -> None:
+    """Refuse up front (:func:`~ixplain._validation.check_allocation`) what cannot fit: one
+    permutation's coalition rows (the smallest model call: ``n_samples`` draws, or the whole
+    background for the exact inner average, per coalition) and the orders, draws and
+    contributions of a batch of ``batch`` permutations."""
+    per = (n_players - (1 if exact_inner else 0)) * n_samples + 1
+    draws = "background rows" if exact_inner else "n_samples"
+    check_allocation(8 * per * max(d, 1), f"{n_samples:,} {draws} x {n_players:,} players "
+                     f"({per:,} model rows of {d} features per permutation)", owner,
+                     "Use a smaller background or n_samples, or groups of features.")
+    check_allocation(8 * batch * (3 * n_players + (0 if exact_inner else n_samples) + 3),
+                     f"batch_size={batch:,} permutations of {n_players:,} players", owner,
+                     "Use a smaller batch_size (or n_permutations).")
+
+
 def _compute(run: Any, draws: _Draws, p0: int, size: int, chunk: int,
              pool: ThreadPoolExecutor | None) -> tuple[np.ndarray, np.ndarray]:
     """Contributions and totals of permutations ``p0 .. p0 + size - 1`` (chunks in parallel)."""
@@ -305,7 +328,7 @@ def estimate_sage(
     ref = _reference(model, table, y, loss, background)
     acc = _Accumulator(n_players, ref.t_bar)
     cap = MAX_PERMUTATIONS if n_permutations is None else n_permutations
-    chunk = max(1, _CHUNK_ROWS // ((n_players - (1 if exact_inner else 0)) * n_samples + 1))
+    chunk = _chunk_permutations(len(table.names), n_players, n_samples, exact_inner)
     draws = _Draws(seed, table.n_rows, n_players, background.n_rows, n_samples, exact_inner,
                    0 if removal is None else removal.width(len(col_player)))
     y_arr = np.asarray(y)
@@ -537,6 +560,8 @@ def _run(
         if exact_inner:
             s, exact_inner = min(32, sampler.n_rows_), False
     assert bs is not None
+    _check_sizes(len(table.names), len(players), s, exact_inner,
+                 bs if n_perm is None else min(bs, n_perm), owner)
     return estimate_sage(
         mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
         players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
