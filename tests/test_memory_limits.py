@@ -149,3 +149,43 @@ def test_sage_chunks_model_calls_with_call_rows_bit_identically(monkeypatch):
     assert max(s for s in sizes if s != len(X)) == 128 // per * per < big
     np.testing.assert_array_equal(ref.importances_mean, small.importances_mean)
     np.testing.assert_array_equal(ref.importances_std, small.importances_std)
+
+
+def test_dask_refuses_absurd_sizes_and_pfi_calls_are_call_rows_sized():
+    """Dask PFI explains a partition in chunks of models.call_rows rows of model input (the
+    engine's Method.chunk_rows), the same bits for any budget; n_repeats and PD grids whose
+    smallest model call exceeds the budget are refused before any partition is computed."""
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    from ixplain import dask as ixdask
+    from ixplain.models import call_rows
+
+    frame = pd.DataFrame(rng.normal(size=(3000, 4)), columns=list("abcd"))
+    frame["y"] = frame["a"] - 2 * frame["b"]
+    ddf = dd.from_pandas(frame, npartitions=2)
+    sizes = []
+
+    def model(D):
+        sizes.append(len(D))
+        return D["a"].to_numpy() - 2 * D["b"].to_numpy()
+
+    results = []
+    for budget in (2**13, 2**16, 2**28):
+        sizes.clear()
+        r = ixdask.permutation_importance(model, ddf, "y", loss="squared_error", n_repeats=2,
+                                          random_state=0, memory_budget=budget)
+        results.append(r.importances)
+        per = 1 + 4 * 2  # rows per observation: itself and 2 draws for each of 4 features
+        # model calls on the partitions (not the background or the head)
+        explain_calls = [s for s in sizes if s % per == 0 and s > 100]
+        assert max(explain_calls) <= call_rows(4, budget, n_rows=1500) // per * per
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+    with pytest.raises(ValueError, match=r"ixplain.dask.permutation_importance: "
+                       r"n_repeats=10,000,000 .* needs 1,280,000,032 bytes in one model call"):
+        ixdask.permutation_importance(model, ddf, "y", loss="squared_error", n_repeats=10**7)
+    with pytest.raises(ValueError, match=r"ixplain.dask.partial_dependence: 9,000,000 grid "
+                       r"points .* more than memory_budget=268,435,456"):
+        ixdask.partial_dependence(model, ddf.drop(columns="y"), ["a", "b"],
+                                  grid_resolution=10**5)

@@ -49,6 +49,7 @@ from .methods import sage as _sage
 from .methods._engine import Method, explain_partitions, make_progress
 from .methods._sage_core import correction_for, resolve_players
 from .methods.pfi import _SCORER_LOSSES, BackgroundPFI, _batched_scoring, _response_for
+from .methods.pfi import _check_sizes as _check_pfi_sizes
 from .models import as_model
 from .models.base import DEFAULT_MEMORY_BUDGET
 from .results.importance import FeatureImportance
@@ -346,6 +347,8 @@ def partial_dependence(
     labels = _feature_labels(features, columns, _PD_OWNER)
     grids = _pd_grids(ddf, labels, categorical_features, percentiles, grid_resolution,
                       custom_values, grid, include_missing)
+    _pdp._check_sizes(grids, 0, len(columns), "average", grid_resolution, memory_budget,
+                      _PD_OWNER)  # the grid's smallest model call (ICE: gathered per partition)
     model = _pdp._make_model(estimator, response_method, target, "auto", method)
     head = _head(ddf, columns, _PD_OWNER)
     req = _pdp.PDRequest(
@@ -568,6 +571,8 @@ def permutation_importance(
         )
     loss_obj, model, scale, what = _pfi_loss(estimator, loss, scoring, response_method, ddf, y)
     bg = _background(ddf, columns, background_size, seed, _PFI_OWNER)
+    for budget in (None, memory_budget):  # the importances; one observation's model call
+        _check_pfi_sizes(_PFI_OWNER, 1, 1, len(columns), len(feats), n_repeats, budget)
     fn = BackgroundPFI(model, loss_obj, [[f] for f in feats], bg, n_repeats, seed)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,
                                    progress=report, owner=_PFI_OWNER)

@@ -707,7 +707,7 @@ def _subsample_rows(n: int, subsample: int | float | None, rng: np.random.Genera
 
 # ---------------------------------------------------------------------------------------- public
 def _check_sizes(grids: Sequence[Any], n_rows: int, d: int, kind: str,
-                 grid_resolution: int, memory_budget: int) -> None:
+                 grid_resolution: int, memory_budget: int, owner: str = _OWNER) -> None:
     """Refuse up front (:func:`~ixplain._validation.check_allocation`) a grid that cannot
     run within the budget or whose outputs cannot fit in memory: one row's model input
     (n_points rows of d cells, the smallest stacked call) must fit ``memory_budget``; the
@@ -717,11 +717,11 @@ def _check_sizes(grids: Sequence[Any], n_rows: int, d: int, kind: str,
     grid = (f"{n_points:,} grid points (grid_resolution={grid_resolution:,}, {len(grids)} "
             "feature(s))")
     fix = "Use a smaller grid_resolution or fewer features per partial dependence"
-    check_allocation(8 * n_points * max(d, 1), f"{grid} for one row of {d} features", _OWNER,
+    check_allocation(8 * n_points * max(d, 1), f"{grid} for one row of {d} features", owner,
                      fix + " (or a larger memory_budget).", memory_budget=memory_budget)
     ice = n_rows * n_points if kind != "average" else 0
     check_allocation(8 * (n_points + ice), f"kind={kind!r} with {grid} for {n_rows:,} rows",
-                     _OWNER, fix + ", kind='average' or subsample=.")
+                     owner, fix + ", kind='average' or subsample=.")
 
 
 def partial_dependence(
