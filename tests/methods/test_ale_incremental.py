@@ -128,3 +128,48 @@ def test_stream_on_pandas_and_errors():
     cat = pd.DataFrame({"c": ["u", "v"] * 5, "x": np.arange(10.0)})
     with pytest.raises(ValueError, match="'c' is not numeric"):
         IncrementalALE(lambda d: d["x"].to_numpy(), "c").explain_many(cat)
+
+
+def test_empty_bin_is_interpolated_but_claims_no_certainty():
+    """Fixed edges [0, .25, .5, .75, 1] and no row in (0.25, 0.5]: f = x0^2.
+
+    The empty bin's effect is the nearest bin's slope times its width (the curve is drawn),
+    but its variance is unknown, so the band is NaN (was about 1e-10: certainty claimed about a
+    bin that never saw a row), ``bin_counts`` is 0 there and ``empty_bins`` flags it. Once a
+    row lands in every bin (two rows each at least) the band is finite again.
+    """
+    rng = np.random.default_rng(0)
+    x0 = rng.uniform(size=400)
+    x0 = np.where((x0 > 0.25) & (x0 <= 0.5), x0 - 0.25, x0)
+    X = np.c_[x0, rng.uniform(size=400)]
+    iale = IncrementalALE(lambda A: A[:, 0] ** 2, "x0", edges=[0, 0.25, 0.5, 0.75, 1.0],
+                          aggregation="mean")
+    iale.explain_many(X)
+    res = iale.ale_
+    np.testing.assert_array_equal(res.empty_bins, [False, True, False, False])
+    assert res.bin_counts[1] == 0 and np.isnan(res.std).all()
+    # the interpolation: bin 1 has the slope of its nearest bin (the tie goes left: bin 0, x^2
+    # over [0, .25] rises .0625), bins 0, 2, 3 their own x^2 rises
+    steps = np.diff(res.average[0])
+    np.testing.assert_allclose(steps, [0.0625, 0.0625, 0.3125, 0.4375], atol=1e-12)
+    lo, hi = res.band()
+    assert np.isnan(lo).all() and np.isnan(hi).all()  # no band rather than a false one
+    iale.explain_many(np.c_[[0.3, 0.4, 0.45], [0.0, 0.0, 0.0]])
+    res = iale.ale_
+    assert not res.empty_bins.any() and np.isfinite(res.std).all()
+
+
+def test_nan_warning_counts_what_n_skipped_counts():
+    """A model returning NaN for x0 > 0.8 on 300 rows split at the re-grid points (50): the
+    warning used to name the first sub-batch's 19 rows while n_skipped_ held 71."""
+    X = np.random.default_rng(0).uniform(size=(300, 2))
+    X[5::13, 1] = np.nan  # and NaN observations: both reasons are counted
+    iale = IncrementalALE(lambda A: np.where(A[:, 0] > 0.8, np.nan, A[:, 0]), "x0",
+                          grid_resolution=4, regrid_every=50)
+    with pytest.warns(RuntimeWarning) as record:
+        iale.explain_many(X)
+    assert len(record) == 1
+    msg = str(record[0].message)
+    assert f"{iale.n_skipped_} of 300 observation(s)" in msg and "n_skipped_" in msg
+    assert iale.n_skipped_ == iale.n_seen_ - iale.n_explained_ - iale.n_warmup_
+    assert iale.n_skipped_ > 23

@@ -76,3 +76,21 @@ def test_pd_and_ale_on_one_axis():
         PartialDependenceDisplay(disp.results, ale=[None, accumulated_local_effects(f, X, 0)]).plot()
     with pytest.raises(TypeError, match="'ale' parameter"):
         PartialDependenceDisplay(disp.results, ale=[None])
+
+
+def test_empty_bins_are_shaded_and_have_no_band():
+    """Custom edges with an empty bin: the curve is drawn, the bin is shaded grey, no band."""
+    x0 = np.r_[np.linspace(0, 1, 50), np.linspace(2.1, 3, 50)]
+    X = np.c_[x0, np.zeros(100)]
+    res = accumulated_local_effects(lambda A: A[:, 0], X, 0, custom_edges={0: [0, 1, 2, 3]})
+    assert res.empty_bins.tolist() == [False, True, False] and np.isnan(res.std).all()
+    disp = AccumulatedLocalEffectsDisplay.from_result(res)
+    spans = disp.empty_bins_[0]
+    assert len(spans) == 1
+    box = spans[0].get_extents().transformed(disp.axes_[0, 0].transData.inverted())
+    np.testing.assert_allclose([box.x0, box.x1], [1.0, 2.0])
+    band = disp.bands_[0]
+    assert band is None or len(band.get_paths()) == 0 or all(
+        len(p.vertices) == 0 for p in band.get_paths())
+    full = AccumulatedLocalEffectsDisplay.from_estimator(lambda A: A[:, 0], X, [0])
+    assert full.empty_bins_ == [None]

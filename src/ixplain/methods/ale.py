@@ -527,14 +527,25 @@ def accumulation_matrix(kind: str, weights: np.ndarray) -> np.ndarray:
     return L - a[None, :]
 
 
+def accumulated_std(var: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Standard error of ``Delta @ A.T`` from per-bin variances ``var`` (n_outputs, K).
+
+    A bin with an unknown variance (NaN: fewer than two rows) makes every point whose value
+    depends on it (``A[:, k] != 0``) NaN; the other points keep their standard error.
+    """
+    A2 = (A * A).T
+    unknown = np.isnan(var)
+    std = np.sqrt(np.where(unknown, 0.0, var) @ A2)
+    if unknown.any():
+        std[(unknown.astype(np.float64) @ A2) > 0] = np.nan
+    return std
+
+
 def _first_order(fb: FeatureBins, sums: np.ndarray, level_w: np.ndarray) -> tuple[np.ndarray, ...]:
     mean, var, count = bin_statistics(sums)
     mean = _fill_empty_1d(mean)
     A = accumulation_matrix(fb.kind, level_w)
-    ale = mean @ A.T
-    std = np.sqrt(np.where(np.isnan(var), np.inf, var) @ (A * A).T)
-    std = np.where(np.isinf(std), np.nan, std)
-    return ale, std, count
+    return mean @ A.T, accumulated_std(var, A), count
 
 
 def _fill_empty_1d(mean: np.ndarray) -> np.ndarray:
@@ -684,11 +695,10 @@ def ale_from_sums(feature: str, edges: np.ndarray, sums: np.ndarray, rule: str =
     mean, var, count = bin_statistics(sums)
     mean = _fill_empty_1d(mean)
     A = accumulation_matrix("numeric", sums[0, 0] if sums[0, 0].sum() > 0 else count + 1.0)
-    std = np.sqrt(np.where(np.isnan(var), np.inf, var) @ (A * A).T)
     values = {"deciles": [None], "n_rows": int(count.sum()), "n_missing": (0,),
               "n_outside": (0,), **fields}
     return AccumulatedLocalEffects(
-        grid_values=[edges], average=mean @ A.T, std=np.where(np.isinf(std), np.nan, std),
+        grid_values=[edges], average=mean @ A.T, std=accumulated_std(var, A),
         bin_counts=count, features=(feature,), feature_kinds=("numeric",), edge_rule=(rule,),
         **values,
     )

@@ -9,6 +9,13 @@ Its moments (:func:`~ixplain.methods.ale.row_moments`) placed in bin ``k`` are s
 exponentially smoothed mean difference, its spread and its share of the rows; the curve is
 accumulated and centred exactly as the static ALE, with the accumulated band.
 
+A bin without rows (before its first row, or a new bin after the range grew) takes the slope
+of the nearest bin, so the curve stays drawn, but that effect is an interpolation, not an
+estimate: its variance is unknown, so ``std`` is NaN at every point the bin's effect reaches
+(with the centring: all of them), ``bin_counts`` is 0 there and ``ale_.empty_bins`` flags it;
+the Display shades such bins and draws no band. A bin with a single (effective) row has a mean
+but no variance either: NaN ``std`` as well, as in the static ALE.
+
 Edges on a stream
 -----------------
 Unless ``edges`` are given, the first ``regrid_every`` rows are a warm-up: they are stored,
@@ -45,7 +52,13 @@ from ..storage.base import Batch
 from ..tabular import Table
 from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
-from .ale import ALEFunction, _interval_bins, accumulation_matrix, bin_statistics
+from .ale import (
+    ALEFunction,
+    _interval_bins,
+    accumulated_std,
+    accumulation_matrix,
+    bin_statistics,
+)
 
 __all__ = ["IncrementalALE"]
 
@@ -178,6 +191,7 @@ class IncrementalALE(IncrementalExplainer):
         self.n_regrids_ = 0
         self.n_warmup_ = 0
         self._method: ALEFunction | None = None
+        self._deferred: list[str] | None = None
         super().__init__(
             model, feature_names=feature_names, storage=storage, aggregation=aggregation,
             alpha=alpha, bias_corrected=False, history_every=history_every,
@@ -214,6 +228,31 @@ class IncrementalALE(IncrementalExplainer):
         if self._method is None or self._method.edges is not self.edges_:
             self._method = ALEFunction(self._model, name, self.edges_, outside="clip")
         return self._method.explain(RowBatch(X, y, self.n_seen_))
+
+    def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
+        """Explain a mini-batch (see the base class); one warning counts every skipped row.
+
+        The batch is cut at the re-grid points (and at ``max_batch``): a warning about
+        skipped rows (NaN observations, a model returning NaN) is issued once, after the
+        whole batch, with the number of its rows that ``n_skipped_`` counted.
+        """
+        skipped, seen, self._deferred = self.n_skipped_, self.n_seen_, []
+        try:
+            out = super().explain_many(X, y)
+        finally:
+            reasons, self._deferred = self._deferred, None
+        if reasons and not self._warned:
+            IncrementalExplainer._warn(
+                self, f"{self.n_skipped_ - skipped} of {self.n_seen_ - seen} observation(s) "
+                f"skipped ({'; '.join(dict.fromkeys(reasons))})", depth=-1)
+        return out
+
+    def _warn(self, message: str, depth: int = 0) -> None:
+        deferred = getattr(self, "_deferred", None)
+        if deferred is None:
+            super()._warn(message, depth + 2)  # this frame and the splitting _process
+        else:  # the reason without the partial count (re-worded after the batch)
+            deferred.append(message.split(" ", 1)[1] if message[:1].isdigit() else message)
 
     # ------------------------------------------------------------------ re-gridding
     def _process(self, cols: Any, y: np.ndarray | None, has_nan: bool | None = None) -> None:
@@ -294,13 +333,12 @@ class IncrementalALE(IncrementalExplainer):
             raise ValueError(f"{self._owner} has not explained any observation yet.")
         sums = self._aggregator.get() * self._scale()
         mean, var, _ = bin_statistics(sums)
-        widths = np.diff(self.edges_)
-        mean, var = _fill_by_slope(mean, widths), _fill_by_slope(var, widths**2)
+        # an empty bin's effect is the nearest bin's slope times its width (an interpolation,
+        # not an estimate): its variance stays unknown, so the band is NaN where it matters
+        mean = _fill_by_slope(mean, np.diff(self.edges_))
         share = sums[0, 0]
         A = accumulation_matrix("numeric", share if share.sum() > 0 else np.ones_like(share))
-        ale = mean @ A.T
-        std = np.sqrt(np.nan_to_num(var, nan=np.inf) @ (A * A).T)
-        return ale, np.where(np.isinf(std), np.nan, std), share
+        return mean @ A.T, accumulated_std(var, A), share
 
     @property
     def ale_(self) -> AccumulatedLocalEffects:

@@ -47,6 +47,9 @@ class AccumulatedLocalEffectsDisplay:
     errorbars_ : list of (ErrorbarContainer or None)
         The points and error bars of each discrete / categorical panel.
     deciles_vlines_ : list of (LineCollection or None)
+    empty_bins_ : list of (list of Rectangle or None)
+        The grey spans over the bins without rows of each numeric panel (their effect is
+        interpolated from the nearest bin, so the band is not drawn: its ``std`` is NaN).
     contours_ : list of (QuadContourSet or None)
     colorbars_ : list of (Colorbar or None)
 
@@ -176,6 +179,7 @@ class AccumulatedLocalEffectsDisplay:
         self.figure_, self.axes_ = _layout(len(self.results), n_cols, ax)
         self.lines_, self.bands_, self.errorbars_ = [], [], []
         self.deciles_vlines_, self.contours_, self.colorbars_ = [], [], []
+        self.empty_bins_ = []
         for result, panel in zip(self.results, self.axes_.ravel()):
             output = self._output(result)
             if len(result.features) == 2:
@@ -186,6 +190,7 @@ class AccumulatedLocalEffectsDisplay:
             self.bands_.append(arts.get("band"))
             self.errorbars_.append(arts.get("errorbar"))
             self.deciles_vlines_.append(arts.get("deciles"))
+            self.empty_bins_.append(arts.get("empty"))
             self.contours_.append(arts.get("contour"))
             self.colorbars_.append(arts.get("colorbar"))
         return self
@@ -220,7 +225,8 @@ def draw_ale_line(
 ) -> dict[str, Any]:
     """Draw one first-order ALE result on ``ax``; returns the artists by name.
 
-    Numeric: line through the edges, the band, the decile rug. Discrete / categorical: points
+    Numeric: line through the edges, the band, the decile rug, grey spans over bins without
+    rows (``"empty"``). Discrete / categorical: points
     at the levels (in accumulation order) with error bars. ``offset`` is added to the curve.
     """
     grid = result.grid_values[0]
@@ -236,6 +242,11 @@ def draw_ale_line(
             arts["band"] = ax.fill_between(
                 x, values - z * std, values + z * std,
                 **{"color": kw["color"], "alpha": 0.2, "linewidth": 0, **(band_kw or {})})
+        empty = np.flatnonzero(result.empty_bins)
+        if len(empty):  # effects filled from a neighbour: shaded, and the band is NaN there
+            arts["empty"] = [ax.axvspan(x[k], x[k + 1], color="0.85", zorder=0,
+                                        label="no rows (interpolated)" if i == 0 else None)
+                             for i, k in enumerate(empty)]
         deciles = result.deciles[0]
         if deciles is not None and np.isfinite(deciles).all():
             arts["deciles"] = ax.vlines(deciles, 0, 0.05, transform=ax.get_xaxis_transform(),

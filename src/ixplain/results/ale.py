@@ -36,7 +36,9 @@ class AccumulatedLocalEffects:
     std : ndarray of the shape of ``average`` or None
         Standard error of ``average`` from the accumulated variance of the per-bin means (the
         bins are independent given the edges and the bin counts; the centring is included).
-        ``None`` for 2-way results. NaN where a bin has fewer than two rows.
+        ``None`` for 2-way results. NaN at every point that depends on a bin with fewer
+        than two rows (an empty bin's effect is filled from its neighbour, see
+        :attr:`empty_bins`: the curve is drawn, its uncertainty is unknown).
     bin_counts : ndarray of int
         Rows per bin, shape (n_bins,) (numeric), per level (n_levels,) (discrete, categorical)
         or per cell (n_bins_0, n_bins_1) (2-way).
@@ -99,6 +101,19 @@ class AccumulatedLocalEffects:
     def individual(self) -> None:
         """ALE has no per-row curves (kept for the PD plotting code)."""
         return None
+
+    @property
+    def empty_bins(self) -> np.ndarray:
+        """Bins (cells) without rows, whose effect was filled from the nearest bin.
+
+        Returns
+        -------
+        ndarray of bool
+            Shape (n_bins,) for a numeric feature (``bin_counts == 0``), (n_bins_0, n_bins_1)
+            for 2-way results; all False for a discrete or categorical feature (its levels are
+            the values seen).
+        """
+        return np.asarray(self.bin_counts) == 0
 
     def band(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Pointwise normal band ``average -/+ z * std`` at confidence ``level``.
