@@ -386,3 +386,26 @@ def test_ale_custom_edges_take_column_indices_and_name_a_bad_key():
     np.testing.assert_array_equal(by_index.average, by_name.average)
     with pytest.raises(ValueError, match="key 'x2', which is not an explained feature"):
         accumulated_local_effects(lambda A: A[:, 0], X, 0, custom_edges={"x2": [0.0, 1.0]})
+
+
+def test_min_bin_size_holds_whatever_grid_resolution():
+    """30 continuous rows with grid_resolution=50: every value used to be a one-row "discrete"
+    level. Now the quantile rule holds: 3 bins of at least 10 rows. Few integer levels keep
+    their steps only when every level has min_bin_size rows; fewer rows than min_bin_size is a
+    clear error."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    res = accumulated_local_effects(lambda A: A[:, 0], X, 0, grid_resolution=50)
+    assert res.feature_kinds == ("numeric",) and res.bin_counts.tolist() == [10, 10, 10]
+    ints = np.r_[np.zeros(40), np.ones(40), np.full(3, 2.0)]  # level 2 has 3 rows
+    Xi = np.c_[ints, np.zeros(83)]
+    res = accumulated_local_effects(lambda A: 2 * A[:, 0], Xi, 0)
+    assert res.feature_kinds == ("numeric",) and res.bin_counts.min() >= 10
+    assert res.grid_values[0].dtype.kind in "iuf" and set(res.grid_values[0]) <= {0, 1, 2}
+    res = accumulated_local_effects(lambda A: 2 * A[:, 0], Xi, 0, min_bin_size=3)
+    assert res.feature_kinds == ("discrete",) and res.bin_counts.tolist() == [40, 40, 3]
+    np.testing.assert_allclose(np.diff(res.average[0]), [2.0, 2.0], atol=1e-12)
+    with pytest.raises(ValueError, match="'x0' has 2 non-missing values, fewer than min_bin_size"):
+        accumulated_local_effects(lambda A: A[:, 0], X[:2], 0)
+    two = accumulated_local_effects(lambda A: A[:, 0], X[:2], 0, min_bin_size=1)
+    assert two.bin_counts.tolist() == [1, 1] and two.feature_kinds == ("discrete",)

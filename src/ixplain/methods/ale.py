@@ -28,8 +28,9 @@ Which rows fall in which bin (the three feature kinds)
     ``sum_k w_k (g(z_{k-1}) + g(z_k)) / 2`` with ``w_k`` the share of the rows (weights) in bin
     ``k``.
 ``"discrete"``
-    A numeric feature with at most ``grid_resolution + 1`` distinct values: the grid is its
-    levels and a row at level ``k >= 1`` gives the jump from level ``k - 1`` to ``k`` (rows at
+    A numeric feature with at most ``grid_resolution + 1`` distinct values, each held by at
+    least ``min_bin_size`` rows (otherwise it gets quantile bins, whose edges are then among
+    its values, so ``min_bin_size`` always holds): the grid is its levels and a row at level ``k >= 1`` gives the jump from level ``k - 1`` to ``k`` (rows at
     the lowest level give none). Centring: ``sum_k w_k g(z_k)``, ``w_k`` the share at level
     ``k`` (the exact mean of the curve over the rows).
 ``"categorical"``
@@ -232,9 +233,16 @@ def _numeric_bins(
     else:
         order = np.argsort(present, kind="stable") if w is not None else None
         xs = np.sort(present) if order is None else present[order]
-        n_unique = 1 + int(np.count_nonzero(xs[1:] != xs[:-1]))
-        if not interval_only and n_unique <= grid_resolution + 1:
-            return _level_bins(name, "discrete", x, np.unique(xs), missing, "levels")
+        levels, level_counts = np.unique(xs, return_counts=True)
+        if not interval_only and len(levels) <= grid_resolution + 1 and (
+                level_counts.min() >= min_bin_size or len(levels) == 1):
+            return _level_bins(name, "discrete", x, levels, missing, "levels")
+        if len(xs) < min_bin_size:
+            raise ValueError(
+                f"{_OWNER}: feature {name!r} has {len(xs)} non-missing values, fewer than "
+                f"min_bin_size={min_bin_size} (the smallest number of rows per bin); pass a "
+                "smaller min_bin_size or custom_edges."
+            )
         ws = None if w is None or order is None else w[~missing][order]
         edges = _sorted_quantile_edges(xs, ws, grid_resolution, min_bin_size)
         rule = "quantile"
@@ -916,10 +924,13 @@ def accumulated_local_effects(
         A class of a multiclass classifier, or an output index of a multi-output regressor.
     grid_resolution : int, default=20
         Largest number of quantile bins of a numeric feature; a numeric feature with at most
-        ``grid_resolution + 1`` distinct values is ``"discrete"`` (one step per level).
+        ``grid_resolution + 1`` distinct values, each on at least ``min_bin_size`` rows, is
+        ``"discrete"`` (one step per level).
     min_bin_size : int, default=10
-        Smallest number of rows per quantile bin: at most ``n_rows // min_bin_size`` bins, and
-        bins left smaller by ties are merged (the bins never shrink to a few rows each).
+        Smallest number of rows per quantile bin or discrete level: at most
+        ``n_rows // min_bin_size`` bins, and bins left smaller by ties are merged (the bins
+        never shrink to a few rows each, whatever ``grid_resolution``). Custom edges and
+        categorical levels are used as they are (``bin_counts`` shows their rows).
     custom_edges : dict, default=None
         ``{feature: increasing edges}`` for numeric features (rows outside are left out and
         counted in ``n_outside``).
@@ -946,7 +957,8 @@ def accumulated_local_effects(
     ------
     ValueError
         For a parameter with a wrong value (the message names it), an unknown feature, a
-        feature without non-missing values, a categorical feature in a 2-way request, a
+        feature without non-missing values or with fewer than ``min_bin_size`` of them
+        (numeric, without ``custom_edges``), a categorical feature in a 2-way request, a
         constant feature in a 2-way request, missing values with ``missing="raise"``.
     TypeError
         For a parameter of the wrong type.
