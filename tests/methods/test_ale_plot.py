@@ -94,3 +94,23 @@ def test_empty_bins_are_shaded_and_have_no_band():
         len(p.vertices) == 0 for p in band.get_paths())
     full = AccumulatedLocalEffectsDisplay.from_estimator(lambda A: A[:, 0], X, [0])
     assert full.empty_bins_ == [None]
+
+
+def test_datetime_panels_draw_in_time():
+    rng = np.random.default_rng(0)
+    t = pd.Timestamp("2021-03-01", tz="US/Eastern") + pd.to_timedelta(
+        np.sort(rng.uniform(0, 60, 300)), unit="D")
+    df = pd.DataFrame({"t": t, "x": rng.normal(size=300)})
+
+    def g(d):
+        return (d["t"] - t[0]).dt.total_seconds().to_numpy() / 86400 + d["x"].to_numpy()
+
+    disp = AccumulatedLocalEffectsDisplay.from_estimator(g, df, ["t", ("t", "x")],
+                                                         grid_resolution=6)
+    import matplotlib.dates as mdates
+
+    res = disp.results[0]
+    x = mdates.date2num(disp.lines_[0].get_xdata())
+    np.testing.assert_allclose(x, mdates.date2num(res.grid_values[0].to_pydatetime()))
+    assert np.all(np.diff(x) > 0) and disp.deciles_vlines_[0] is not None
+    assert disp.contours_[1] is not None

@@ -41,6 +41,12 @@ Which rows fall in which bin (the three feature kinds)
     the level's conditional distributions``, so similar levels are neighbours (ties and the
     sign are resolved towards the sorted order); ``"sorted"`` keeps the sorted levels.
 
+A datetime feature (numpy ``datetime64``, pandas datetime with or without a time zone, or
+objects that are all datetimes) is numeric in time order: it is binned on the integer ticks of
+its unit (UTC instants for a time zone) by the rules above, the model receives datetimes of the
+column's own type at the edges, and ``grid_values`` holds datetimes (``IncrementalALE`` refuses
+a datetime feature with the conversion to use).
+
 Missing values are their own case: a row whose value of an explained feature is missing has no
 position on the axis, so it enters no bin and not the centring; ``n_missing`` counts it
 (``missing="raise"`` refuses such rows instead). Effects are never NaN because of a missing
@@ -223,8 +229,29 @@ def _numeric_bins(
     table: Table, name: str, w: np.ndarray | None, grid_resolution: int, min_bin_size: int,
     custom: Any, interval_only: bool,
 ) -> FeatureBins:
+    time = _time_axis(table.column(name), name)
+    if time is not None:  # in time order, on integer ticks of the column's unit
+        if custom is not None:
+            custom = time.ticks_of(custom, name)
+            if len(custom) < 2 or not np.all(np.diff(custom) > 0):
+                raise ValueError(f"The 'custom_edges' parameter of {_OWNER} must give at least "
+                                 f"2 strictly increasing datetimes for {name!r}.")
+        fb = _value_bins(name, time.ticks, time.missing, w, grid_resolution, min_bin_size,
+                         custom, interval_only, True)
+        fb.grid = time.values(fb.grid)
+        return fb
     x = table.numeric_column(name)
-    missing = ~np.isfinite(x)  # NaN and +-inf: the missing case (counted, never binned)
+    fb = _value_bins(name, x, ~np.isfinite(x), w, grid_resolution, min_bin_size, custom,
+                     interval_only, _is_int_column(table, name))
+    return fb
+
+
+def _value_bins(
+    name: str, x: np.ndarray, missing: np.ndarray, w: np.ndarray | None, grid_resolution: int,
+    min_bin_size: int, custom: Any, interval_only: bool, integer: bool,
+) -> FeatureBins:
+    """Bins of the values ``x`` (float, or int64 ticks of a datetime) where not ``missing``
+    (NaN, +-inf, NaT: counted, never binned)."""
     present = x[~missing]
     if len(present) == 0:
         raise ValueError(f"{_OWNER}: feature {name!r} has no non-missing value.")
@@ -236,7 +263,7 @@ def _numeric_bins(
         levels, level_counts = np.unique(xs, return_counts=True)
         if not interval_only and len(levels) <= grid_resolution + 1 and (
                 level_counts.min() >= min_bin_size or len(levels) == 1):
-            return _level_bins(name, "discrete", x, levels, missing, "levels")
+            return _discrete_bins(name, x, levels, missing, integer)
         if len(xs) < min_bin_size:
             raise ValueError(
                 f"{_OWNER}: feature {name!r} has {len(xs)} non-missing values, fewer than "
@@ -247,11 +274,98 @@ def _numeric_bins(
         edges = _sorted_quantile_edges(xs, ws, grid_resolution, min_bin_size)
         rule = "quantile"
         if len(edges) < 2:
-            return _level_bins(name, "discrete", x, edges, missing, "levels")
+            return _discrete_bins(name, x, edges, missing, integer)
     bins = _interval_bins(x, edges)
+    bins[missing] = -1
     n_outside = int(((bins < 0) & ~missing).sum())
-    grid = edges if _is_int_column(table, name) is False else _as_int_if_integral(edges)
+    grid = _as_int_if_integral(edges) if integer and edges.dtype.kind == "f" else edges
     return FeatureBins(name, "numeric", grid, bins, bins.copy(), rule, int(missing.sum()), n_outside)
+
+
+def _discrete_bins(name: str, x: np.ndarray, levels: np.ndarray, missing: np.ndarray,
+                   integer: bool) -> FeatureBins:
+    if x.dtype.kind == "f":
+        return _level_bins(name, "discrete", x, levels, missing, "levels")
+    position = np.where(missing, -1, np.searchsorted(levels, x))  # int ticks: exact levels
+    bins = np.where(position >= 1, position - 1, -1)
+    return FeatureBins(name, "discrete", levels, bins, position, "levels", int(missing.sum()), 0)
+
+
+@dataclass
+class _TimeAxis:
+    """A datetime column as int64 ticks of its unit (UTC for a time zone) and back."""
+
+    ticks: np.ndarray
+    missing: np.ndarray
+    unit: np.dtype
+    tz: Any
+    kind: str  # "numpy", "pandas" (a DatetimeArray) or "object" (datetime objects)
+
+    def values(self, ticks: Any) -> Any:
+        """Ticks as values the column holds (for the model and ``grid_values``)."""
+        import pandas as pd
+
+        naive = np.asarray(ticks, dtype=np.int64).view(self.unit)
+        if self.kind == "numpy":
+            return naive
+        idx = pd.DatetimeIndex(naive)
+        idx = idx.tz_localize("UTC").tz_convert(self.tz) if self.tz is not None else idx
+        return idx.array if self.kind == "pandas" else np.asarray(idx.astype(object))
+
+    def ticks_of(self, values: Any, name: str) -> np.ndarray:
+        """Ticks of user datetimes (``custom_edges``); naive ones are in the column's zone."""
+        import warnings
+
+        import pandas as pd
+
+        try:
+            with warnings.catch_warnings():  # pandas' format guess: the error below says it
+                warnings.simplefilter("ignore", UserWarning)
+                idx = pd.DatetimeIndex(pd.to_datetime(np.asarray(values, dtype=object)))
+            if self.tz is not None:
+                idx = idx.tz_localize(self.tz) if idx.tz is None else idx
+                idx = idx.tz_convert("UTC").tz_localize(None)
+            elif idx.tz is not None:
+                raise ValueError("time-zone-aware edges for a column without a time zone")
+            return np.asarray(idx, dtype=self.unit).view(np.int64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"The 'custom_edges' parameter of {_OWNER} must give datetimes for the datetime "
+                f"feature {name!r} ({exc}). Got {values!r} instead.") from None
+
+
+def is_datetime(table: Table, name: str) -> bool:
+    """Whether feature ``name`` holds datetimes (ALE bins them in time order)."""
+    col = table.column(name)
+    if isinstance(col, np.ndarray) and col.dtype.kind not in "MO":
+        return False
+    return _time_axis(col, name) is not None
+
+
+def _time_axis(col: Any, name: str) -> _TimeAxis | None:
+    """The :class:`_TimeAxis` of a datetime column (numpy datetime64, pandas datetime with or
+    without a time zone, objects that are all datetimes); ``None`` for any other column."""
+    import pandas as pd
+
+    if isinstance(col, np.ndarray) and col.dtype.kind == "M":
+        return _TimeAxis(col.view(np.int64), np.isnat(col), col.dtype, None, "numpy")
+    kind = "pandas"
+    if isinstance(col, np.ndarray) and col.dtype == object:
+        if len(col) == 0 or pd.api.types.infer_dtype(col, skipna=True) not in (
+                "datetime", "datetime64"):
+            return None
+        try:
+            col = pd.DatetimeIndex(pd.to_datetime(col)).array
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{_OWNER}: feature {name!r} holds datetimes that do not share one "
+                             f"time zone ({exc}); convert them to one time zone first.") from None
+        kind = "object"
+    if not (isinstance(col, pd.api.extensions.ExtensionArray) and col.dtype.kind == "M"):
+        return None
+    tz = getattr(col.dtype, "tz", None)
+    utc = pd.DatetimeIndex(col)
+    naive = np.asarray(utc.tz_convert("UTC").tz_localize(None) if tz is not None else utc)
+    return _TimeAxis(naive.view(np.int64), np.isnat(naive), naive.dtype, tz, kind)
 
 
 def _is_int_column(table: Table, name: str) -> bool:
@@ -329,8 +443,10 @@ def _level_distances(table: Table, name: str, levels: np.ndarray, values: np.nda
     for other in table.names:
         if other == name:
             continue
-        if table.schema.kind(other) == "numeric":
-            x = table.numeric_column(other)
+        time = _time_axis(table.column(other), other)
+        if table.schema.kind(other) == "numeric" or time is not None:  # datetimes: in time
+            x = table.numeric_column(other) if time is None else np.where(
+                time.missing, np.nan, time.ticks.astype(np.float64))
             groups = [x[m & ~np.isnan(x)] for m in masks]
             for i in range(L):
                 for j in range(i + 1, L):
@@ -400,7 +516,7 @@ class _Evaluator:
         else:
             stacked = self.table.take(np.tile(rows, P))
             for name in settings[0]:
-                vals = np.concatenate([np.asarray(s[name], dtype=object) for s in settings])
+                vals = _concat([s[name] for s in settings])
                 if self.table.schema.kind(name) == "numeric":
                     vals = vals.astype(np.float64)
                     if np.all(vals == np.round(vals)) and _is_int_column(self.table, name):
@@ -408,6 +524,16 @@ class _Evaluator:
                 stacked = stacked.set_column(name, vals)
             out = self.model.predict(stacked, batch_rows=self.batch_rows)
         return _as_float(out, self.model).reshape(P, B, -1)
+
+
+def _concat(parts: list[Any]) -> Any:
+    """Values of several settings of one feature, stacked in their own type (datetimes stay
+    datetimes; mixed or object values become an object array)."""
+    if all(isinstance(p, np.ndarray) for p in parts) and len({p.dtype for p in parts}) == 1:
+        return np.concatenate(parts)
+    if all(type(p) is type(parts[0]) for p in parts) and hasattr(parts[0], "_concat_same_type"):
+        return type(parts[0])._concat_same_type(parts)
+    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
 
 
 def _as_float(out: np.ndarray, model: Model) -> np.ndarray:
@@ -781,13 +907,14 @@ def _resolve_features(features: Any, table: Table) -> list[str]:
     return out
 
 
-def _check_custom_edges(custom: Any, features: list[str], names: Any) -> dict[str, np.ndarray]:
+def _check_custom_edges(custom: Any, features: list[str], table: Table) -> dict[str, Any]:
     if custom is None:
         return {}
     if not isinstance(custom, dict):
         raise param_error(_OWNER, "custom_edges", "None or a dict {feature: increasing edges}",
                           custom, exc=TypeError)
-    out = {}
+    out: dict[str, Any] = {}
+    names = list(table.names)
     for key, values in custom.items():
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key not in features:
             if not 0 <= int(key) < len(names):
@@ -797,7 +924,13 @@ def _check_custom_edges(custom: Any, features: list[str], names: Any) -> dict[st
         if key not in features:
             raise ValueError(f"The 'custom_edges' parameter of {_OWNER} has the key {key!r}, "
                              f"which is not an explained feature ({features}).")
-        arr = np.asarray(values, dtype=np.float64)
+        if is_datetime(table, str(key)):  # checked against the column's unit and zone
+            out[str(key)] = values
+            continue
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            arr = np.full(1, np.nan)  # the message below
         if arr.ndim != 1 or len(arr) < 2 or not np.all(np.diff(arr) > 0) \
                 or not np.isfinite(arr).all():
             raise ValueError(
@@ -867,7 +1000,7 @@ def _feature_bins(table: Table, feats: list[str], w: np.ndarray | None, grid_res
                   min_bin_size: int, custom: dict[str, np.ndarray], order: str) -> list[FeatureBins]:
     out = []
     for name in feats:
-        if table.schema.kind(name) == "categorical":
+        if table.schema.kind(name) == "categorical" and not is_datetime(table, name):
             if len(feats) == 2:
                 raise ValueError(
                     f"{_OWNER}: 2-way ALE needs two numeric features; {name!r} is categorical."
@@ -989,7 +1122,7 @@ def accumulated_local_effects(
     check_options(input_kind, "input_kind", _OWNER, ("auto", "numpy", "pandas", "polars", "records"))
     table = _prepare_table(X, feature_names, categorical_features)
     feats = _resolve_features(features, table)
-    custom = _check_custom_edges(custom_edges, feats, list(table.names))
+    custom = _check_custom_edges(custom_edges, feats, table)
     weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
     model = _make_model(estimator, response_method, target, input_kind)
     fbs = _feature_bins(table, feats, weights, grid_resolution, min_bin_size, custom,
@@ -1002,6 +1135,17 @@ def accumulated_local_effects(
             raise ValueError(f"{_OWNER}: feature {fb.name!r} is constant; 2-way ALE needs two "
                              "numeric features with at least two values each.")
     return _compute(model, table, fbs, weights, memory_budget, target)
+
+
+def _deciles(table: Table, fb: FeatureBins) -> Any:
+    """Deciles of a numeric feature's values (datetimes for a datetime feature)."""
+    if fb.kind == "categorical":
+        return None
+    time = _time_axis(table.column(fb.name), fb.name)
+    if time is None:
+        return feature_deciles(table.numeric_column(fb.name))
+    ticks = np.where(time.missing, np.nan, time.ticks.astype(np.float64))
+    return time.values(np.round(feature_deciles(ticks)).astype(np.int64))
 
 
 def _compute(model: Model, table: Table, fbs: list[FeatureBins], weights: np.ndarray | None,
@@ -1032,8 +1176,7 @@ def _compute(model: Model, table: Table, fbs: list[FeatureBins], weights: np.nda
         bin_counts=np.asarray(level_counts if len(fbs) == 1 else counts).astype(np.int64),
         features=tuple(fb.name for fb in fbs),
         feature_kinds=tuple(fb.kind for fb in fbs),
-        deciles=[None if fb.kind == "categorical" else feature_deciles(
-            table.numeric_column(fb.name)) for fb in fbs],
+        deciles=[_deciles(table, fb) for fb in fbs],
         output_names=model.output_names,
         target=target,
         response_method=model.response_method,

@@ -108,7 +108,9 @@ class IncrementalALE(IncrementalExplainer):
     model : estimator, River model, Booster or callable
         Anything :func:`ixplain.as_model` accepts; called at explain time.
     feature : str or int
-        The numeric feature (a name, or a position in the observations).
+        The numeric feature (a name, or a position in the observations). A categorical or
+        datetime feature is refused (``ValueError``; the static
+        :func:`~ixplain.accumulated_local_effects` bins datetimes in time order).
     grid_resolution : int, default=20
         Number of bins ``K`` (ignored when ``edges`` are given).
     edges : array-like of shape (K + 1,), optional
@@ -218,6 +220,13 @@ class IncrementalALE(IncrementalExplainer):
         assert self._schema is not None
         name = self._feature_name(self._schema.names)
         if self._schema.kind(name) != "numeric":
+            dtype = self._schema.dtypes[self._schema.index(name)]
+            if getattr(dtype, "kind", None) == "M":
+                raise ValueError(
+                    f"{self._owner}: feature {name!r} holds datetimes; iALE bins numbers on a "
+                    "stream. Pass the time as a number the model reads (e.g. seconds since the "
+                    f"epoch: X[{name!r}].astype('int64') / 1e9 for nanosecond datetimes), or "
+                    "use accumulated_local_effects, which bins datetimes in time order.")
             raise ValueError(f"{self._owner}: feature {name!r} is not numeric; iALE explains a "
                              "numeric feature.")
         return name

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_float, check_int, param_error
-from ..results.ale import AccumulatedLocalEffects, band_z
+from ..results.ale import AccumulatedLocalEffects, _is_time, band_z
 from .partial_dependence import _layout, _panel_entries, _tick
 
 __all__ = ["AccumulatedLocalEffectsDisplay", "draw_ale_line"]
@@ -236,7 +236,7 @@ def draw_ale_line(
     kw = {"color": "tab:green", "label": "ALE", **(line_kw or {})}
     arts: dict[str, Any] = {}
     if result.feature_kinds[0] == "numeric":
-        x = np.asarray(grid, dtype=float)
+        x = _axis_values(grid)
         arts["line"] = ax.plot(x, values, marker=".", **kw)[0]
         if std is not None:
             arts["band"] = ax.fill_between(
@@ -248,28 +248,60 @@ def draw_ale_line(
                                         label="no rows (interpolated)" if i == 0 else None)
                              for i, k in enumerate(empty)]
         deciles = result.deciles[0]
-        if deciles is not None and np.isfinite(deciles).all():
-            arts["deciles"] = ax.vlines(deciles, 0, 0.05, transform=ax.get_xaxis_transform(),
+        if deciles is not None and _all_present(deciles):
+            arts["deciles"] = ax.vlines(_axis_values(deciles), 0, 0.05, transform=ax.get_xaxis_transform(),
                                         color="k", linewidth=1)
     else:  # one point per level: at its value (discrete) or at its rank (categorical)
         categorical = result.feature_kinds[0] == "categorical"
-        pos = np.arange(len(grid)) if categorical else np.asarray(grid, dtype=float)
+        pos = np.arange(len(grid)) if categorical else _axis_values(grid)
         err = None if std is None else z * np.nan_to_num(std, nan=0.0)
         arts["errorbar"] = ax.errorbar(pos, values, yerr=err, fmt="o-", capsize=3, **kw)
         arts["line"] = arts["errorbar"].lines[0]
         if categorical:
             ax.set_xticks(pos, [_tick(v) for v in grid], rotation=45)
+    if _is_time(grid):
+        ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlabel(_xlabel(result))
     ax.set_ylabel(_label(result, output))
     return arts
 
 
+def _axis_values(values: Any) -> Any:
+    """Values for a matplotlib axis: floats, or datetimes (a time zone kept)."""
+    if not _is_time(values):
+        return np.asarray(values, dtype=float)
+    if isinstance(values, np.ndarray):
+        return values
+    return np.asarray(values.to_pydatetime())  # pandas DatetimeArray (maybe tz-aware)
+
+
+def _all_present(values: Any) -> bool:
+    """No NaN (NaT) among the values."""
+    if _is_time(values):
+        return not np.isnat(np.asarray(values, dtype="datetime64[ns]")).any()
+    return bool(np.isfinite(values).all())
+
+
+def _contour_values(values: Any) -> np.ndarray:
+    """Floats for ``contourf`` (datetimes as matplotlib date numbers)."""
+    if not _is_time(values):
+        return np.asarray(values, dtype=float)
+    from matplotlib.dates import date2num
+
+    return np.asarray(date2num(_axis_values(values)), dtype=float)
+
+
 def _draw_two_way(ax: Any, result: AccumulatedLocalEffects, output: int,
                   contour_kw: dict[str, Any]) -> dict[str, Any]:
-    g0, g1 = (np.asarray(g, dtype=float) for g in result.grid_values)
+    g0, g1 = (_contour_values(g) for g in result.grid_values)
     artist = ax.contourf(g1, g0, result.average[output],
                          **{"levels": 8, "cmap": "RdBu_r", **contour_kw})
     colorbar = ax.figure.colorbar(artist, ax=ax, label="second-order ALE")
+    if _is_time(result.grid_values[1]):
+        ax.xaxis_date()
+        ax.tick_params(axis="x", labelrotation=30)
+    if _is_time(result.grid_values[0]):
+        ax.yaxis_date()
     ax.set_xlabel(result.features[1])
     ax.set_ylabel(result.features[0])
     return {"contour": artist, "colorbar": colorbar}

@@ -29,7 +29,10 @@ class AccumulatedLocalEffects:
     grid_values : list of ndarray
         One array per feature. For a ``"numeric"`` feature the ``n_bins + 1`` bin edges
         ``z_0 < ... < z_K``; for a ``"discrete"`` or ``"categorical"`` feature its ``K + 1``
-        levels in the order the effects are accumulated.
+        levels in the order the effects are accumulated. A datetime feature is numeric in
+        time order: its edges are datetimes of the column's type (``numpy.datetime64`` of its
+        unit, a pandas ``DatetimeArray`` in its time zone, or datetime objects); ``to_dict``
+        writes them as ISO 8601 strings.
     average : ndarray of shape (n_outputs, n_grid) or (n_outputs, n_grid_0, n_grid_1)
         The centred ALE at the grid values: its mean over the rows is 0 (first order:
         Apley & Zhu's centring; second order: main effects removed, then centred).
@@ -159,7 +162,7 @@ class AccumulatedLocalEffects:
         """
         import pandas as pd
 
-        grids = [np.asarray(g, dtype=object) for g in self.grid_values]
+        grids = [g if _is_time(g) else np.asarray(g, dtype=object) for g in self.grid_values]
         mesh = np.meshgrid(*[np.arange(len(g)) for g in grids], indexing="ij")
         idx = [m.ravel() for m in mesh]
         frames = []
@@ -183,12 +186,13 @@ class AccumulatedLocalEffects:
             "method": "ale",
             "features": list(self.features),
             "feature_kinds": list(self.feature_kinds),
-            "grid_values": [[_json_value(v) for v in np.asarray(g, dtype=object)]
-                            for g in self.grid_values],
+            "grid_values": [_iso(g) if _is_time(g) else [
+                _json_value(v) for v in np.asarray(g, dtype=object)] for g in self.grid_values],
             "average": _nested(self.average),
             "std": None if self.std is None else _nested(self.std),
             "bin_counts": np.asarray(self.bin_counts).tolist(),
-            "deciles": [None if d is None else _nested(d) for d in self.deciles],
+            "deciles": [None if d is None else _iso(d) if _is_time(d) else _nested(d)
+                        for d in self.deciles],
             "output_names": self.output_names,
             "target": _json_value(self.target),
             "response_method": self.response_method,
@@ -197,6 +201,18 @@ class AccumulatedLocalEffects:
             "n_outside": list(self.n_outside),
             "edge_rule": list(self.edge_rule),
         }
+
+
+def _is_time(values: Any) -> bool:
+    """Whether grid values are datetimes (numpy datetime64 or a pandas DatetimeArray)."""
+    return getattr(getattr(values, "dtype", None), "kind", None) == "M"
+
+
+def _iso(values: Any) -> list[str | None]:
+    """Datetimes as ISO 8601 strings (with the offset of a time zone), NaT as ``None``."""
+    import pandas as pd
+
+    return [None if pd.isna(v) else v.isoformat() for v in pd.DatetimeIndex(values)]
 
 
 def band_z(level: float) -> float:
