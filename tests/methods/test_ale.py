@@ -489,3 +489,31 @@ def test_datetime_stream_is_refused_with_the_fix():
     df, _ = _time_frame(n=50)
     with pytest.raises(ValueError, match="'t' holds datetimes.*astype"):
         IncrementalALE(_time_model, "t").explain_many(df)
+
+
+def test_durations_are_numeric_too():
+    """A timedelta column was categorical (one level per distinct duration, similarity order);
+    it is binned in time like a datetime: f = 2 * seconds gives slope 2 per second."""
+    n = 300
+    df = pd.DataFrame({"d": pd.to_timedelta(np.arange(n) * 7, unit="s"), "x": np.zeros(n)})
+    res = accumulated_local_effects(lambda d: 2 * d["d"].dt.total_seconds().to_numpy(), df, "d")
+    assert res.feature_kinds == ("numeric",) and res.grid_values[0].dtype.kind == "m"
+    secs = res.grid_values[0] / np.timedelta64(1, "s")
+    np.testing.assert_allclose(np.diff(res.average[0]), 2 * np.diff(secs), rtol=1e-12)
+    assert res.to_dict()["grid_values"][0][0] == "P0DT0H0M0S"
+
+
+def test_weight_zero_bins_and_unknown_categorical_features_and_many_levels():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    w = (X[:, 0] > 0).astype(float)
+    res = accumulated_local_effects(lambda A: A[:, 0], X, 0, sample_weight=w,
+                                    custom_edges={0: [-3, -1, 0, 1, 3]})
+    assert res.empty_bins.tolist() == [True, True, False, False]  # rows, but weight 0
+    assert np.isnan(res.std[0, :2]).all() and np.isfinite(res.std[0, 2:]).all()
+    with pytest.raises(ValueError, match="'categorical_features' parameter .* unknown feature 'zz'"):
+        accumulated_local_effects(lambda A: A[:, 0], X, 0, categorical_features=["zz"])
+    df = pd.DataFrame({"id": np.arange(1000) % 150, "x": rng.normal(size=1000)}).astype({"id": str})
+    with pytest.warns(UserWarning, match="'id' has 150 levels.*sorted order is used"):
+        many = accumulated_local_effects(lambda d: d["x"].to_numpy(), df, "id")
+    assert many.edge_rule == ("sorted",)

@@ -221,9 +221,10 @@ class IncrementalALE(IncrementalExplainer):
         name = self._feature_name(self._schema.names)
         if self._schema.kind(name) != "numeric":
             dtype = self._schema.dtypes[self._schema.index(name)]
-            if getattr(dtype, "kind", None) == "M":
+            if getattr(dtype, "kind", None) in ("M", "m"):
                 raise ValueError(
-                    f"{self._owner}: feature {name!r} holds datetimes; iALE bins numbers on a "
+                    f"{self._owner}: feature {name!r} holds datetimes (or durations); iALE bins "
+                    "numbers on a "
                     "stream. Pass the time as a number the model reads (e.g. seconds since the "
                     f"epoch: X[{name!r}].astype('int64') / 1e9 for nanosecond datetimes), or "
                     "use accumulated_local_effects, which bins datetimes in time order.")

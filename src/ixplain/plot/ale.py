@@ -214,6 +214,8 @@ def _label(result: AccumulatedLocalEffects, output: int) -> str:
 
 def _xlabel(result: AccumulatedLocalEffects) -> str:
     name = result.features[0]
+    if getattr(result.grid_values[0].dtype, "kind", None) == "m":
+        name += " (seconds)"
     missing = result.n_missing[0] if result.n_missing else 0
     return f"{name} ({missing} rows missing, not shown)" if missing else name
 
@@ -259,7 +261,7 @@ def draw_ale_line(
         arts["line"] = arts["errorbar"].lines[0]
         if categorical:
             ax.set_xticks(pos, [_tick(v) for v in grid], rotation=45)
-    if _is_time(grid):
+    if _is_time(grid) and grid.dtype.kind == "M":
         ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlabel(_xlabel(result))
     ax.set_ylabel(_label(result, output))
@@ -270,6 +272,8 @@ def _axis_values(values: Any) -> Any:
     """Values for a matplotlib axis: floats, or datetimes (a time zone kept)."""
     if not _is_time(values):
         return np.asarray(values, dtype=float)
+    if values.dtype.kind == "m":  # durations: seconds
+        return np.asarray(values, dtype="timedelta64[ns]") / np.timedelta64(1, "s")
     if isinstance(values, np.ndarray):
         return values
     return np.asarray(values.to_pydatetime())  # pandas DatetimeArray (maybe tz-aware)
@@ -284,8 +288,8 @@ def _all_present(values: Any) -> bool:
 
 def _contour_values(values: Any) -> np.ndarray:
     """Floats for ``contourf`` (datetimes as matplotlib date numbers)."""
-    if not _is_time(values):
-        return np.asarray(values, dtype=float)
+    if not _is_time(values) or values.dtype.kind == "m":
+        return np.asarray(_axis_values(values), dtype=float)
     from matplotlib.dates import date2num
 
     return np.asarray(date2num(_axis_values(values)), dtype=float)
@@ -297,10 +301,10 @@ def _draw_two_way(ax: Any, result: AccumulatedLocalEffects, output: int,
     artist = ax.contourf(g1, g0, result.average[output],
                          **{"levels": 8, "cmap": "RdBu_r", **contour_kw})
     colorbar = ax.figure.colorbar(artist, ax=ax, label="second-order ALE")
-    if _is_time(result.grid_values[1]):
+    if _is_time(result.grid_values[1]) and result.grid_values[1].dtype.kind == "M":
         ax.xaxis_date()
         ax.tick_params(axis="x", labelrotation=30)
-    if _is_time(result.grid_values[0]):
+    if _is_time(result.grid_values[0]) and result.grid_values[0].dtype.kind == "M":
         ax.yaxis_date()
     ax.set_xlabel(result.features[1])
     ax.set_ylabel(result.features[0])

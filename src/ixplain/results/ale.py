@@ -31,8 +31,8 @@ class AccumulatedLocalEffects:
         ``z_0 < ... < z_K``; for a ``"discrete"`` or ``"categorical"`` feature its ``K + 1``
         levels in the order the effects are accumulated. A datetime feature is numeric in
         time order: its edges are datetimes of the column's type (``numpy.datetime64`` of its
-        unit, a pandas ``DatetimeArray`` in its time zone, or datetime objects); ``to_dict``
-        writes them as ISO 8601 strings.
+        unit, a pandas ``DatetimeArray`` in its time zone, or datetime objects; durations
+        alike); ``to_dict`` writes them as ISO 8601 strings.
     average : ndarray of shape (n_outputs, n_grid) or (n_outputs, n_grid_0, n_grid_1)
         The centred ALE at the grid values: its mean over the rows is 0 (first order:
         Apley & Zhu's centring; second order: main effects removed, then centred).
@@ -112,10 +112,12 @@ class AccumulatedLocalEffects:
         Returns
         -------
         ndarray of bool
-            Shape (n_bins,) for a numeric feature (``bin_counts == 0``), (n_bins_0, n_bins_1)
-            for 2-way results; all False for a discrete or categorical feature (its levels are
-            the values seen).
+            Shape (n_bins,) for a numeric feature (``bin_counts == 0``, or only rows of
+            weight 0), (n_bins_0, n_bins_1) for 2-way results; all False for a discrete or
+            categorical feature (its levels are the values seen).
         """
+        if "empty_bins" in self.extra:
+            return np.asarray(self.extra["empty_bins"], dtype=bool)
         return np.asarray(self.bin_counts) == 0
 
     def band(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -204,15 +206,16 @@ class AccumulatedLocalEffects:
 
 
 def _is_time(values: Any) -> bool:
-    """Whether grid values are datetimes (numpy datetime64 or a pandas DatetimeArray)."""
-    return getattr(getattr(values, "dtype", None), "kind", None) == "M"
+    """Whether grid values are datetimes or durations (numpy or pandas arrays)."""
+    return getattr(getattr(values, "dtype", None), "kind", None) in ("M", "m")
 
 
 def _iso(values: Any) -> list[str | None]:
-    """Datetimes as ISO 8601 strings (with the offset of a time zone), NaT as ``None``."""
+    """Datetimes (durations) as ISO 8601 strings (with the offset of a time zone), NaT as
+    ``None``."""
     import pandas as pd
 
-    return [None if pd.isna(v) else v.isoformat() for v in pd.DatetimeIndex(values)]
+    return [None if pd.isna(v) else v.isoformat() for v in pd.Index(values)]
 
 
 def band_z(level: float) -> float:
