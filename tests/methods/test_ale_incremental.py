@@ -173,3 +173,41 @@ def test_nan_warning_counts_what_n_skipped_counts():
     assert f"{iale.n_skipped_} of 300 observation(s)" in msg and "n_skipped_" in msg
     assert iale.n_skipped_ == iale.n_seen_ - iale.n_explained_ - iale.n_warmup_
     assert iale.n_skipped_ > 23
+
+
+def test_fixed_edges_leave_outside_and_infinite_rows_out_as_static():
+    """Fixed edges [-1, 0, 1]: rows outside them used to be clipped into the outer bins
+    forever (static ALE with the same custom_edges leaves them out), an infinite value of
+    the feature was counted in the last bin (static: missing). Now both agree to 1e-12."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(800, 2))
+    X[::37, 0] = np.inf
+    g = lambda A: np.sin(np.where(np.isfinite(A[:, 0]), A[:, 0], 0)) * (1 + A[:, 1])  # noqa: E731
+    iale = IncrementalALE(g, "x0", edges=[-1, 0, 1], aggregation="mean")
+    for s in range(0, 800, 64):
+        iale.explain_many(X[s:s + 64])
+    static = accumulated_local_effects(g, X, "x0", custom_edges={"x0": [-1, 0, 1]})
+    res = iale.ale_
+    np.testing.assert_allclose(res.average, static.average, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.bin_counts, static.bin_counts, atol=1e-9)
+    assert res.n_outside == static.n_outside and res.n_missing == static.n_missing
+    assert res.n_rows == static.n_rows
+
+
+def test_warm_up_message_and_huge_grid_resolution():
+    """A constant feature (or too few rows) leaves iALE warming up: the error says so instead
+    of "has not explained any observation"; grid_resolution=10**6 was a 7 TiB MemoryError,
+    it is capped at one bin per stored value."""
+    X = np.c_[np.ones(300), np.arange(300.0)]
+    iale = IncrementalALE(lambda A: A[:, 0], "x0")
+    iale.explain_many(X)
+    with pytest.raises(ValueError, match="still warming up.*two distinct finite values.*300 rows"):
+        _ = iale.ale_
+    big = IncrementalALE(lambda A: A[:, 1], "x1", grid_resolution=10**6)
+    big.explain_many(X)
+    assert len(big.edges_) == 100 and big.ale_.average.shape == (1, 100)
+
+
+def test_non_numeric_output_names_the_stream_explainer():
+    with pytest.raises(ValueError, match="^IncrementalALE: .* returned non-numeric values"):
+        IncrementalALE(lambda A: np.array(["a"] * len(A)), 0).explain_many(_data(200))

@@ -514,9 +514,11 @@ class _Evaluator:
     table: Table
     array: np.ndarray | None
     batch_rows: int
+    owner: str = _OWNER
 
     @classmethod
-    def build(cls, model: Model, table: Table, memory_budget: int) -> _Evaluator:
+    def build(cls, model: Model, table: Table, memory_budget: int,
+              owner: str = _OWNER) -> _Evaluator:
         array = None
         dtype = table.schema.array_dtype
         if (
@@ -524,7 +526,7 @@ class _Evaluator:
             and dtype is not None and np.dtype(dtype).kind == "f"
         ):
             array = np.asarray(table.to_native("numpy"))
-        return cls(model, table, array, rows_for_budget(len(table.names), memory_budget))
+        return cls(model, table, array, rows_for_budget(len(table.names), memory_budget), owner)
 
     def predict(self, rows: np.ndarray, settings: Sequence[dict[str, np.ndarray]]) -> np.ndarray:
         """Predictions of shape (len(settings), len(rows), n_outputs)."""
@@ -545,7 +547,7 @@ class _Evaluator:
                         vals = vals.astype(np.int64)
                 stacked = stacked.set_column(name, vals)
             out = self.model.predict(stacked, batch_rows=self.batch_rows)
-        return _as_float(out, self.model).reshape(P, B, -1)
+        return _as_float(out, self.model, self.owner).reshape(P, B, -1)
 
 
 def _concat(parts: list[Any]) -> Any:
@@ -558,12 +560,12 @@ def _concat(parts: list[Any]) -> Any:
     return np.concatenate([np.asarray(p, dtype=object) for p in parts])
 
 
-def _as_float(out: np.ndarray, model: Model) -> np.ndarray:
+def _as_float(out: np.ndarray, model: Model, owner: str = _OWNER) -> np.ndarray:
     try:
         return np.asarray(out, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(
-            f"{_OWNER}: {model.describe()} returned non-numeric values (e.g. "
+            f"{owner}: {model.describe()} returned non-numeric values (e.g. "
             f"{np.ravel(out)[:3]!r}); ALE averages differences of the model output. For a "
             "classifier use response_method='predict_proba' or 'decision_function'."
         ) from None
@@ -790,6 +792,8 @@ class ALEFunction(Method):
     outside : {"exclude", "clip"}, default="exclude"
         A row outside the edges (or missing) gives zeros (``"exclude"``, as the static ALE)
         or counts in the nearest outer bin (``"clip"``, as the stream before a re-grid).
+    owner : str, default="accumulated_local_effects"
+        The name error messages start with.
 
     Examples
     --------
@@ -806,8 +810,8 @@ class ALEFunction(Method):
     name = "ale"
 
     def __init__(self, model: Model, feature: str, edges: np.ndarray,
-                 outside: str = "exclude") -> None:
-        self.model, self.feature = model, feature
+                 outside: str = "exclude", owner: str = _OWNER) -> None:
+        self.model, self.feature, self.owner = model, feature, owner
         self.edges = np.asarray(edges, dtype=np.float64)
         self.outside = outside
 
@@ -824,7 +828,7 @@ class ALEFunction(Method):
     def explain(self, batch: RowBatch) -> np.ndarray:
         b = self.bins(batch.X.numeric_column(self.feature))
         rows = np.flatnonzero(b >= 0)
-        ev = _Evaluator.build(self.model, batch.X, DEFAULT_MEMORY_BUDGET)
+        ev = _Evaluator.build(self.model, batch.X, DEFAULT_MEMORY_BUDGET, self.owner)
         diffs = local_differences(ev.predict, rows,
                                   [(self.feature, self.edges[b[rows]], self.edges[b[rows] + 1])])
         moments = row_moments(diffs)

@@ -28,7 +28,7 @@ per unit width): a new bin receives from every old bin the fraction of the old b
 with the differences scaled by the ratio of the widths (merging and splitting are the same
 rule). A new bin with no overlap (the range grew) takes the slope of the nearest bin until its
 own rows arrive. Rows outside the current range count in the nearest outer bin until the next
-re-grid. Re-grids happen at multiples of ``regrid_every`` of the rows seen, so the state after a
+re-grid (with fixed ``edges`` they are left out and counted, as in the static ALE). Re-grids happen at multiples of ``regrid_every`` of the rows seen, so the state after a
 row does not depend on how the stream was batched.
 
 With fixed ``edges`` and ``aggregation='mean'`` over a dataset the estimate equals
@@ -112,7 +112,8 @@ class IncrementalALE(IncrementalExplainer):
         datetime feature is refused (``ValueError``; the static
         :func:`~ixplain.accumulated_local_effects` bins datetimes in time order).
     grid_resolution : int, default=20
-        Number of bins ``K`` (ignored when ``edges`` are given).
+        Number of bins ``K`` (ignored when ``edges`` are given), at most the number of values
+        stored at the end of the warm-up minus one.
     edges : array-like of shape (K + 1,), optional
         Fixed, strictly increasing edges (no re-grid).
     regrid_every : int, default=100
@@ -132,6 +133,13 @@ class IncrementalALE(IncrementalExplainer):
     n_warmup_ : int
         Rows that only filled the storage before the first edges (the first ``regrid_every``
         rows when ``edges`` is None; a constant feature extends the warm-up).
+    n_missing_ : int
+        Explained rows whose value of the feature is infinite (or NaN with
+        ``nan_policy='pass'``): they enter no bin, as in the static ALE.
+    n_outside_ : int
+        Explained rows outside fixed ``edges``: left out, as the static ALE with
+        ``custom_edges`` leaves them (with estimated edges such rows count in the nearest
+        outer bin until the next re-grid).
     history_ : deque of (n_seen, ale, std)
         Snapshots of the centred curve (shape (n_outputs, K + 1)) and its standard error.
     edges_history_ : deque of ndarray
@@ -192,6 +200,8 @@ class IncrementalALE(IncrementalExplainer):
         self.edges_ = _check_edges(edges, owner)
         self.n_regrids_ = 0
         self.n_warmup_ = 0
+        self.n_missing_ = 0
+        self.n_outside_ = 0
         self._method: ALEFunction | None = None
         self._deferred: list[str] | None = None
         super().__init__(
@@ -236,8 +246,19 @@ class IncrementalALE(IncrementalExplainer):
         name = self._numeric_feature()
         assert self.edges_ is not None
         if self._method is None or self._method.edges is not self.edges_:
-            self._method = ALEFunction(self._model, name, self.edges_, outside="clip")
-        return self._method.explain(RowBatch(X, y, self.n_seen_))
+            outside = "clip" if self.edges is None else "exclude"  # fixed edges: as static
+            self._method = ALEFunction(self._model, name, self.edges_, outside=outside,
+                                       owner=self._owner)
+        values = self._method.explain(RowBatch(X, y, self.n_seen_))
+        x = X.numeric_column(name)
+        missing = ~np.isfinite(x)  # +-inf (NaN with nan_policy='pass'): no bin, no difference
+        if missing.any():
+            values[missing] = 0.0
+            self.n_missing_ += int(missing.sum())
+        if self.edges is not None:
+            out = (x < self.edges_[0]) | (x > self.edges_[-1])
+            self.n_outside_ += int((out & ~missing).sum())
+        return values
 
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
         """Explain a mini-batch (see the base class); one warning counts every skipped row.
@@ -309,7 +330,8 @@ class IncrementalALE(IncrementalExplainer):
         values = values[np.isfinite(values)]
         old = self.edges_
         if old is None:  # end of the warm-up
-            self.edges_ = stream_edges(values, self.grid_resolution)
+            # at most one bin per stored value (a huge grid_resolution is not a huge matrix)
+            self.edges_ = stream_edges(values, min(self.grid_resolution, max(1, len(values) - 1)))
             return
         counts = np.bincount(np.clip(_interval_bins(np.clip(values, old[0], old[-1]), old), 0,
                                      None), minlength=len(old) - 1)
@@ -339,6 +361,12 @@ class IncrementalALE(IncrementalExplainer):
 
     def _curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(centred ALE, its std, effective rows per bin) from the smoothed moments."""
+        if self.edges_ is None and self.n_seen_:
+            raise ValueError(
+                f"{self._owner} is still warming up: the first edges come from the stored values "
+                f"of the feature at a multiple of regrid_every={self.regrid_every} rows, and need "
+                f"two distinct finite values ({self.n_seen_} rows seen, {self.n_warmup_} stored, "
+                f"{self.n_skipped_} skipped). A constant feature has no ALE.")
         if self._aggregator.n == 0 or self.edges_ is None:
             raise ValueError(f"{self._owner} has not explained any observation yet.")
         sums = self._aggregator.get() * self._scale()
@@ -360,7 +388,8 @@ class IncrementalALE(IncrementalExplainer):
             grid_values=[self.edges_.copy()], average=ale, std=std, bin_counts=share,
             features=(name,), feature_kinds=("numeric",), deciles=[None],
             output_names=self._model.output_names, response_method=self._model.response_method,
-            n_rows=self.n_explained_, n_missing=(0,), n_outside=(0,), edge_rule=("stream",),
+            n_rows=self.n_explained_ - self.n_missing_ - self.n_outside_,
+            n_missing=(self.n_missing_,), n_outside=(self.n_outside_,), edge_rule=("stream",),
             extra={"n_seen": self.n_seen_, "aggregation": self.aggregation, "alpha": self.alpha,
                    "n_regrids": self.n_regrids_},
         )
