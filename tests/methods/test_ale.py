@@ -517,3 +517,13 @@ def test_weight_zero_bins_and_unknown_categorical_features_and_many_levels():
     with pytest.warns(UserWarning, match="'id' has 150 levels.*sorted order is used"):
         many = accumulated_local_effects(lambda d: d["x"].to_numpy(), df, "id")
     assert many.edge_rule == ("sorted",)
+
+
+def test_an_infinite_prediction_is_refused_not_accumulated():
+    """A model returning inf above x0 > 1 gave a curve of -inf, NaN and inf (NaN outputs were
+    already refused)."""
+    from ixplain import ModelEvaluationError
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    with pytest.raises(ModelEvaluationError, match="infinite prediction at a bin edge"):
+        accumulated_local_effects(lambda A: np.where(A[:, 0] > 1, np.inf, A[:, 0]), X, 0)

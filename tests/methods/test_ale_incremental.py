@@ -211,3 +211,12 @@ def test_warm_up_message_and_huge_grid_resolution():
 def test_non_numeric_output_names_the_stream_explainer():
     with pytest.raises(ValueError, match="^IncrementalALE: .* returned non-numeric values"):
         IncrementalALE(lambda A: np.array(["a"] * len(A)), 0).explain_many(_data(200))
+
+
+def test_fixed_edges_with_every_row_outside():
+    """A batch with no row inside fixed edges crashed in a reshape; it is counted outside."""
+    iale = IncrementalALE(lambda A: A[:, 0], "x0", edges=[10, 11, 12], aggregation="mean")
+    iale.explain_many(_data(100))
+    assert iale.n_outside_ == 100 and iale.ale_.n_rows == 0
+    iale.explain_many(np.c_[[10.2, 10.4, 11.5, 11.7], np.zeros(4)])
+    np.testing.assert_allclose(np.diff(iale.ale_.average[0]), [1.0, 1.0], atol=1e-12)

@@ -596,10 +596,12 @@ def local_differences(
     if len(corners) == 1:
         name, lo, hi = corners[0]
         out = evaluate(rows, [{name: lo}, {name: hi}])
-        return out[1] - out[0]
+        with np.errstate(invalid="ignore"):  # inf - inf: refused or skipped by the caller
+            return out[1] - out[0]
     (a, alo, ahi), (b, blo, bhi) = corners
     out = evaluate(rows, [{a: alo, b: blo}, {a: ahi, b: blo}, {a: alo, b: bhi}, {a: ahi, b: bhi}])
-    return out[3] - out[1] - out[2] + out[0]
+    with np.errstate(invalid="ignore"):
+        return out[3] - out[1] - out[2] + out[0]
 
 
 def row_moments(diffs: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -829,9 +831,10 @@ class ALEFunction(Method):
         b = self.bins(batch.X.numeric_column(self.feature))
         rows = np.flatnonzero(b >= 0)
         ev = _Evaluator.build(self.model, batch.X, DEFAULT_MEMORY_BUDGET, self.owner)
-        diffs = local_differences(ev.predict, rows,
-                                  [(self.feature, self.edges[b[rows]], self.edges[b[rows] + 1])])
-        moments = row_moments(diffs)
+        probe = rows if len(rows) else np.zeros(1, dtype=np.intp)  # none inside: zeros, but
+        lo, hi = self.edges[np.maximum(b[probe], 0)], self.edges[np.maximum(b[probe], 0) + 1]
+        diffs = local_differences(ev.predict, probe, [(self.feature, lo, hi)])  # the outputs
+        moments = row_moments(diffs)[:len(rows)]
         out = np.zeros((batch.n_rows,) + moments.shape[1:] + (len(self.edges) - 1,))
         out[rows, :, :, b[rows]] = moments
         return out
@@ -887,6 +890,8 @@ def _accumulate_sums(
         rows = usable[s:s + step]
         bs = [fb.bins[rows] for fb in fbs]
         diffs = local_differences(evaluator.predict, rows, [_corners(f, b) for f, b in zip(fbs, bs)])
+        if not np.isfinite(diffs).all():  # NaN predictions were refused: infinite ones
+            _refuse_infinite(diffs, rows, evaluator.model)
         cell = bs[0] if len(fbs) == 1 else bs[0] * shape[1] + bs[1]
         part = _bin_sums(cell, row_moments(diffs, None if weights is None else weights[rows]),
                          n_cells)
@@ -897,6 +902,17 @@ def _accumulate_sums(
             "to accumulate."
         )
     return total.reshape(total.shape[:2] + shape)
+
+
+def _refuse_infinite(diffs: np.ndarray, rows: np.ndarray, model: Model) -> None:
+    from .._validation import ModelEvaluationError
+
+    bad = rows[~np.isfinite(diffs).all(axis=1)]
+    raise ModelEvaluationError(
+        f"{_OWNER}: {model.describe()} returned an infinite prediction at a bin edge for "
+        f"{len(bad)} rows (first: row {int(bad[0])} of X), so the effect would be infinite or "
+        "NaN. Does the model accept the values it was given (values outside the training "
+        "range)? Clip its output, or use custom_edges inside the range where it is finite.")
 
 
 def _level_weights(fb: FeatureBins, weights: np.ndarray | None) -> np.ndarray:
