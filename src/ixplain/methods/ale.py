@@ -263,10 +263,10 @@ def _value_bins(
     else:
         order = np.argsort(present, kind="stable") if w is not None else None
         xs = np.sort(present) if order is None else present[order]
-        levels, level_counts = np.unique(xs, return_counts=True)
-        if not interval_only and len(levels) <= grid_resolution + 1 and (
-                level_counts.min() >= min_bin_size or len(levels) == 1):
-            return _discrete_bins(name, x, levels, missing, integer)
+        starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])  # xs is sorted
+        if not interval_only and len(starts) <= grid_resolution + 1 and (
+                np.diff(np.r_[starts, len(xs)]).min() >= min_bin_size or len(starts) == 1):
+            return _discrete_bins(name, x, xs[starts], missing, integer)
         if len(xs) < min_bin_size:
             raise ValueError(
                 f"{_OWNER}: feature {name!r} has {len(xs)} non-missing values, fewer than "
