@@ -220,3 +220,24 @@ def test_fixed_edges_with_every_row_outside():
     assert iale.n_outside_ == 100 and iale.ale_.n_rows == 0
     iale.explain_many(np.c_[[10.2, 10.4, 11.5, 11.7], np.zeros(4)])
     np.testing.assert_allclose(np.diff(iale.ale_.average[0]), [1.0, 1.0], atol=1e-12)
+
+
+def test_ema_band_is_calibrated_early_in_the_stream():
+    """alpha=0.001 after 350 rows: the exponential weights are almost uniform (0.70..1), so
+    the band should be close to the static ALE's on the same rows and edges. The moments of a
+    smoothed mean that starts at zero sum to 1 - (1 - alpha)^n = 0.30, and were read as 350
+    rows: the counts were 3.4x too small and the band 1.8x too wide (NaN in thin bins)."""
+    X = _data(350, seed=5)
+    edges = np.linspace(0, 1, 6)
+    iale = IncrementalALE(f, "x0", edges=edges, alpha=0.001)
+    iale.explain_many(X)
+    static = accumulated_local_effects(f, X, "x0", custom_edges={"x0": edges})
+    res = iale.ale_
+    a, n = 0.001, 350
+    q = (1 - a) ** n
+    n_eff = (1 - q) ** 2 * (2 - a) / (a * (1 - q * q))  # (sum w)^2 / sum w^2
+    assert res.bin_counts.sum() == pytest.approx(n_eff, rel=1e-9)
+    assert n_eff == pytest.approx(346.5, abs=0.1)
+    ratio = res.std[0] / static.std[0]
+    assert np.all((0.9 < ratio) & (ratio < 1.12))
+    np.testing.assert_allclose(res.average, static.average, atol=0.02)

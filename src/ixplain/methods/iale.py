@@ -35,8 +35,11 @@ With fixed ``edges`` and ``aggregation='mean'`` over a dataset the estimate equa
 :func:`~ixplain.accumulated_local_effects` with ``custom_edges`` on the same rows (float
 rounding).
 
-The band of ``'ema'`` treats the smoothed moments as means over ``(2 - alpha) / alpha``
-effective rows (capped by the rows explained), the effective size of an exponential window.
+The band of ``'ema'`` treats the smoothed moments as sums over the effective number of rows of
+the exponential weights ``alpha (1 - alpha)^(n - i)`` of the ``n`` rows explained, ``(sum w)^2 /
+sum w^2`` (about ``n`` early on, ``(2 - alpha) / alpha`` in the long run); the smoothed mean
+starts at zero, so early on the weights sum to ``1 - (1 - alpha)^n``, not 1, and the moments are
+scaled by that too (the bins' counts and the band are right from the first rows).
 """
 
 from __future__ import annotations
@@ -357,7 +360,13 @@ class IncrementalALE(IncrementalExplainer):
         if isinstance(agg, Mean):
             return float(agg.n)
         assert isinstance(agg, EWMean)
-        return float(min(agg.n, (2 - self.alpha) / self.alpha))
+        # the smoothed moments weigh row i by a (1 - a)^(n - i): total w = 1 - (1 - a)^n (it
+        # starts at zero), effective rows (sum w)^2 / sum w^2; scale so they count that many
+        a, n = self.alpha, agg.n
+        q = (1.0 - a) ** n
+        if q >= 1.0:  # a * n below float resolution: uniform weights
+            return 1.0 / a
+        return float((2.0 - a) * (1.0 - q) / (a * (1.0 - q * q)))
 
     def _curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(centred ALE, its std, effective rows per bin) from the smoothed moments."""
