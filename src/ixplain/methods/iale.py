@@ -269,6 +269,17 @@ class IncrementalALE(IncrementalExplainer):
         The batch is cut at the re-grid points (and at ``max_batch``): a warning about
         skipped rows (NaN observations, a model returning NaN) is issued once, after the
         whole batch, with the number of its rows that ``n_skipped_`` counted.
+
+        Parameters
+        ----------
+        X : ndarray of shape (B, n_features), DataFrame or list of dict
+        y : array-like of shape (B,), optional
+            Not used by ALE (accepted as by every incremental explainer).
+
+        Returns
+        -------
+        ndarray
+            The estimate after the last row (:attr:`importances_`, a copy).
         """
         skipped, seen, self._deferred = self.n_skipped_, self.n_seen_, []
         try:
