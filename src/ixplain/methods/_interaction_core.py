@@ -62,6 +62,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
 from math import comb, factorial
 
 import numpy as np
@@ -69,12 +70,19 @@ import numpy as np
 from ..losses import Loss
 from ..models import Model
 from ..tabular import Table
+from ._interaction_kernel import (
+    KernelDesign,
+    coalition_masks,
+    fit_interactions,
+    kernel_design,
+    term_basis,
+)
 from ._sage_core import masked_losses, masked_table
 
 __all__: list[str] = []
 
 INDICES = ("k-SII", "SII", "FSII")
-METHODS = ("exact", "permutation")
+METHODS = ("exact", "permutation", "regression")
 
 
 def pair_indices(n_players: int) -> tuple[np.ndarray, np.ndarray]:
@@ -98,55 +106,19 @@ def _incidence(n_players: int) -> np.ndarray:
     return inc
 
 
-def _shapley_rows(n_players: int) -> np.ndarray:
-    """(G, 2^G) map from a game vector to its Shapley values."""
-    G = n_players
-    bits = coalition_bits(G)
-    size = bits.sum(axis=1)
-    c = np.arange(2**G)
-    out = np.zeros((G, 2**G))
-    w = np.array([factorial(t) * factorial(G - t - 1) / factorial(G) for t in range(G)])
-    for i in range(G):
-        without = c[~bits[:, i]]
-        np.add.at(out[i], without | (1 << i), w[size[without]])
-        np.add.at(out[i], without, -w[size[without]])
-    return out
+def _fsii_rows(n_players: int, order: int = 2) -> np.ndarray:
+    """(n_terms, 2^G) map from a game vector to Faith-SII of ``order`` (constrained least
+    squares).
 
-
-def _sii_rows(n_players: int) -> np.ndarray:
-    """(P, 2^G) map from a game vector to its pairwise Shapley interaction indices."""
-    G = n_players
-    bits = coalition_bits(G)
-    size = bits.sum(axis=1)
-    c = np.arange(2**G)
-    w = np.array(
-        [factorial(t) * factorial(G - t - 2) / factorial(G - 1) for t in range(G - 1)]
-    )
-    ii, jj = pair_indices(G)
-    out = np.zeros((len(ii), 2**G))
-    for p, (i, j) in enumerate(zip(ii, jj)):
-        t = c[~bits[:, i] & ~bits[:, j]]
-        wt = w[size[t]]
-        for coal, sign in ((t | (1 << i) | (1 << j), 1.0), (t | (1 << i), -1.0),
-                           (t | (1 << j), -1.0), (t, 1.0)):
-            np.add.at(out[p], coal, sign * wt)
-    return out
-
-
-def _fsii_rows(n_players: int) -> np.ndarray:
-    """(G + P, 2^G) map from a game vector to Faith-SII of order 2 (constrained least squares).
-
-    Minimises ``sum_S mu(S) (v(S) - sum_{T ⊆ S, |T| <= 2} Phi_T)^2`` with the Shapley kernel
-    ``mu(S) = (G - 1) / (C(G, |S|) |S| (G - |S|))`` over the proper non-empty coalitions, subject
-    to exactness on the empty and the full coalition (the KKT system, solved for the identity).
+    Minimises ``sum_S mu(S) (v(S) - sum_{T ⊆ S, |T| <= order} Phi_T)^2`` with the Shapley
+    kernel ``mu(S) = (G - 1) / (C(G, |S|) |S| (G - |S|))`` over the proper non-empty
+    coalitions, subject to exactness on the empty and the full coalition (the KKT system,
+    solved for the identity).
     """
     G = n_players
     bits = coalition_bits(G)
     size = bits.sum(axis=1)
-    ii, jj = pair_indices(G)
-    A = np.concatenate(
-        [np.ones((2**G, 1)), bits, bits[:, ii] & bits[:, jj]], axis=1
-    ).astype(np.float64)
+    A = term_basis(bits, order)
     inner = (size > 0) & (size < G)
     s = size[inner]
     w = (G - 1) / (np.array([comb(G, int(k)) for k in s]) * s * (G - s))
@@ -163,14 +135,9 @@ def _fsii_rows(n_players: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def exact_matrix(n_players: int, index: str) -> np.ndarray:
-    """(G + P, 2^G) linear map from a game vector (``v[0] = 0``) to [main terms, pair terms]."""
-    if index == "FSII":
-        return _fsii_rows(n_players)
-    sv, sii = _shapley_rows(n_players), _sii_rows(n_players)
-    if index == "k-SII":
-        sv = sv - 0.5 * _incidence(n_players) @ sii
-    return np.concatenate([sv, sii])
+def exact_matrix(n_players: int, order: int = 2) -> np.ndarray:
+    """(n_terms, 2^G) linear map from a game vector (``v[0] = 0``) to its Faith-SII."""
+    return _fsii_rows(n_players, order)
 
 
 @lru_cache(maxsize=32)
@@ -197,22 +164,72 @@ def _derivative_plan(n_players: int) -> tuple[np.ndarray, ...]:
     return t1, t1i, w[size[t1]], t2, t2 | bi, t2 | bj, t2 | bi | bj, w2[size[t2]]
 
 
-def exact_indices(game: np.ndarray, n_players: int, index: str) -> np.ndarray:
-    """Main and pair terms of game vectors ``game`` (B, 2^G), shape (B, G + P).
+@lru_cache(maxsize=32)
+def _triple_plan(n_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``t3`` (T3, 2^(G-3)): the coalitions without ``i, j, k`` of every triple; ``bits``
+    (T3, 3): the triple's bits; ``w3``: the SII weights ``|T|! (G - |T| - 3)! / (G - 2)!``."""
+    G = n_players
+    bits = coalition_bits(G)
+    size = bits.sum(axis=1)
+    c = np.arange(2**G)
+    triples = list(combinations(range(G), 3))
+    t3 = np.stack([c[~bits[:, i] & ~bits[:, j] & ~bits[:, k]] for i, j, k in triples])
+    w3 = np.array([factorial(t) * factorial(G - t - 3) / factorial(G - 2) for t in range(G - 2)])
+    tb = (1 << np.array(triples))
+    return t3, tb, w3[size[t3]]
 
-    SII and k-SII sum weighted discrete derivatives, each grouped as a difference of two
+
+@lru_cache(maxsize=32)
+def _term_incidence(n_players: int, low: int, high: int) -> np.ndarray:
+    """(n_low, n_high) matrix with 1 where the term of order ``low`` lies inside the term of
+    order ``high`` (both in lexicographic order)."""
+    lows = list(combinations(range(n_players), low))
+    pos = {t: i for i, t in enumerate(lows)}
+    highs = list(combinations(range(n_players), high))
+    out = np.zeros((len(lows), len(highs)))
+    for h, T in enumerate(highs):
+        for S in combinations(T, low):
+            out[pos[S], h] = 1.0
+    return out
+
+
+def _triple_sii(game: np.ndarray, n_players: int) -> np.ndarray:
+    """(B, T3) SII of every triple: weighted third derivatives, each grouped as a difference
+    of pair derivatives (exactly 0 when a player never changes the game)."""
+    t3, tb, w3 = _triple_plan(n_players)
+    bi, bj, bk = (tb[:, p][:, None] for p in range(3))
+
+    def pair_delta(t: np.ndarray) -> np.ndarray:
+        return (game[:, t | bi | bj] - game[:, t | bj]) - (game[:, t | bi] - game[:, t])
+
+    return ((pair_delta(t3 | bk) - pair_delta(t3)) * w3).sum(axis=2)
+
+
+def exact_indices(game: np.ndarray, n_players: int, index: str, order: int = 2) -> np.ndarray:
+    """The terms of game vectors ``game`` (B, 2^G): shape (B, G + P [+ T3]).
+
+    SII and k-SII sum weighted discrete derivatives, each grouped as a difference of
     marginal contributions, so a player whose presence never changes the game gets exactly 0
-    in every term that involves it; FSII applies :func:`exact_matrix`.
+    in every term that involves it; FSII applies :func:`exact_matrix`. k-SII of order ``k``
+    (Bordt & von Luxburg 2023) adds to each SII term the SII of its supersets of higher order
+    times Bernoulli numbers: ``B_1 = -1/2`` for one more player, ``B_2 = 1/6`` for two.
     """
     if index == "FSII":
-        return game @ exact_matrix(n_players, index).T
+        return game @ exact_matrix(n_players, order).T
     t1, t1i, w1, t2, t2i, t2j, t2ij, w2 = _derivative_plan(n_players)
     mains = ((game[:, t1i] - game[:, t1]) * w1).sum(axis=2)
     delta = (game[:, t2ij] - game[:, t2j]) - (game[:, t2i] - game[:, t2])
     pairs = (delta * w2).sum(axis=2)
+    if order < 3:
+        if index == "k-SII":
+            mains = mains - 0.5 * pairs @ _incidence(n_players).T
+        return np.concatenate([mains, pairs], axis=1)
+    triples = _triple_sii(game, n_players)
     if index == "k-SII":
-        mains = mains - 0.5 * pairs @ _incidence(n_players).T
-    return np.concatenate([mains, pairs], axis=1)
+        mains = (mains - 0.5 * pairs @ _incidence(n_players).T
+                 + triples @ _term_incidence(n_players, 1, 3).T / 6.0)
+        pairs = pairs - 0.5 * triples @ _term_incidence(n_players, 2, 3).T
+    return np.concatenate([mains, pairs, triples], axis=1)
 
 
 @dataclass(frozen=True)
@@ -222,32 +239,58 @@ class InteractionPlan:
     Attributes
     ----------
     n_players : int
-        ``G`` (at least 2).
+        ``G`` (at least 2; at least 3 for ``order=3``).
     index : {"k-SII", "SII", "FSII"}
-    method : {"exact", "permutation"}
+    method : {"exact", "permutation", "regression"}
     col_player : ndarray of shape (n_features,)
         The player of every column (:func:`._sage_core.resolve_players`).
+    order : {2, 3}
+        Highest interaction order.
+    budget : int
+        ``"regression"``: coalitions per observation, the empty one included.
     """
 
     n_players: int
     index: str
     method: str
     col_player: np.ndarray
+    order: int = 2
+    budget: int = 0
 
     @property
     def n_pairs(self) -> int:
         return self.n_players * (self.n_players - 1) // 2
 
     @property
+    def n_triples(self) -> int:
+        return comb(self.n_players, 3) if self.order >= 3 else 0
+
+    @property
     def n_coalitions(self) -> int:
         """Coalitions evaluated with draws per observation (``f(x)`` comes on top)."""
         G = self.n_players
-        return 2**G - 1 if self.method == "exact" else 2 * G - 1
+        if self.method == "exact":
+            return 2**G - 1
+        if self.method == "regression":
+            return self.design.n_coalitions
+        return 2 * G - 1
+
+    @property
+    def design(self) -> KernelDesign:
+        """The coalition design of ``"regression"``."""
+        return kernel_design(self.n_players, self.budget)
 
     @property
     def n_values(self) -> int:
-        """Length of one explanation: ``G`` main terms then ``P`` pair terms."""
-        return self.n_players + self.n_pairs
+        """Length of one explanation: ``G`` main terms, ``P`` pair terms (then the triples)."""
+        return self.n_players + self.n_pairs + self.n_triples
+
+    @property
+    def n_uniforms(self) -> int:
+        """Uniforms per observation for its coalitions (orders or sampled coalitions)."""
+        if self.method == "regression":
+            return self.design.width
+        return self.n_players
 
     def rows_per_observation(self, n_samples: int) -> int:
         return self.n_coalitions * n_samples + 1
@@ -276,16 +319,17 @@ def explain_interactions(
     x : Table of B rows; y : ndarray of shape (B,)
     draws : Table
         Perturbation rows; ``draw_idx`` of shape (B, s) picks each observation's draws.
-    order_u : ndarray of shape (B, G) or None
+    order_u : ndarray of shape (B, plan.n_uniforms) or None
         Uniforms that fix each observation's random order (``"permutation"``; the order is
-        their argsort, so any batching of the same uniforms gives the same values).
+        their argsort, so any batching of the same uniforms gives the same values) or its
+        sampled coalitions (``"regression"``).
     batch_rows : int, optional
         Rows per model call (default: one call).
 
     Returns
     -------
-    values : ndarray of shape (B, G + P)
-        Main terms then pair terms of each observation.
+    values : ndarray of shape (B, plan.n_values)
+        Main terms, pair terms (then triple terms) of each observation.
     losses : ndarray of shape (B, 2)
         ``l_x(empty)`` and ``loss(f(x), y)``; ``values.sum(axis=1)`` equals their difference
         for the efficient indices.
@@ -293,6 +337,10 @@ def explain_interactions(
     if plan.method == "exact":
         return _explain_exact(plan, model, loss, correction, x, y, draws, draw_idx, batch_rows)
     assert order_u is not None
+    if plan.method == "regression":
+        return _explain_regression(
+            plan, model, loss, correction, x, y, draws, draw_idx, order_u, batch_rows
+        )
     return _explain_permutation(
         plan, model, loss, correction, x, y, draws, draw_idx, order_u, batch_rows
     )
@@ -311,8 +359,25 @@ def _explain_exact(
     )
     losses = np.concatenate([est, full_loss[:, None]], axis=1)  # (B, 2^G), coalition order
     game = losses[:, :1] - losses
-    values = exact_indices(game, G, plan.index)
+    values = exact_indices(game, G, plan.index, plan.order)
     return values, np.stack([losses[:, 0], full_loss], axis=1)
+
+
+def _explain_regression(
+    plan: InteractionPlan, model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
+    draws: Table, draw_idx: np.ndarray, coalition_u: np.ndarray, batch_rows: int | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    design = plan.design
+    masks = coalition_masks(design, coalition_u, x.n_rows)  # (B, K, G)
+    table = masked_table(x, draws, draw_idx, masks[:, :, plan.col_player])
+    est, full_loss, _ = masked_losses(
+        model, loss, correction, table, y, plan.n_coalitions, draw_idx.shape[1],
+        batch_rows=batch_rows,
+    )
+    game = est[:, :1] - est
+    values = fit_interactions(design, masks, game, est[:, 0] - full_loss, plan.order,
+                              plan.index)
+    return values, np.stack([est[:, 0], full_loss], axis=1)
 
 
 def _explain_permutation(

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_options, param_error
+from .._validation import check_int, check_options, param_error
 from ..losses import get_loss
 from ..models import rows_for_budget
 from ..results.interactions import InteractionTimeSeries, ShapleyInteractions, _square
@@ -24,6 +24,7 @@ from ..tabular import Table
 from ._incremental import IncrementalExplainer, Sampler
 from ._interaction_core import INDICES, InteractionPlan, explain_interactions
 from ._sage_core import correction_for, resolve_players
+from .interactions import resolve_plan
 from .isage import LossGameValues, check_game_options
 
 __all__ = ["IncrementalShapleyInteractions"]
@@ -33,7 +34,7 @@ MAX_EXACT_PLAYERS_STREAM = 6
 
 
 class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
-    """Pairwise Shapley interactions of the loss game on a data stream, with confidence bounds.
+    """Shapley interactions of the loss game on a data stream, with confidence bounds.
 
     Parameters
     ----------
@@ -43,11 +44,19 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
     loss : str, Loss or callable
         As in :class:`ixplain.IncrementalSAGE`.
     index : {"k-SII", "SII", "FSII"}, default="k-SII"
-        See :func:`ixplain.shapley_interactions` (``"FSII"`` needs ``method="exact"``).
-    method : {"auto", "exact", "permutation"}, default="auto"
-        Coalitions per observation: all of them (``"exact"``) or a random order with its
+        See :func:`ixplain.shapley_interactions` (``"FSII"`` needs ``method="exact"`` or
+        ``"regression"``).
+    order : {2, 3}, default=2
+        Highest interaction order (3: ``method="exact"`` or ``"regression"``).
+    method : {"auto", "exact", "regression", "permutation"}, default="auto"
+        Coalitions per observation: all of them (``"exact"``), ``n_coalitions`` of them and
+        the Shapley-kernel least-squares fit (``"regression"``, see
+        :func:`ixplain.shapley_interactions` for its bias) or a random order with its
         adjacent pairs (``"permutation"``, unbiased). ``"auto"``: exact up to
-        :data:`MAX_EXACT_PLAYERS_STREAM` players.
+        :data:`MAX_EXACT_PLAYERS_STREAM` players, regression above.
+    n_coalitions : int or "auto", default="auto"
+        ``"regression"`` only: coalitions per observation, as in
+        :func:`ixplain.shapley_interactions`.
     n_samples : int or "auto", default="auto"
         Storage rows drawn per observation (8 for squared error and Brier, 32 otherwise).
     groups : dict of str to list of str, optional
@@ -58,9 +67,10 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
 
     Attributes
     ----------
-    importances_ : ndarray of shape (G + P,)
-        Current main terms then pair terms (``P = G (G - 1) / 2`` pairs ``i < j``).
-    variances_ : ndarray of shape (G + P,)
+    importances_ : ndarray of shape (G + P [+ T],)
+        Current main terms then pair terms (``P = G (G - 1) / 2`` pairs ``i < j``), then for
+        order 3 the ``T = C(G, 3)`` triples ``i < j < k``.
+    variances_ : ndarray of shape (G + P [+ T],)
         Variance of the per-observation values (for :meth:`confidence_bound`).
     main_values_ : ndarray of shape (G,)
     pair_values_ : ndarray of shape (G, G)
@@ -102,8 +112,10 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         *,
         loss: Any,
         index: str = "k-SII",
+        order: int = 2,
         method: str = "auto",
         n_samples: int | str = "auto",
+        n_coalitions: int | str = "auto",
         groups: dict[str, list[str]] | None = None,
         feature_names: Any = None,
         storage: Any = None,
@@ -121,9 +133,15 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         self._loss = get_loss(loss, owner)
         self._correction = correction_for(self._loss)
         self.index = check_options(index, "index", owner, INDICES)
-        self.method = check_options(method, "method", owner, ("auto", "exact", "permutation"))
-        if index == "FSII" and method == "permutation":
-            raise param_error(owner, "method", "'exact' or 'auto' with index='FSII'", method)
+        self.order = int(check_int(order, "order", owner, min_value=2,  # type: ignore[arg-type]
+                                   max_value=3))
+        self.method = check_options(method, "method", owner,
+                                    ("auto", "exact", "regression", "permutation"))
+        if method == "permutation" and (index == "FSII" or self.order > 2):
+            rule = "'exact', 'regression' or 'auto' with " + (
+                "index='FSII'" if index == "FSII" else f"order={self.order}")
+            raise param_error(owner, "method", rule, method)
+        self.n_coalitions = n_coalitions
         self.n_samples = n_samples
         self.n_samples_ = check_game_options(n_samples, groups, self._correction, owner)
         self.groups = groups
@@ -141,17 +159,9 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
     # ------------------------------------------------------------------ the explanation function
     def _set_players(self, names: list[str]) -> None:
         players, col_player = resolve_players(names, self.groups, self._owner)
-        G = len(players)
-        if G < 2:
-            raise ValueError(
-                f"{self._owner} needs at least 2 players (features or groups); got {players}."
-            )
-        method = self.method
-        if method == "auto":
-            exact = G <= MAX_EXACT_PLAYERS_STREAM or self.index == "FSII"
-            method = "exact" if exact else "permutation"
+        self._plan = resolve_plan(self._owner, players, col_player, self.index, self.order,
+                                  self.method, self.n_coalitions, MAX_EXACT_PLAYERS_STREAM)
         self.players_ = players
-        self._plan = InteractionPlan(G, self.index, method, col_player)
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         if self._plan is None or len(self._plan.col_player) != len(X.names):
@@ -164,6 +174,8 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         order_u = None
         if plan.method == "permutation":
             order_u = sampler.uniforms(plan.n_players, "order")
+        elif plan.method == "regression":
+            order_u = sampler.uniforms(plan.n_uniforms, "coalitions")
         per_obs = plan.rows_per_observation(s)
         values, losses = explain_interactions(
             plan, self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,
@@ -193,7 +205,7 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         if not self.feature_names_:
             return np.zeros((0, 0))
         G = self._n_players()
-        return _square(self.importances_[G:], G)
+        return _square(self.importances_[G : G + G * (G - 1) // 2], G)
 
     def _n_players(self) -> int:
         if self._plan is None:
@@ -228,7 +240,8 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         settings.update(n_observations=self.n_explained_,
                         explained_loss=self.marginal_loss_ - self.model_loss_)
         return ShapleyInteractions.from_vector(
-            self.importances_, self.standard_errors(), self.players_, self.index, settings
+            self.importances_, self.standard_errors(), self.players_, self.index, settings,
+            order=self.order,
         )
 
     def to_time_series(self) -> InteractionTimeSeries:
@@ -252,6 +265,7 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         assert self._plan is not None
         return {
             "method": self._plan.method,
+            "order": self.order,
             "loss": self.loss if isinstance(self.loss, str) else getattr(self.loss, "name", "callable"),
             "n_samples": self.n_samples_,
             "loss_estimator": self._correction,
