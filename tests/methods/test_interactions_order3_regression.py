@@ -225,3 +225,65 @@ def test_stream_regression_and_order3_match_the_static_game():
         if kw.get("order") == 3:
             assert res.triple_values is not None and res.top_triples(1)[0][:3] == (
                 "x0", "x1", "x2")
+
+
+# --------------------------------------------------------------------------- conditional removal
+
+
+def copy_plus(Z):
+    return Z[:, 0] + Z[:, 2]
+
+
+@pytest.fixture(scope="module")
+def copy_data():
+    rng = np.random.default_rng(2)
+    a = rng.choice([-1.0, 1.0], size=2000)
+    X = np.column_stack([a, a, rng.choice([-1.0, 1.0], size=2000)])  # x1 is a copy of x0
+    return X, copy_plus(X)
+
+
+@pytest.mark.parametrize("method", ["exact", "regression"])
+def test_conditional_removal_closed_form_on_a_copied_feature(copy_data, method):
+    """x0 Rademacher, x1 = x0 (a copy the model ignores), x2 Rademacher independent,
+    f = y = x0 + x2, squared loss. Marginal removal: v(S) = 1[0 ∈ S] + 1[2 ∈ S], so k-SII
+    mains (1, 0, 1) and no pair. Conditional removal: a kept x1 reveals x0, so
+    v(S) = 1[S ∩ {0, 1} ≠ ∅] + 1[2 ∈ S], whose Moebius terms are m_0 = m_1 = m_2 = 1 and
+    m_01 = -1: k-SII (the Moebius terms of this 2-additive game) mains (1, 1, 1), pair
+    (0, 1) = -1, the others 0; SII mains are the Shapley values 1/2, 1/2, 1. The sampler's
+    trees on binary features have two leaves of ~1,000 rows, so the conditional draws are
+    the conditional law up to O(1/sqrt(1000))."""
+    X, y = copy_data
+    kw = dict(loss="squared_error", method=method, random_state=0)
+    if method == "regression":
+        kw.update(n_coalitions=7, n_permutations=2000, convergence_threshold=None)
+    marginal = shapley_interactions(copy_plus, X, y, **kw)
+    close_to(marginal, [1, 0, 1], [0, 0, 0])
+    assert marginal.main_values[1] == 0.0 or method == "regression"
+    res = shapley_interactions(copy_plus, X, y, removal="conditional", **kw)
+    close_to(res, [1, 1, 1], [-1, 0, 0])
+    assert res.total == pytest.approx(res.settings["explained_loss"], abs=1e-10)
+    assert res.settings["removal"] == "conditional"
+    sii = shapley_interactions(copy_plus, X, y, removal="conditional", index="SII", **kw)
+    close_to(sii, [0.5, 0.5, 1], [-1, 0, 0])
+
+
+def close_to(res, mains, pairs):
+    """Within 4 standard errors plus 0.03 (the sampler's and the background's own error)."""
+    got, std = res.to_frame()["value"], res.to_frame()["std"]
+    err = np.abs(got - np.array(mains + pairs, dtype=float))
+    assert (err < 4 * std + 0.03).all(), (got.tolist(), std.tolist())
+
+
+def test_conditional_removal_on_a_stream(copy_data):
+    """The same game on a stream with the default ConditionalStorage: the running mean of
+    the explanation gives the conditional values (pair (0, 1) = -1, x1's main term 1)."""
+    X, y = copy_data
+    e = IncrementalShapleyInteractions(copy_plus, loss="squared_error", removal="conditional",
+                                       aggregation="mean", random_state=0)
+    e.explain_many(X[:800], y[:800])
+    close_to(e.to_result(), [1, 1, 1], [-1, 0, 0])
+    with pytest.raises(TypeError, match="ConditionalStorage"):
+        from ixplain.storage import UniformReservoir
+
+        IncrementalShapleyInteractions(copy_plus, loss="squared_error", removal="conditional",
+                                       storage=UniformReservoir(10))

@@ -60,16 +60,19 @@ Importance Measures." NeurIPS 2020.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from math import comb, factorial
+from typing import Any
 
 import numpy as np
 
 from ..losses import Loss
 from ..models import Model
 from ..tabular import Table
+from ._conditional import conditional_masked_losses
 from ._interaction_kernel import (
     KernelDesign,
     coalition_masks,
@@ -296,35 +299,65 @@ class InteractionPlan:
         return self.n_coalitions * n_samples + 1
 
 
+#: ``evaluate(inside)``: the loss estimates of coalitions ``inside`` (shape (B or 1, K, d), the
+#: columns kept) for every observation, as ``(est (B, K), full_loss (B,))``.
+Evaluate = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def marginal_evaluator(
+    model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray, draws: Table,
+    draw_idx: np.ndarray, batch_rows: int | None = None,
+) -> Evaluate:
+    """Marginal removal: the removed columns of observation ``i`` from its draws
+    ``draws[draw_idx[i]]`` (shared by all its coalitions), one batched model call."""
+
+    def evaluate(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        table = masked_table(x, draws, draw_idx, inside)
+        est, full_loss, _ = masked_losses(
+            model, loss, correction, table, y, inside.shape[1], draw_idx.shape[1],
+            batch_rows=batch_rows,
+        )
+        return est, full_loss
+
+    return evaluate
+
+
+def conditional_evaluator(
+    model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray, sampler: Any,
+    u: np.ndarray, *, exclude: np.ndarray | None = None, explainer: Any = None,
+    rows: Any = None, batch_rows: int | None = None,
+) -> Evaluate:
+    """Conditional removal: the removed block of every coalition drawn by ``sampler`` (a
+    fitted :class:`~ixplain.imputation.ConditionalSampler`) from uniforms ``u`` (B, s, width)
+    shared by all coalitions of an observation (see
+    :func:`._conditional.conditional_masked_losses` for ``exclude``, ``explainer``, ``rows``)."""
+
+    def evaluate(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return conditional_masked_losses(
+            model, loss, correction, x, y, sampler, u, ~inside, exclude=exclude,
+            batch_rows=batch_rows, explainer=explainer, rows=rows,
+        )
+
+    return evaluate
+
+
 def explain_interactions(
-    plan: InteractionPlan,
-    model: Model,
-    loss: Loss,
-    correction: str,
-    x: Table,
-    y: np.ndarray,
-    draws: Table,
-    draw_idx: np.ndarray,
-    order_u: np.ndarray | None,
-    *,
-    batch_rows: int | None = None,
+    plan: InteractionPlan, evaluate: Evaluate, n_obs: int, order_u: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The batched explanation function: interaction indices of each observation's loss game.
 
     Parameters
     ----------
     plan : InteractionPlan
-    model, loss, correction
-        The adapter, the loss and its bias correction (:func:`._sage_core.correction_for`).
-    x : Table of B rows; y : ndarray of shape (B,)
-    draws : Table
-        Perturbation rows; ``draw_idx`` of shape (B, s) picks each observation's draws.
+    evaluate : Evaluate
+        The removal step and the model call (:func:`marginal_evaluator`,
+        :func:`conditional_evaluator`).
+    n_obs : int
+        ``B``, the observations.
     order_u : ndarray of shape (B, plan.n_uniforms) or None
         Uniforms that fix each observation's random order (``"permutation"``; the order is
         their argsort, so any batching of the same uniforms gives the same values) or its
         sampled coalitions (``"regression"``).
-    batch_rows : int, optional
-        Rows per model call (default: one call).
 
     Returns
     -------
@@ -335,28 +368,16 @@ def explain_interactions(
         for the efficient indices.
     """
     if plan.method == "exact":
-        return _explain_exact(plan, model, loss, correction, x, y, draws, draw_idx, batch_rows)
+        return _explain_exact(plan, evaluate)
     assert order_u is not None
     if plan.method == "regression":
-        return _explain_regression(
-            plan, model, loss, correction, x, y, draws, draw_idx, order_u, batch_rows
-        )
-    return _explain_permutation(
-        plan, model, loss, correction, x, y, draws, draw_idx, order_u, batch_rows
-    )
+        return _explain_regression(plan, evaluate, n_obs, order_u)
+    return _explain_permutation(plan, evaluate, n_obs, order_u)
 
 
-def _explain_exact(
-    plan: InteractionPlan, model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
-    draws: Table, draw_idx: np.ndarray, batch_rows: int | None,
-) -> tuple[np.ndarray, np.ndarray]:
+def _explain_exact(plan: InteractionPlan, evaluate: Evaluate) -> tuple[np.ndarray, np.ndarray]:
     G = plan.n_players
-    inside = coalition_bits(G)[:-1][:, plan.col_player][None]  # (1, 2^G - 1, d)
-    table = masked_table(x, draws, draw_idx, inside)
-    est, full_loss, _ = masked_losses(
-        model, loss, correction, table, y, plan.n_coalitions, draw_idx.shape[1],
-        batch_rows=batch_rows,
-    )
+    est, full_loss = evaluate(coalition_bits(G)[:-1][:, plan.col_player][None])
     losses = np.concatenate([est, full_loss[:, None]], axis=1)  # (B, 2^G), coalition order
     game = losses[:, :1] - losses
     values = exact_indices(game, G, plan.index, plan.order)
@@ -364,16 +385,11 @@ def _explain_exact(
 
 
 def _explain_regression(
-    plan: InteractionPlan, model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
-    draws: Table, draw_idx: np.ndarray, coalition_u: np.ndarray, batch_rows: int | None,
+    plan: InteractionPlan, evaluate: Evaluate, n_obs: int, coalition_u: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     design = plan.design
-    masks = coalition_masks(design, coalition_u, x.n_rows)  # (B, K, G)
-    table = masked_table(x, draws, draw_idx, masks[:, :, plan.col_player])
-    est, full_loss, _ = masked_losses(
-        model, loss, correction, table, y, plan.n_coalitions, draw_idx.shape[1],
-        batch_rows=batch_rows,
-    )
+    masks = coalition_masks(design, coalition_u, n_obs)  # (B, K, G)
+    est, full_loss = evaluate(masks[:, :, plan.col_player])
     game = est[:, :1] - est
     values = fit_interactions(design, masks, game, est[:, 0] - full_loss, plan.order,
                               plan.index)
@@ -381,10 +397,9 @@ def _explain_regression(
 
 
 def _explain_permutation(
-    plan: InteractionPlan, model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
-    draws: Table, draw_idx: np.ndarray, order_u: np.ndarray, batch_rows: int | None,
+    plan: InteractionPlan, evaluate: Evaluate, B: int, order_u: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    G, B = plan.n_players, x.n_rows
+    G = plan.n_players
     orders = np.argsort(order_u, axis=1, kind="stable")
     rank = np.empty_like(orders)
     np.put_along_axis(rank, orders, np.arange(G)[None, :], axis=1)
@@ -392,11 +407,7 @@ def _explain_permutation(
     prefix = rank[:, None, :] < k[None, :, None]  # P_0 .. P_{G-1}: (B, G, G)
     skip = prefix[:, : G - 1] | (rank[:, None, :] == k[None, 1:, None])  # P_k + pi_{k+1}
     inside = np.concatenate([prefix, skip], axis=1)[:, :, plan.col_player]
-    table = masked_table(x, draws, draw_idx, inside)
-    est, full_loss, _ = masked_losses(
-        model, loss, correction, table, y, plan.n_coalitions, draw_idx.shape[1],
-        batch_rows=batch_rows,
-    )
+    est, full_loss = evaluate(inside)
     lp = np.concatenate([est[:, :G], full_loss[:, None]], axis=1)  # l(P_0) .. l(P_G)
     lq = est[:, G:]  # l(P_k + pi_{k+1}), k = 0 .. G-2
     mains = np.empty((B, G))

@@ -12,20 +12,31 @@ distribution, without bias for squared error and Brier with ``n_samples >= 2`` (
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .._validation import check_int, check_options, param_error
+from ..imputation import check_removal
 from ..losses import get_loss
 from ..models import rows_for_budget
 from ..results.interactions import InteractionTimeSeries, ShapleyInteractions, _square
 from ..tabular import Table
+from ._conditional import _stream_rows, conditional_storage, storage_columns
 from ._incremental import IncrementalExplainer, Sampler
-from ._interaction_core import INDICES, InteractionPlan, explain_interactions
+from ._interaction_core import (
+    INDICES,
+    InteractionPlan,
+    conditional_evaluator,
+    explain_interactions,
+    marginal_evaluator,
+)
 from ._sage_core import correction_for, resolve_players
 from .interactions import resolve_plan
 from .isage import LossGameValues, check_game_options
+
+if TYPE_CHECKING:
+    from ..imputation.stream import ConditionalStorage
 
 __all__ = ["IncrementalShapleyInteractions"]
 
@@ -61,6 +72,11 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         Storage rows drawn per observation (8 for squared error and Brier, 32 otherwise).
     groups : dict of str to list of str, optional
         Players made of several features.
+    removal : {"marginal", "conditional"}, default="marginal"
+        As in :class:`ixplain.IncrementalSAGE`: ``"conditional"`` draws the features outside
+        a coalition from their conditional distribution given the kept ones, from the
+        :class:`~ixplain.imputation.ConditionalStorage` (the default storage then; a storage
+        given must be one). See :mod:`ixplain.imputation`.
     feature_names, storage, aggregation, alpha, bias_corrected, history_every, history_size,
     response_method, nan_policy, random_state
         As in :class:`~ixplain.methods._incremental.IncrementalExplainer`.
@@ -118,6 +134,7 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         n_coalitions: int | str = "auto",
         groups: dict[str, list[str]] | None = None,
         feature_names: Any = None,
+        removal: str = "marginal",
         storage: Any = None,
         aggregation: str = "ema",
         alpha: float = 0.001,
@@ -129,6 +146,8 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         random_state: Any = None,
     ) -> None:
         owner = self._owner
+        self.removal = check_removal(removal, owner)
+        storage = conditional_storage(self, storage, random_state)
         self.loss = loss
         self._loss = get_loss(loss, owner)
         self._correction = correction_for(self._loss)
@@ -169,20 +188,48 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         plan = self._plan
         assert plan is not None and y is not None
         B, s = X.n_rows, self.n_samples_
-        draws = sampler.draw(s)
-        draw_idx = np.arange(B * s).reshape(B, s)
         order_u = None
         if plan.method == "permutation":
             order_u = sampler.uniforms(plan.n_players, "order")
         elif plan.method == "regression":
             order_u = sampler.uniforms(plan.n_uniforms, "coalitions")
         per_obs = plan.rows_per_observation(s)
-        values, losses = explain_interactions(
-            plan, self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,
-            order_u,
-            batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
-        )
+        batch_rows = max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs)
+        if self.removal == "conditional":  # the removal step handed to the storage's sampler
+            return self._conditional_batch(X, np.asarray(y), sampler, order_u, batch_rows)
+        draws = sampler.draw(s)
+        draw_idx = np.arange(B * s).reshape(B, s)
+        evaluate = marginal_evaluator(self._model, self._loss, self._correction, X,
+                                      np.asarray(y), draws, draw_idx, batch_rows)
+        values, losses = explain_interactions(plan, evaluate, B, order_u)
         return np.concatenate([values, losses], axis=1)
+
+    def _conditional_batch(self, X: Table, y: np.ndarray, sampler: Sampler,
+                           order_u: np.ndarray | None, batch_rows: int) -> np.ndarray:
+        """The values of a batch under conditional removal: row ``t`` draws from the storage's
+        sampler for ``t`` with its row-keyed uniforms (as iSAGE); rows met by an empty storage
+        get zeros, which the engine discards."""
+        plan, storage = self._plan, cast("ConditionalStorage", self.storage)
+        assert plan is not None
+        B, s, d = X.n_rows, self.n_samples_, len(X.names)
+        u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
+        xm, cols = _stream_rows(X)
+        batch = storage_columns(X, xm, cols)
+        out = np.zeros((B, plan.n_values + 2))
+        for start, stop, b in storage.segments(B):
+            if b == 0:
+                continue
+            part = np.arange(start, stop)
+            rows = (None if xm is None else xm[part],
+                    None if cols is None else {n: c[part] for n, c in cols.items()})
+            evaluate = conditional_evaluator(
+                self._model, self._loss, self._correction, X.take(part), y[start:stop],
+                storage.sampler_at(b, batch), u[start:stop], explainer=self, rows=rows,
+                batch_rows=batch_rows)
+            values, losses = explain_interactions(
+                plan, evaluate, stop - start, None if order_u is None else order_u[start:stop])
+            out[start:stop] = np.concatenate([values, losses], axis=1)
+        return out
 
     def _value_shape(self) -> tuple[int, ...]:
         if self._plan is None:

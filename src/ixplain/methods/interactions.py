@@ -30,10 +30,13 @@ from .._validation import (
     param_error,
 )
 from ..aggregation import Mean
+from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss
 from ..models import Model, as_model
 from ..results.interactions import ShapleyInteractions
+from ..storage.base import canonical_columns
 from ..tabular import Table, as_table
+from ._conditional import TableMaker
 from ._engine import (
     Explained,
     Method,
@@ -43,7 +46,14 @@ from ._engine import (
     make_progress,
     register,
 )
-from ._interaction_core import INDICES, InteractionPlan, explain_interactions
+from ._interaction_core import (
+    INDICES,
+    Evaluate,
+    InteractionPlan,
+    conditional_evaluator,
+    explain_interactions,
+    marginal_evaluator,
+)
 from ._interaction_kernel import n_terms
 from ._sage_core import correction_for, resolve_players
 from .sage import _background_table, resolve_n_samples
@@ -73,33 +83,52 @@ class InteractionFunction(Method):
     needs_labels = True
 
     def __init__(self, model: Model, loss: Loss, background: Table, plan: InteractionPlan,
-                 players: list[str], n_samples: int, exact_inner: bool, seed: int) -> None:
+                 players: list[str], n_samples: int, exact_inner: bool, seed: int,
+                 removal: ConditionalSampler | None = None, n_rows: int = 0) -> None:
         self.model, self.loss, self.background = model, loss, background
         self.plan, self.players = plan, list(players)
         self.n_samples, self.exact_inner, self.seed = int(n_samples), bool(exact_inner), seed
         self.correction = "exact" if exact_inner else correction_for(loss)
+        # conditional removal: a sampler fitted on the explained rows (``n_rows`` of them; an
+        # observation's own values never drawn for it) or on the background rows
+        self.removal, self.n_rows = removal, int(n_rows)
 
     def rows_per_observation(self, table: Table) -> int:
         return self.plan.rows_per_observation(self.n_samples)
 
     def explain(self, batch: RowBatch) -> np.ndarray:
-        B, m, t0 = batch.n_rows, self.background.n_rows, batch.start
+        B, t0 = batch.n_rows, batch.start
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
+        order_u = None
+        if self.plan.method != "exact":
+            name = _UNIFORM_STREAMS[self.plan.method]
+            order_u = RowStream(self.seed, name, self.plan.n_uniforms).uniforms(t0, B)
+        values, losses = explain_interactions(self.plan, self._evaluator(batch, y), B, order_u)
+        return np.concatenate([values, losses], axis=1)
+
+    def _evaluator(self, batch: RowBatch, y: np.ndarray) -> Evaluate:
+        """The removal step of sample ``t = batch.start ..``: draws keyed by ``t``."""
+        B, m, t0 = batch.n_rows, self.background.n_rows, batch.start
+        if self.removal is not None:
+            width = self.removal.width(len(self.plan.col_player))
+            cond = RowStream(self.seed, "interactions/conditional", self.n_samples * width)
+            uu = cond.uniforms(t0, B).reshape(B, self.n_samples, width)
+            if self.n_rows:  # fitted on X: sample t is row ``rows[t]`` of X
+                rows = (np.arange(t0, t0 + B) if self.plan.method == "exact"
+                        else _sampled_rows(self.seed, self.n_rows, t0, t0 + B))
+                return conditional_evaluator(self.model, self.loss, self.correction, batch.X,
+                                             y, self.removal, uu, exclude=rows)
+            return conditional_evaluator(
+                self.model, self.loss, self.correction, batch.X, y, self.removal, uu,
+                explainer=TableMaker(batch.X), rows=(None, canonical_columns(batch.X)))
         if self.exact_inner:
             draw_idx = np.broadcast_to(np.arange(m), (B, m))
         else:
             u = RowStream(self.seed, "interactions/draws", self.n_samples).uniforms(t0, B)
             draw_idx = uniform_index(u, m)
-        order_u = None
-        if self.plan.method != "exact":
-            name = _UNIFORM_STREAMS[self.plan.method]
-            order_u = RowStream(self.seed, name, self.plan.n_uniforms).uniforms(t0, B)
-        values, losses = explain_interactions(
-            self.plan, self.model, self.loss, self.correction, batch.X, y, self.background,
-            draw_idx, order_u,
-        )
-        return np.concatenate([values, losses], axis=1)
+        return marginal_evaluator(self.model, self.loss, self.correction, batch.X, y,
+                                  self.background, draw_idx)
 
     def result(self, explained: Explained) -> ShapleyInteractions:
         k = self.plan.n_values
@@ -165,6 +194,7 @@ def shapley_interactions(
     n_coalitions: int | str = "auto",
     convergence_threshold: float | None = 0.025,
     groups: dict[str, list[str]] | None = None,
+    removal: str = "marginal",
     random_state: Any = None,
     batch_size: int = 512,
     n_jobs: int | None = None,
@@ -238,6 +268,14 @@ def shapley_interactions(
         exactly ``n_permutations`` observations.
     groups : dict of str to list of str, optional
         Players made of several features; features in no group are players of their own.
+    removal : {"marginal", "conditional"}, default="marginal"
+        How the features outside a coalition are removed, as in :func:`ixplain.sage`:
+        ``"marginal"`` draws them from the background rows; ``"conditional"`` from their
+        conditional distribution given the kept features (a
+        :class:`~ixplain.imputation.ConditionalSampler` fitted on ``X``, an observation's
+        own values never drawn for it, or on ``background`` when given), ``n_samples`` draws
+        shared by all coalitions of an observation (32 for ``None``). See
+        :mod:`ixplain.imputation`.
     random_state : None, int or numpy.random.Generator
         Seeds the background sample, the draws, the orders and the shuffles.
     batch_size : int, default=512
@@ -296,7 +334,7 @@ def shapley_interactions(
         model, X, y, loss=loss, index=index, order=order, background=background, method=method,
         n_samples=n_samples, n_permutations=n_permutations, n_coalitions=n_coalitions,
         convergence_threshold=convergence_threshold, groups=groups, random_state=random_state,
-        batch_size=batch_size, n_jobs=n_jobs, progress=progress,
+        batch_size=batch_size, n_jobs=n_jobs, progress=progress, removal=removal,
     )
     agg, converged, ratio = _estimate(prob)
     return _to_result(prob, agg, converged, ratio, loss, random_state)
@@ -306,7 +344,7 @@ def _validate(
     model: Any, X: Any, y: Any, *, loss: Any, index: Any, order: Any, background: Any,
     method: Any, n_samples: Any, n_permutations: Any, n_coalitions: Any,
     convergence_threshold: Any, groups: Any,
-    random_state: Any, batch_size: Any, n_jobs: Any, progress: Any,
+    random_state: Any, batch_size: Any, n_jobs: Any, progress: Any, removal: Any,
 ) -> _Problem:
     owner = _OWNER
     loss_obj = get_loss(loss, owner)
@@ -338,9 +376,15 @@ def _validate(
     correction = correction_for(loss_obj)
     s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
     exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
+    sampler = None
+    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
+        sampler = ConditionalSampler().fit(table if background is None else bg)
+        if exact_inner:
+            s, exact_inner = min(32, sampler.n_rows_), False
     # NaN in X goes to the model (as in sage); a NaN prediction is an error naming the rows
     function = InteractionFunction(
-        as_model(model, owner=owner).refuse_nan_outputs(owner), loss_obj, bg, plan, players, s, exact_inner, seed,
+        as_model(model, owner=owner).refuse_nan_outputs(owner), loss_obj, bg, plan, players,
+        s, exact_inner, seed, sampler, table.n_rows if background is None else 0,
     )
     return _Problem(
         function=function, table=table, y=y_arr,
@@ -434,6 +478,7 @@ def _to_result(
 ) -> ShapleyInteractions:
     res = prob.function.result(Explained(agg))
     res.settings.update(
+        removal="marginal" if prob.function.removal is None else "conditional",
         loss=loss if isinstance(loss, str) else getattr(loss, "name", repr(loss)),
         converged=converged,
         convergence_ratio=ratio,
