@@ -186,10 +186,10 @@ def static_part(args):
     reached: dict[str, tuple[int, int, float]] = {}
     last: dict[str, tuple[int, float]] = {}
     print(f"    {'estimator':<26}{'budget':>7}{'model rows':>13}{'max err / v':>13}{'time s':>9}")
-    for budget in args.budgets:
+    for step, budget in enumerate(args.budgets):
         results = []
-        for i in range(2):  # interleaved: ixplain, shapiq (alternating the first)
-            if i == budget % 2:
+        for i in range(2):  # interleaved: ixplain, shapiq (alternating which goes first)
+            if i == step % 2:
                 results += ixplain_runs(model, Xe, ye, bg, budget, 0)
             else:
                 results += shapiq_runs(game, d, budget, 0)

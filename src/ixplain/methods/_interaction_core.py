@@ -7,7 +7,9 @@ The game of one observation ``(x, y)`` is SAGE's (:mod:`._sage_core`):
 
 with the players outside ``S`` replaced by ``s`` perturbation rows (shared by every coalition
 of the observation: common random numbers, so a player the model ignores has exactly zero
-interaction with anything) and the loss of the averaged prediction estimated without bias as
+interaction with anything in exact and permutation mode under marginal removal) -- or, under
+conditional removal, by ``s`` draws of the removed block given the kept features
+(:func:`conditional_evaluator`, the sampler of ``sage``) -- and the loss of the averaged prediction estimated without bias as
 iSAGE does (:func:`._sage_core.averaged_loss`). Every index below is linear in the game, so the
 mean of the per-observation indices over the rows is the index of the global (SAGE) game.
 
@@ -19,7 +21,13 @@ Indices (order 2; ``G`` players, pairs ``i < j`` in lexicographic order)
 * ``"k-SII"`` (Bordt & von Luxburg 2023), order 2: pairs ``I_ij``; main terms
   ``phi_i - 1/2 sum_j I_ij``. The main and pair terms sum to ``v(D) - v(empty)`` (efficiency).
 * ``"FSII"`` (Faith-SII, Tsai et al. 2023): the Shapley-kernel weighted least-squares fit of the
-  game by main and pair terms, exact on ``empty`` and ``D``; efficient too. Exact mode only.
+  game by main and pair terms, exact on ``empty`` and ``D``; efficient too.
+
+Order 3 adds the triples ``i < j < k`` after the pairs: SII ``I_ijk`` with weights
+``t! (G - t - 3)! / (G - 2)!`` of the third derivative; k-SII of order 3 (Bernoulli numbers
+``B_1 = -1/2``, ``B_2 = 1/6``): triples ``I_ijk``, pairs ``I_ij - 1/2 sum_k I_ijk``, mains
+``phi_i - 1/2 sum_j I_ij + 1/6 sum_jk I_ijk`` (efficient); FSII of order 3 by the same least
+squares with the triples in the basis.
 
 Estimation per observation
 --------------------------
@@ -34,7 +42,9 @@ Estimation per observation
   ``(G / 2) Δ 1[adjacent]`` is unbiased for ``I_ij`` (Horvitz-Thompson). Cost ``2G - 1``
   coalitions (times ``s``) plus ``f(x)``; the price is variance: about ``G / 2 E[Δ^2]`` per
   pair and observation. Efficiency holds for every single observation (the pair terms cancel
-  in the k-SII main terms).
+  in the k-SII main terms). Order 2 only.
+* ``"regression"``: ``K`` coalitions of a border design and the Shapley-kernel least-squares
+  fit (:mod:`._interaction_kernel`, its bias and variance documented there).
 
 Bias of the inner estimate
 --------------------------
