@@ -262,7 +262,9 @@ def test_to_frame_long_format(problem5):
     "kwargs, match",
     [
         ({"index": "STII"}, "'index' parameter of shapley_interactions must be one of"),
-        ({"order": 3}, "'order' parameter of shapley_interactions must be an int in \\[2, 2\\]"),
+        ({"order": 4}, "'order' parameter of shapley_interactions must be an int in \\[2, 3\\]"),
+        ({"order": 3, "method": "permutation"}, "'method' parameter .* order=3"),
+        ({"method": "regression", "n_coalitions": 6}, "'n_coalitions' parameter .* >= 7"),
         ({"method": "kernel"}, "'method' parameter"),
         ({"index": "FSII", "method": "permutation"}, "'method' parameter .* index='FSII'"),
         ({"method": "permutation", "convergence_threshold": None}, "'n_permutations'"),
