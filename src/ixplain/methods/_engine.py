@@ -381,7 +381,7 @@ def make_progress(progress: Any, owner: str) -> Reporter | None:
 
 
 # ---------------------------------------------------------------------------------- static driver
-class _BlockMean:
+class BlockMean:
     """A Mean fed in blocks of BLOCK_ROWS rows aligned to the global row index, in row order.
 
     Values arrive in chunks of any size; a block is aggregated (``Mean.update_many``) once its
@@ -407,6 +407,15 @@ class _BlockMean:
             if self.pos % BLOCK_ROWS == 0:
                 self.flush()
 
+    def current(self) -> Mean:
+        """The mean so far, the pending partial block included (``self`` unchanged)."""
+        if not self._values:
+            return self.mean
+        values = self._values[0] if len(self._values) == 1 else np.concatenate(self._values)
+        block = Mean()
+        block.update_many(values, np.concatenate(self._weights) if self._weights else None)
+        return self.mean.merge(block)
+
     def flush(self) -> None:
         if not self._values:
             return
@@ -431,6 +440,7 @@ def explain_rows(
     keep_values: bool = False,
     total: int | None = None,
     done: int = 0,
+    into: BlockMean | None = None,
 ) -> Explained:
     """The static driver: the (weighted) mean of ``method.explain`` over the rows of ``X``.
 
@@ -455,6 +465,11 @@ def explain_rows(
         Also return the per-row values (``Explained.values``).
     total, done : int, optional
         For reporting a part of a larger run: the run's total rows and the rows done before.
+    into : BlockMean, optional
+        Accumulate into this running block mean (started at the run's first global row, fed
+        the earlier parts) and leave its last partial block pending, so a run split into
+        parts of any sizes gives the same bits as one call; ``Explained.mean`` is then
+        ``into.current()``.
 
     Returns
     -------
@@ -481,7 +496,7 @@ def explain_rows(
                              f"{hi - lo} rows.")
         return values
 
-    acc, kept = _BlockMean(start), []
+    acc, kept = (BlockMean(start) if into is None else into), []
     total = n + done if total is None else total
     pool = ThreadPoolExecutor(n_jobs) if n_jobs > 1 and len(bounds) > 1 else None
     try:
@@ -495,6 +510,8 @@ def explain_rows(
     finally:
         if pool is not None:
             pool.shutdown()
+    if into is not None:
+        return Explained(acc.current(), np.concatenate(kept) if keep_values and kept else None)
     acc.flush()
     return Explained(acc.mean, np.concatenate(kept) if keep_values and kept else None)
 

@@ -38,6 +38,7 @@ from ..storage.base import canonical_columns
 from ..tabular import Table, as_table
 from ._conditional import TableMaker
 from ._engine import (
+    BlockMean,
     Explained,
     Method,
     ProgressInfo,
@@ -430,14 +431,15 @@ def _estimate(prob: _Problem) -> tuple[Mean, bool, float]:
                                  progress=prob.progress)
         return explained.mean, True, _ratio(explained.mean, fn.plan.n_values)
     n, total = prob.table.n_rows, prob.n_permutations
-    agg, t0 = Mean(), 0
+    # one block mean over all batches: the bits do not depend on batch_size (only where the
+    # convergence rule may stop does)
+    acc, agg, t0 = BlockMean(0), Mean(), 0
     converged, ratio = False, float("inf")
     while t0 < total:
         t1 = min(t0 + prob.batch_size, total)
         rows = _sampled_rows(fn.seed, n, t0, t1)
-        part = explain_rows(fn, prob.table.take(rows), prob.y[rows], start=t0,
-                            n_jobs=prob.n_jobs)
-        agg._merge_into(part.mean)
+        agg = explain_rows(fn, prob.table.take(rows), prob.y[rows], start=t0,
+                           n_jobs=prob.n_jobs, into=acc).mean
         t0 = t1
         ratio = _ratio(agg, fn.plan.n_values)
         if prob.progress is not None:
