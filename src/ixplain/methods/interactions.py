@@ -280,7 +280,8 @@ def shapley_interactions(
     random_state : None, int or numpy.random.Generator
         Seeds the background sample, the draws, the orders and the shuffles.
     batch_size : int, default=512
-        Observations between two convergence checks.
+        Observations between two convergence checks; the values do not depend on it
+        unless the convergence rule stops the run.
     n_jobs : int, optional
         Threads evaluating row chunks (the result does not depend on it).
     progress : bool or callable, default=False
