@@ -225,14 +225,19 @@ def test_friedman_dummy_pairs_are_zero_with_one_draw(friedman_data):
 # --------------------------------------------------------------------------- engine rules
 
 
-def test_same_seed_same_result_for_any_batching(problem5):
+@pytest.mark.parametrize("method", ["permutation", "regression"])
+def test_same_seed_same_result_for_any_batching(problem5, method):
+    """Sampled observations are aggregated in 64-row blocks aligned to the sample index across
+    batches, so the bits do not depend on batch_size or n_jobs (with no convergence rule)."""
     X, y, bg = problem5
-    kw = dict(loss="squared_error", background=bg, n_samples=3, method="permutation",
+    kw = dict(loss="squared_error", background=bg, n_samples=3, method=method,
               n_permutations=300, convergence_threshold=None, random_state=7)
     a = shapley_interactions(nonlinear, X, y, batch_size=512, **kw)
-    b = shapley_interactions(nonlinear, X, y, batch_size=7, **kw)
-    np.testing.assert_allclose(a.main_values, b.main_values, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(a.pair_values, b.pair_values, rtol=0, atol=1e-12)
+    for other in (dict(batch_size=7), dict(batch_size=64), dict(batch_size=100, n_jobs=2)):
+        b = shapley_interactions(nonlinear, X, y, **other, **kw)
+        np.testing.assert_array_equal(a.main_values, b.main_values)
+        np.testing.assert_array_equal(a.pair_values, b.pair_values)
+        np.testing.assert_array_equal(a.pair_std, b.pair_std)
     c = shapley_interactions(nonlinear, X, y, batch_size=7, **{**kw, "random_state": 8})
     assert not np.allclose(a.pair_values, c.pair_values)
 
@@ -262,7 +267,9 @@ def test_to_frame_long_format(problem5):
     "kwargs, match",
     [
         ({"index": "STII"}, "'index' parameter of shapley_interactions must be one of"),
-        ({"order": 3}, "'order' parameter of shapley_interactions must be an int in \\[2, 2\\]"),
+        ({"order": 4}, "'order' parameter of shapley_interactions must be an int in \\[2, 3\\]"),
+        ({"order": 3, "method": "permutation"}, "'method' parameter .* order=3"),
+        ({"method": "regression", "n_coalitions": 6}, "'n_coalitions' parameter .* >= 7"),
         ({"method": "kernel"}, "'method' parameter"),
         ({"index": "FSII", "method": "permutation"}, "'method' parameter .* index='FSII'"),
         ({"method": "permutation", "convergence_threshold": None}, "'n_permutations'"),

@@ -134,22 +134,49 @@ def conditional_coalition_losses(
     losses : ndarray of shape (n, G + 1)
         As :func:`~ixplain.methods._sage_core.coalition_losses`.
     """
-    nb, s = u.shape[:2]
+    nb = u.shape[0]
     n_players = orders.shape[1]
     k_start = 0 if empty_pred is None else 1
-    n_k = n_players - k_start
-    removed = np.repeat(coalition_removed(orders, col_player, k_start), s, axis=1)
-    d = removed.shape[-1]
-    removed = removed.reshape(-1, d)
+    est, full_loss = conditional_masked_losses(
+        model, loss, correction, x, y, sampler, u,
+        coalition_removed(orders, col_player, k_start), exclude=exclude,
+        batch_rows=batch_rows, explainer=explainer, rows=rows,
+    )
+    losses = np.empty((nb, n_players + 1))
+    losses[:, k_start:n_players] = est
+    if empty_pred is not None:
+        const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
+        losses[:, 0] = loss(np.asarray(y), np.ascontiguousarray(const), model.classes_)
+    losses[:, n_players] = full_loss
+    return losses
+
+
+def conditional_masked_losses(
+    model: Model, loss: Loss, correction: str, x: Table, y: np.ndarray,
+    sampler: ConditionalSampler, u: np.ndarray, removed: np.ndarray,
+    *, exclude: np.ndarray | None = None, batch_rows: int | None = None,
+    explainer: Any = None, rows: Any = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Loss estimates of arbitrary coalitions with their complements drawn conditionally.
+
+    ``removed`` of shape (n or 1, K, d) marks the columns drawn in coalition ``k`` of each
+    observation; ``u``, ``exclude``, ``explainer`` and ``rows`` as in
+    :func:`conditional_coalition_losses`. Returns ``est`` of shape (n, K) (each coalition's
+    loss of the averaged prediction over the ``s`` draws, with ``correction``) and the
+    model's loss ``loss(f(x), y)`` of shape (n,).
+    """
+    nb, s = u.shape[:2]
+    n_k, d = removed.shape[1:]
+    removed = np.repeat(np.broadcast_to(removed, (nb, n_k, d)), s, axis=1).reshape(-1, d)
     obs = np.repeat(np.arange(nb), n_k * s)
     uq = np.broadcast_to(u[:, None], (nb, n_k, s, u.shape[-1])).reshape(-1, u.shape[-1])
     if explainer is None:
         assert exclude is not None
         q = exclude[obs]
         don = sampler.donors(sampler.encode(sampler.data_), q, removed, uq, exclude=q)
-        rows = np.concatenate([q, exclude])
+        idx = np.concatenate([q, exclude])
         don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
-        table = fill(sampler.data_, sampler.data_, rows, don)
+        table = fill(sampler.data_, sampler.data_, idx, don)
     else:
         xm, cols = rows
         don = sampler.donors(sampler.encode(x) if xm is None else xm, obs, removed, uq)
@@ -161,13 +188,7 @@ def conditional_coalition_losses(
     full_pred = pred[nb * n_k * s :]
     y_arr = np.asarray(y)
     est = averaged_loss(loss, correction, np.repeat(y_arr, n_k, axis=0), inner, model.classes_)
-    losses = np.empty((nb, n_players + 1))
-    losses[:, k_start:n_players] = est.reshape(nb, n_k)
-    if empty_pred is not None:
-        const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
-        losses[:, 0] = loss(y_arr, np.ascontiguousarray(const), model.classes_)
-    losses[:, n_players] = loss(y_arr, full_pred, model.classes_)
-    return losses
+    return est.reshape(nb, n_k), loss(y_arr, full_pred, model.classes_)
 
 
 def _stream_rows(X: Table) -> tuple[np.ndarray | None, dict[str, np.ndarray] | None]:

@@ -21,7 +21,11 @@ It then gets from the engine
   same ``explain`` on every partition of a ``dask.dataframe.DataFrame``, the partitions' ``Mean``
   states merged on the client;
 * the **incremental form**: an :class:`~ixplain.methods._incremental.IncrementalExplainer`
-  subclass whose ``_explain_batch`` calls the same ``explain`` (the storage supplies ``P``).
+  subclass whose ``_explain_batch`` evaluates the same method object through
+  :meth:`Method.explain_sampled` (the storage supplies ``P``, the driver's
+  :class:`~ixplain.methods._incremental.Sampler` the random numbers): iPFI evaluates
+  :class:`~ixplain.methods.pfi.BackgroundPFI`, iSAGE
+  :class:`~ixplain.methods.sage.SAGEFunction`.
 
 Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunction`, the
 ICE curve on a fixed grid), ``permutation_importance`` and
@@ -93,7 +97,7 @@ running mean, equal to the static mean on the same rows):
 ...         super().__init__(model, **kwargs)
 ...         self._method = MeanShift(self._model)
 ...     def _explain_batch(self, X, y, sampler):
-...         return self._method.explain(RowBatch(X, y, self.n_seen_))
+...         return self._method.explain_sampled(RowBatch(X, y, sampler.rows[0]), sampler)
 >>> inc = IncrementalMeanShift(lambda A: 3 * A[:, 0] + A[:, 1] ** 2, aggregation="mean")
 >>> bool(np.allclose(inc.explain_many(X), mean, rtol=1e-12))
 True
@@ -209,6 +213,18 @@ class Method:
     def explain(self, batch: RowBatch) -> np.ndarray:  # pragma: no cover - abstract
         """Explanation values of the batch's rows, shape ``(B, *value_shape)`` (float)."""
         raise NotImplementedError
+
+    def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
+        """The incremental form's values of the batch's rows, ``(B, *value_shape)``.
+
+        ``sampler`` is the incremental driver's
+        :class:`~ixplain.methods._incremental.Sampler`: the perturbation rows ``P`` are drawn
+        from the stream's storage and every random number is read through it, keyed by the
+        row's stream index (so a row's values do not depend on the batching). Default:
+        :meth:`explain` (a method that needs neither). ``batch.start`` is the stream index of
+        the batch's first row.
+        """
+        return self.explain(batch)
 
     def result(self, explained: Explained) -> Any:
         """The typed result from the aggregated values (default: the mean array)."""
@@ -365,7 +381,7 @@ def make_progress(progress: Any, owner: str) -> Reporter | None:
 
 
 # ---------------------------------------------------------------------------------- static driver
-class _BlockMean:
+class BlockMean:
     """A Mean fed in blocks of BLOCK_ROWS rows aligned to the global row index, in row order.
 
     Values arrive in chunks of any size; a block is aggregated (``Mean.update_many``) once its
@@ -391,6 +407,15 @@ class _BlockMean:
             if self.pos % BLOCK_ROWS == 0:
                 self.flush()
 
+    def current(self) -> Mean:
+        """The mean so far, the pending partial block included (``self`` unchanged)."""
+        if not self._values:
+            return self.mean
+        values = self._values[0] if len(self._values) == 1 else np.concatenate(self._values)
+        block = Mean()
+        block.update_many(values, np.concatenate(self._weights) if self._weights else None)
+        return self.mean.merge(block)
+
     def flush(self) -> None:
         if not self._values:
             return
@@ -415,6 +440,7 @@ def explain_rows(
     keep_values: bool = False,
     total: int | None = None,
     done: int = 0,
+    into: BlockMean | None = None,
 ) -> Explained:
     """The static driver: the (weighted) mean of ``method.explain`` over the rows of ``X``.
 
@@ -439,6 +465,11 @@ def explain_rows(
         Also return the per-row values (``Explained.values``).
     total, done : int, optional
         For reporting a part of a larger run: the run's total rows and the rows done before.
+    into : BlockMean, optional
+        Accumulate into this running block mean (started at the run's first global row, fed
+        the earlier parts) and leave its last partial block pending, so a run split into
+        parts of any sizes gives the same bits as one call; ``Explained.mean`` is then
+        ``into.current()``.
 
     Returns
     -------
@@ -465,7 +496,7 @@ def explain_rows(
                              f"{hi - lo} rows.")
         return values
 
-    acc, kept = _BlockMean(start), []
+    acc, kept = (BlockMean(start) if into is None else into), []
     total = n + done if total is None else total
     pool = ThreadPoolExecutor(n_jobs) if n_jobs > 1 and len(bounds) > 1 else None
     try:
@@ -479,6 +510,8 @@ def explain_rows(
     finally:
         if pool is not None:
             pool.shutdown()
+    if into is not None:
+        return Explained(acc.current(), np.concatenate(kept) if keep_values and kept else None)
     acc.flush()
     return Explained(acc.mean, np.concatenate(kept) if keep_values and kept else None)
 

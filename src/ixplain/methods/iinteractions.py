@@ -12,19 +12,31 @@ distribution, without bias for squared error and Brier with ``n_samples >= 2`` (
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .._validation import check_options, param_error
+from .._validation import check_int, check_options, param_error
+from ..imputation import check_removal
 from ..losses import get_loss
 from ..models import rows_for_budget
 from ..results.interactions import InteractionTimeSeries, ShapleyInteractions, _square
 from ..tabular import Table
+from ._conditional import _stream_rows, conditional_storage, storage_columns
 from ._incremental import IncrementalExplainer, Sampler
-from ._interaction_core import INDICES, InteractionPlan, explain_interactions
+from ._interaction_core import (
+    INDICES,
+    InteractionPlan,
+    conditional_evaluator,
+    explain_interactions,
+    marginal_evaluator,
+)
 from ._sage_core import correction_for, resolve_players
+from .interactions import resolve_plan
 from .isage import LossGameValues, check_game_options
+
+if TYPE_CHECKING:
+    from ..imputation.stream import ConditionalStorage
 
 __all__ = ["IncrementalShapleyInteractions"]
 
@@ -33,7 +45,7 @@ MAX_EXACT_PLAYERS_STREAM = 6
 
 
 class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
-    """Pairwise Shapley interactions of the loss game on a data stream, with confidence bounds.
+    """Shapley interactions of the loss game on a data stream, with confidence bounds.
 
     Parameters
     ----------
@@ -43,24 +55,38 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
     loss : str, Loss or callable
         As in :class:`ixplain.IncrementalSAGE`.
     index : {"k-SII", "SII", "FSII"}, default="k-SII"
-        See :func:`ixplain.shapley_interactions` (``"FSII"`` needs ``method="exact"``).
-    method : {"auto", "exact", "permutation"}, default="auto"
-        Coalitions per observation: all of them (``"exact"``) or a random order with its
+        See :func:`ixplain.shapley_interactions` (``"FSII"`` needs ``method="exact"`` or
+        ``"regression"``).
+    order : {2, 3}, default=2
+        Highest interaction order (3: ``method="exact"`` or ``"regression"``).
+    method : {"auto", "exact", "regression", "permutation"}, default="auto"
+        Coalitions per observation: all of them (``"exact"``), ``n_coalitions`` of them and
+        the Shapley-kernel least-squares fit (``"regression"``, see
+        :func:`ixplain.shapley_interactions` for its bias) or a random order with its
         adjacent pairs (``"permutation"``, unbiased). ``"auto"``: exact up to
-        :data:`MAX_EXACT_PLAYERS_STREAM` players.
+        :data:`MAX_EXACT_PLAYERS_STREAM` players, regression above.
+    n_coalitions : int or "auto", default="auto"
+        ``"regression"`` only: coalitions per observation, as in
+        :func:`ixplain.shapley_interactions`.
     n_samples : int or "auto", default="auto"
         Storage rows drawn per observation (8 for squared error and Brier, 32 otherwise).
     groups : dict of str to list of str, optional
         Players made of several features.
+    removal : {"marginal", "conditional"}, default="marginal"
+        As in :class:`ixplain.IncrementalSAGE`: ``"conditional"`` draws the features outside
+        a coalition from their conditional distribution given the kept ones, from the
+        :class:`~ixplain.imputation.ConditionalStorage` (the default storage then; a storage
+        given must be one). See :mod:`ixplain.imputation`.
     feature_names, storage, aggregation, alpha, bias_corrected, history_every, history_size,
     response_method, nan_policy, random_state
         As in :class:`~ixplain.methods._incremental.IncrementalExplainer`.
 
     Attributes
     ----------
-    importances_ : ndarray of shape (G + P,)
-        Current main terms then pair terms (``P = G (G - 1) / 2`` pairs ``i < j``).
-    variances_ : ndarray of shape (G + P,)
+    importances_ : ndarray of shape (G + P [+ T],)
+        Current main terms then pair terms (``P = G (G - 1) / 2`` pairs ``i < j``), then for
+        order 3 the ``T = C(G, 3)`` triples ``i < j < k``.
+    variances_ : ndarray of shape (G + P [+ T],)
         Variance of the per-observation values (for :meth:`confidence_bound`).
     main_values_ : ndarray of shape (G,)
     pair_values_ : ndarray of shape (G, G)
@@ -102,10 +128,13 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         *,
         loss: Any,
         index: str = "k-SII",
+        order: int = 2,
         method: str = "auto",
         n_samples: int | str = "auto",
+        n_coalitions: int | str = "auto",
         groups: dict[str, list[str]] | None = None,
         feature_names: Any = None,
+        removal: str = "marginal",
         storage: Any = None,
         aggregation: str = "ema",
         alpha: float = 0.001,
@@ -117,13 +146,21 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         random_state: Any = None,
     ) -> None:
         owner = self._owner
+        self.removal = check_removal(removal, owner)
+        storage = conditional_storage(self, storage, random_state)
         self.loss = loss
         self._loss = get_loss(loss, owner)
         self._correction = correction_for(self._loss)
         self.index = check_options(index, "index", owner, INDICES)
-        self.method = check_options(method, "method", owner, ("auto", "exact", "permutation"))
-        if index == "FSII" and method == "permutation":
-            raise param_error(owner, "method", "'exact' or 'auto' with index='FSII'", method)
+        self.order = int(check_int(order, "order", owner, min_value=2,  # type: ignore[arg-type]
+                                   max_value=3))
+        self.method = check_options(method, "method", owner,
+                                    ("auto", "exact", "regression", "permutation"))
+        if method == "permutation" and (index == "FSII" or self.order > 2):
+            rule = "'exact', 'regression' or 'auto' with " + (
+                "index='FSII'" if index == "FSII" else f"order={self.order}")
+            raise param_error(owner, "method", rule, method)
+        self.n_coalitions = n_coalitions
         self.n_samples = n_samples
         self.n_samples_ = check_game_options(n_samples, groups, self._correction, owner)
         self.groups = groups
@@ -141,17 +178,9 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
     # ------------------------------------------------------------------ the explanation function
     def _set_players(self, names: list[str]) -> None:
         players, col_player = resolve_players(names, self.groups, self._owner)
-        G = len(players)
-        if G < 2:
-            raise ValueError(
-                f"{self._owner} needs at least 2 players (features or groups); got {players}."
-            )
-        method = self.method
-        if method == "auto":
-            exact = G <= MAX_EXACT_PLAYERS_STREAM or self.index == "FSII"
-            method = "exact" if exact else "permutation"
+        self._plan = resolve_plan(self._owner, players, col_player, self.index, self.order,
+                                  self.method, self.n_coalitions, MAX_EXACT_PLAYERS_STREAM)
         self.players_ = players
-        self._plan = InteractionPlan(G, self.index, method, col_player)
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         if self._plan is None or len(self._plan.col_player) != len(X.names):
@@ -159,18 +188,48 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         plan = self._plan
         assert plan is not None and y is not None
         B, s = X.n_rows, self.n_samples_
-        draws = sampler.draw(s)
-        draw_idx = np.arange(B * s).reshape(B, s)
         order_u = None
         if plan.method == "permutation":
             order_u = sampler.uniforms(plan.n_players, "order")
+        elif plan.method == "regression":
+            order_u = sampler.uniforms(plan.n_uniforms, "coalitions")
         per_obs = plan.rows_per_observation(s)
-        values, losses = explain_interactions(
-            plan, self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,
-            order_u,
-            batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
-        )
+        batch_rows = max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs)
+        if self.removal == "conditional":  # the removal step handed to the storage's sampler
+            return self._conditional_batch(X, np.asarray(y), sampler, order_u, batch_rows)
+        draws = sampler.draw(s)
+        draw_idx = np.arange(B * s).reshape(B, s)
+        evaluate = marginal_evaluator(self._model, self._loss, self._correction, X,
+                                      np.asarray(y), draws, draw_idx, batch_rows)
+        values, losses = explain_interactions(plan, evaluate, B, order_u)
         return np.concatenate([values, losses], axis=1)
+
+    def _conditional_batch(self, X: Table, y: np.ndarray, sampler: Sampler,
+                           order_u: np.ndarray | None, batch_rows: int) -> np.ndarray:
+        """The values of a batch under conditional removal: row ``t`` draws from the storage's
+        sampler for ``t`` with its row-keyed uniforms (as iSAGE); rows met by an empty storage
+        get zeros, which the engine discards."""
+        plan, storage = self._plan, cast("ConditionalStorage", self.storage)
+        assert plan is not None
+        B, s, d = X.n_rows, self.n_samples_, len(X.names)
+        u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
+        xm, cols = _stream_rows(X)
+        batch = storage_columns(X, xm, cols)
+        out = np.zeros((B, plan.n_values + 2))
+        for start, stop, b in storage.segments(B):
+            if b == 0:
+                continue
+            part = np.arange(start, stop)
+            rows = (None if xm is None else xm[part],
+                    None if cols is None else {n: c[part] for n, c in cols.items()})
+            evaluate = conditional_evaluator(
+                self._model, self._loss, self._correction, X.take(part), y[start:stop],
+                storage.sampler_at(b, batch), u[start:stop], explainer=self, rows=rows,
+                batch_rows=batch_rows)
+            values, losses = explain_interactions(
+                plan, evaluate, stop - start, None if order_u is None else order_u[start:stop])
+            out[start:stop] = np.concatenate([values, losses], axis=1)
+        return out
 
     def _value_shape(self) -> tuple[int, ...]:
         if self._plan is None:
@@ -193,7 +252,7 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         if not self.feature_names_:
             return np.zeros((0, 0))
         G = self._n_players()
-        return _square(self.importances_[G:], G)
+        return _square(self.importances_[G : G + G * (G - 1) // 2], G)
 
     def _n_players(self) -> int:
         if self._plan is None:
@@ -228,7 +287,8 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         settings.update(n_observations=self.n_explained_,
                         explained_loss=self.marginal_loss_ - self.model_loss_)
         return ShapleyInteractions.from_vector(
-            self.importances_, self.standard_errors(), self.players_, self.index, settings
+            self.importances_, self.standard_errors(), self.players_, self.index, settings,
+            order=self.order,
         )
 
     def to_time_series(self) -> InteractionTimeSeries:
@@ -252,6 +312,7 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         assert self._plan is not None
         return {
             "method": self._plan.method,
+            "order": self.order,
             "loss": self.loss if isinstance(self.loss, str) else getattr(self.loss, "name", "callable"),
             "n_samples": self.n_samples_,
             "loss_estimator": self._correction,

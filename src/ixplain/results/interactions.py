@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import combinations, permutations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,6 +16,21 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["InteractionTimeSeries", "ShapleyInteractions"]
+
+
+def _triple_index(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The triples ``i < j < k`` in lexicographic order, as three int arrays."""
+    t = np.array(list(combinations(range(n), 3)), dtype=np.intp).reshape(-1, 3)
+    return t[:, 0], t[:, 1], t[:, 2]
+
+
+def _cube(triples: np.ndarray, n: int) -> np.ndarray:
+    """Triple values in lexicographic ``i < j < k`` order -> symmetric (n, n, n) tensor."""
+    out = np.zeros(triples.shape[:-1] + (n, n, n))
+    idx = _triple_index(n)
+    for a, b, c in permutations(range(3)):
+        out[..., idx[a], idx[b], idx[c]] = triples
+    return out
 
 
 def _square(pairs: np.ndarray, n: int) -> np.ndarray:
@@ -48,6 +64,12 @@ class ShapleyInteractions:
     settings : dict
         How the values were computed (loss, method, draws, observations, convergence, the
         explained loss ``v(D) - v(empty)`` ...).
+    triple_values : ndarray of shape (n_features, n_features, n_features) or None
+        Order 3 only: the triple terms as a symmetric tensor (``[i, j, k]`` for every
+        permutation of a triple of distinct features; 0 where two indices are equal).
+        ``None`` for order 2.
+    triple_std : ndarray of shape (n_features, n_features, n_features) or None
+        Their standard errors.
 
     Examples
     --------
@@ -71,31 +93,59 @@ class ShapleyInteractions:
     feature_names: list[str]
     index: str
     settings: dict[str, Any] = field(default_factory=dict)
+    triple_values: np.ndarray | None = None
+    triple_std: np.ndarray | None = None
 
     @classmethod
     def from_vector(
         cls, values: np.ndarray, std: np.ndarray, feature_names: Sequence[str], index: str,
-        settings: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None, order: int = 2,
     ) -> ShapleyInteractions:
-        """Build from the flat ``(G + G (G - 1) / 2,)`` vectors (main terms, then pairs ``i < j``
-        in lexicographic order)."""
+        """Build from the flat vectors: main terms, then pairs ``i < j`` in lexicographic order
+        (``G + G (G - 1) / 2`` values), then for ``order=3`` the triples ``i < j < k`` in
+        lexicographic order."""
         G = len(feature_names)
+        P = G * (G - 1) // 2
         values = np.asarray(values, dtype=np.float64)
         std = np.asarray(std, dtype=np.float64)
+        triples = {}
+        if order >= 3:
+            triples = {"triple_values": _cube(values[G + P :], G),
+                       "triple_std": _cube(std[G + P :], G)}
         return cls(
             main_values=values[:G].copy(),
             main_std=std[:G].copy(),
-            pair_values=_square(values[G:], G),
-            pair_std=_square(std[G:], G),
+            pair_values=_square(values[G : G + P], G),
+            pair_std=_square(std[G : G + P], G),
             feature_names=[str(n) for n in feature_names],
             index=str(index),
             settings=dict(settings or {}),
+            **triples,
         )
 
     @property
+    def order(self) -> int:
+        """Highest interaction order held (2 or 3)."""
+        return 2 if self.triple_values is None else 3
+
+    @property
     def total(self) -> float:
-        """Sum of every main and pair term (``v(D) - v(empty)`` for an efficient index)."""
-        return float(self.main_values.sum() + np.triu(self.pair_values, 1).sum())
+        """Sum of every term (``v(D) - v(empty)`` for an efficient index)."""
+        out = float(self.main_values.sum() + np.triu(self.pair_values, 1).sum())
+        if self.triple_values is not None:
+            out += float(self.triple_values[_triple_index(len(self.feature_names))].sum())
+        return out
+
+    def top_triples(self, k: int = 5) -> list[tuple[str, str, str, float]]:
+        """Order 3: the ``k`` triples with the largest absolute value, as ``(feature_i,
+        feature_j, feature_k, value)``; an empty list for order 2."""
+        if self.triple_values is None:
+            return []
+        ii, jj, kk = _triple_index(len(self.feature_names))
+        vals = self.triple_values[ii, jj, kk]
+        order = np.argsort(-np.abs(vals), kind="stable")[:k]
+        n = self.feature_names
+        return [(n[ii[p]], n[jj[p]], n[kk[p]], float(vals[p])) for p in order]
 
     def matrix(self) -> np.ndarray:
         """(n_features, n_features) matrix with the pair terms off and the main terms on the
@@ -114,19 +164,31 @@ class ShapleyInteractions:
 
     def to_frame(self) -> pd.DataFrame:
         """Long DataFrame with columns ``feature_i``, ``feature_j``, ``value``, ``std``: the main
-        terms first (``feature_j == feature_i``), then the pairs ``i < j``."""
+        terms first (``feature_j == feature_i``), then the pairs ``i < j``.
+
+        For order 3 a ``feature_k`` column follows ``feature_j``, and the triples ``i < j < k``
+        come last; a main term repeats its feature (``i, i, i``), a pair its second one
+        (``i, j, j``).
+        """
         import pandas as pd
 
         names = np.asarray(self.feature_names, dtype=object)
         ii, jj = np.triu_indices(len(names), 1)
-        return pd.DataFrame(
-            {
-                "feature_i": np.concatenate([names, names[ii]]),
-                "feature_j": np.concatenate([names, names[jj]]),
-                "value": np.concatenate([self.main_values, self.pair_values[ii, jj]]),
-                "std": np.concatenate([self.main_std, self.pair_std[ii, jj]]),
-            }
-        )
+        cols = {
+            "feature_i": [names, names[ii]],
+            "feature_j": [names, names[jj]],
+            "value": [self.main_values, self.pair_values[ii, jj]],
+            "std": [self.main_std, self.pair_std[ii, jj]],
+        }
+        if self.triple_values is not None and self.triple_std is not None:
+            a, b, c = _triple_index(len(names))
+            cols["feature_i"].append(names[a])
+            cols["feature_j"].append(names[b])
+            cols["feature_k"] = [names, names[jj], names[c]]
+            cols["value"].append(self.triple_values[a, b, c])
+            cols["std"].append(self.triple_std[a, b, c])
+        order = ["feature_i", "feature_j", "feature_k", "value", "std"]
+        return pd.DataFrame({k: np.concatenate(cols[k]) for k in order if k in cols})
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict."""
@@ -137,6 +199,9 @@ class ShapleyInteractions:
             "main_std": self.main_std.tolist(),
             "pair_values": self.pair_values.tolist(),
             "pair_std": self.pair_std.tolist(),
+            **({} if self.triple_values is None or self.triple_std is None else {
+                "triple_values": self.triple_values.tolist(),
+                "triple_std": self.triple_std.tolist()}),
             "settings": {k: _jsonable(v) for k, v in self.settings.items()},
         }
 
