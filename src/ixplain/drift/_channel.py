@@ -52,6 +52,32 @@ class ValueMemory:
         return np.sort(rows)
 
 
+class RowMemory:
+    """The last ``size`` (at least) stream rows themselves, in chunks (for iPDP's curves)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = int(size)
+        self.chunks: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
+        self.n = 0
+
+    def push(self, rows: np.ndarray, cols: Any) -> None:
+        self.chunks.append((np.array(rows), {k: np.array(v) for k, v in cols.items()}))
+        self.n += len(rows)
+        while self.n - len(self.chunks[0][0]) >= self.size:
+            self.n -= len(self.chunks.pop(0)[0])
+
+    def between(self, lo: int, hi: int) -> dict[str, np.ndarray] | None:
+        """The columns of the stored rows in ``[lo, hi)`` (None if there is none)."""
+        parts = []
+        for rows, cols in self.chunks:
+            mask = (rows >= lo) & (rows < hi)
+            if mask.any():
+                parts.append({k: v[mask] for k, v in cols.items()})
+        if not parts:
+            return None
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
 def summary(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-column mean and its standard error (``inf`` with fewer than 2 values)."""
     n = len(values)
@@ -143,7 +169,9 @@ class ValueChannel:
         dev = np.abs(values - self.center)
         spread = np.quantile(dev, 0.9, axis=0)
         spread = np.where(spread > 0, spread, dev.max(axis=0))  # mostly-constant values
-        floor = max(float(spread.max()) * 1e-9, 1e-300)
+        # a floor for constant columns, relative to the largest spread and to the column's
+        # own level (round-off of a constant value is not a change)
+        floor = np.maximum(max(float(spread.max()) * 1e-9, 1e-300), 1e-9 * np.abs(self.center))
         self.scale = np.maximum(spread, floor)
 
     def _run_tests(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
