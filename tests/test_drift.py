@@ -80,7 +80,7 @@ def test_mean_shift_is_found_within_adwins_bound_on_the_right_feature():
         rng = np.random.default_rng(seed)
         v = rng.normal(0.0, 0.1, size=(6000, 4))
         v[3000:, 2] += 0.3
-        det = ExplanationDriftDetector(random_state=seed)
+        det = ExplanationDriftDetector(test="adwin", random_state=seed)
         det.update_values(v, feature_names=list("abcd"))
         channel = det._channels["values"]
         s = float(channel.scale[2])
@@ -96,12 +96,14 @@ def test_mean_shift_is_found_within_adwins_bound_on_the_right_feature():
         assert all(e.feature == "c" for e in det.events_)
 
 
-def test_no_events_on_stationary_streams_over_many_seeds():
-    """ADWIN's guarantee: while the mean is constant, each check cuts with probability at most
-    ``delta / k`` per feature, so at most ``delta`` per check for the family. 40 seeds x 3000
-    rows x 5 features (continuous and {-1, 0, 1}-valued, like 0-1 loss differences) make about
-    3750 checks: the bound allows 7.5 false alarms in expectation; ADWIN is conservative and we
-    require none."""
+@pytest.mark.parametrize("test", ["cusum", "adwin"])
+def test_no_events_on_stationary_streams_over_many_seeds(test):
+    """40 seeds x 3000 rows x 5 features (continuous and {-1, 0, 1}-valued, like 0-1 loss
+    differences). ADWIN's guarantee: while the mean is constant, each check cuts with
+    probability at most ``delta / k`` per feature, so at most ``delta`` per check for the
+    family: about 3750 checks allow 7.5 false alarms in expectation. CUSUM's: about ``delta``
+    per 100,000 rows for the family. Both are conservative (unions over checks and start rows)
+    and we require none."""
     n_events = 0
     for seed in range(40):
         rng = np.random.default_rng(100 + seed)
@@ -109,9 +111,32 @@ def test_no_events_on_stationary_streams_over_many_seeds():
             rng.normal(0.2, 0.3, size=(3000, 3)),
             rng.choice([-1.0, 0.0, 1.0], p=[0.1, 0.6, 0.3], size=(3000, 2)),
         ])
-        det = ExplanationDriftDetector(random_state=seed).update_values(v)
+        det = ExplanationDriftDetector(test=test, random_state=seed).update_values(v)
         n_events += len(det.events_)
     assert n_events == 0
+
+
+def test_cusum_finds_a_mean_shift_within_its_expected_delay():
+    """The default test. Four N(0, 1) features; feature 2 shifts by +1 sd at row 3000.
+
+    CUSUM's upper sum grows by ``d z - psi(d)`` per row with ``d = 0.5`` and, for normal
+    values, ``psi(d) = d**2 / 2``: after the shift ``E[d z - psi] = 0.5 - 0.125 = 0.375`` per
+    row, so it reaches ``h = log(200000 / (delta / 4)) = 19.8`` after about ``h / 0.375 = 53``
+    rows (the self-starting reference absorbs part of the shift, so we allow 3 times that);
+    the other features' sums drift down by ``0.125`` per row and stay quiet."""
+    h = math.log(200_000 / (0.002 / 4))
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        v = rng.normal(size=(6000, 4))
+        v[3000:, 2] += 1.0
+        det = ExplanationDriftDetector(random_state=seed).update_values(
+            v, feature_names=list("abcd"))
+        first = det.events_[0]
+        assert (first.feature, first.direction) == ("c", "increase")
+        assert first.test == "CUSUM(level=0.0005)"
+        assert 3000 <= first.row <= 3000 + 3 * h / 0.375
+        assert abs(first.start - 3000) <= 30  # the split of only ~40 rows after the shift
+        assert all(e.feature == "c" for e in det.events_)
 
 
 def test_kswin_and_page_hinkley_find_the_shift():
@@ -303,7 +328,10 @@ def test_sage_values_are_watched_per_player():
     def f(A):
         return A[:, 0] + A[:, 1]
 
-    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    # q's values drop by about 0.2 of their (long-run) standard deviation, below the CUSUM's
+    # reach (d = 0.5 accumulates only shifts above d / 2): ADWIN, with its variance-aware
+    # bound, finds it
+    det = ExplanationDriftDetector(static_model=True, random_state=0, test="adwin")
     isage = IncrementalSAGE(f, loss="squared_error", n_samples=2, feature_names=["p", "q"],
                             random_state=0, drift_detector=det)
     X[1500:, 1] *= 0.1
@@ -382,7 +410,7 @@ def test_bad_values():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"test": "cusum"}, "'test' parameter of ExplanationDriftDetector"),
+    ({"test": "ddm"}, "'test' parameter of ExplanationDriftDetector"),
     ({"delta": 0.0}, "'delta' parameter of ExplanationDriftDetector must be a float in"),
     ({"delta": 1.0}, "'delta' parameter"),
     ({"n_reference": 1}, "'n_reference' parameter"),

@@ -6,7 +6,8 @@ ADWIN's bound assumes) from a warm-up: ``u = clip(0.5 + (v - c) / (4 s), 0, 1)``
 warm-up median and ``s`` the 90 % quantile of the warm-up deviations from it (their maximum if
 that is 0), so most warm-up values fall in [0.25, 0.75] and only the far tail of heavy-tailed
 values (squared-error increments) is clipped; a bound set by the largest value would make
-ADWIN's range term, ``2 / (3 m) log(2 / delta')``, swamp small shifts. The transform is fixed
+ADWIN's range term, ``2 / (3 m) log(2 / delta')``, swamp small shifts. The scaled values are
+rounded to 1e-6 (round-off noise of a constant value is not a change). The transform is fixed
 once, a monotone map of each value, so a stationary stream stays stationary and the tests'
 guarantees carry over.
 """
@@ -134,7 +135,8 @@ class ValueChannel:
         self.labels = list(labels)
         k = len(labels)
         self.tests = [
-            make_test(test, level, int(keyed_generator(seed, "test", name, j).integers(2**31)))
+            make_test(test, level, int(keyed_generator(seed, "test", name, j).integers(2**31)),
+                      warmup=warmup)
             for j in range(k)
         ]
         self.warmup = int(warmup)
@@ -176,7 +178,9 @@ class ValueChannel:
 
     def _run_tests(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
         assert self.center is not None and self.scale is not None
-        u = np.clip(0.5 + (values - self.center) / (4.0 * self.scale), 0.0, 1.0)
+        # rounded to 1e-6 of the range: round-off noise of a constant value (an exactly
+        # linear model's ICE slope on a grid that moves) is not a change
+        u = np.round(np.clip(0.5 + (values - self.center) / (4.0 * self.scale), 0.0, 1.0), 6)
         hits: list[tuple[int, int]] = []  # (row index in batch, feature)
         for j, test in enumerate(self.tests):
             update = test.update

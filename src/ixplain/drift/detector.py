@@ -65,11 +65,14 @@ class ExplanationDriftDetector:
     False alarms across features
     ----------------------------
     ``delta`` is a family-wise level: each of the ``k`` features' tests runs at ``delta / k``
-    (Bonferroni). For ADWIN (default) this bounds, at each check and while no explanation
-    changes, the probability that *any* feature fires by ``delta`` (ADWIN's Theorem 3.1, values
-    scaled into [0, 1], see :mod:`ixplain.drift._channel`); ADWIN's bound is conservative, and
-    the measured rate on stationary streams is far below ``delta`` per check (the benchmark
-    ``benchmarks/bench_explanation_drift.py`` reports false alarms per 100,000 rows). The model
+    (Bonferroni). For the CUSUM (default) this bounds the probability that *any* feature fires
+    within 100,000 rows while no explanation changes by about ``delta`` (see
+    :class:`~ixplain.drift.CUSUMTest`: exact for i.i.d. values of a known distribution,
+    approximate with the distribution estimated from the stream); for ADWIN it bounds, at each
+    check, the probability that any feature fires by ``delta`` (ADWIN's Theorem 3.1, values
+    scaled into [0, 1], see :mod:`ixplain.drift._channel`). Both bounds are conservative; the
+    benchmark ``benchmarks/bench_explanation_drift.py`` reports the measured false alarms per
+    100,000 rows. The model
     channel's paired z-tests run at ``delta / k`` each, so at each check the probability that
     any feature is reported while the model's explanation on the reference sample has not
     moved is at most ``delta`` (normal approximation of the paired mean; a model that did not
@@ -81,10 +84,11 @@ class ExplanationDriftDetector:
         The explainer to watch (:meth:`update` / :meth:`update_many` explain rows through it).
         Not needed for :meth:`update_values`, or when the detector is given to an explainer
         (``IncrementalPFI(..., drift_detector=detector)``).
-    test : {"adwin", "kswin", "page_hinkley"}, default="adwin"
+    test : {"cusum", "adwin", "kswin", "page_hinkley"}, default="cusum"
         The per-feature change test (:mod:`ixplain.drift.base`).
     delta : float in (0, 1), default=0.002
-        Family-wise level across features (ADWIN's River default, shared by all features).
+        Family-wise level across features (shared by all features; per 100,000 rows for the
+        CUSUM, per check for ADWIN, whose River default it is).
     static_model : bool, default=False
         The model never learns: the explainer's own values form the data channel (with
         ``label_free``, feed rows through :meth:`update` / :meth:`update_many`, which give the
@@ -143,7 +147,7 @@ class ExplanationDriftDetector:
         self,
         explainer: Any = None,
         *,
-        test: str = "adwin",
+        test: str = "cusum",
         delta: float = 0.002,
         static_model: bool = False,
         label_free: bool = False,
