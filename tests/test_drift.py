@@ -19,6 +19,7 @@ from ixplain import (
     DriftExplanation,
     ExplanationDriftDetector,
     GeometricReservoir,
+    IncrementalPDP,
     IncrementalPFI,
     IncrementalSAGE,
 )
@@ -79,7 +80,7 @@ def test_mean_shift_is_found_within_adwins_bound_on_the_right_feature():
         rng = np.random.default_rng(seed)
         v = rng.normal(0.0, 0.1, size=(6000, 4))
         v[3000:, 2] += 0.3
-        det = ExplanationDriftDetector(random_state=seed)
+        det = ExplanationDriftDetector(test="adwin", random_state=seed)
         det.update_values(v, feature_names=list("abcd"))
         channel = det._channels["values"]
         s = float(channel.scale[2])
@@ -95,12 +96,14 @@ def test_mean_shift_is_found_within_adwins_bound_on_the_right_feature():
         assert all(e.feature == "c" for e in det.events_)
 
 
-def test_no_events_on_stationary_streams_over_many_seeds():
-    """ADWIN's guarantee: while the mean is constant, each check cuts with probability at most
-    ``delta / k`` per feature, so at most ``delta`` per check for the family. 40 seeds x 3000
-    rows x 5 features (continuous and {-1, 0, 1}-valued, like 0-1 loss differences) make about
-    3750 checks: the bound allows 7.5 false alarms in expectation; ADWIN is conservative and we
-    require none."""
+@pytest.mark.parametrize("test", ["cusum", "adwin"])
+def test_no_events_on_stationary_streams_over_many_seeds(test):
+    """40 seeds x 3000 rows x 5 features (continuous and {-1, 0, 1}-valued, like 0-1 loss
+    differences). ADWIN's guarantee: while the mean is constant, each check cuts with
+    probability at most ``delta / k`` per feature, so at most ``delta`` per check for the
+    family: about 3750 checks allow 7.5 false alarms in expectation. CUSUM's: about ``delta``
+    per 100,000 rows for the family. Both are conservative (unions over checks and start rows)
+    and we require none."""
     n_events = 0
     for seed in range(40):
         rng = np.random.default_rng(100 + seed)
@@ -108,9 +111,32 @@ def test_no_events_on_stationary_streams_over_many_seeds():
             rng.normal(0.2, 0.3, size=(3000, 3)),
             rng.choice([-1.0, 0.0, 1.0], p=[0.1, 0.6, 0.3], size=(3000, 2)),
         ])
-        det = ExplanationDriftDetector(random_state=seed).update_values(v)
+        det = ExplanationDriftDetector(test=test, random_state=seed).update_values(v)
         n_events += len(det.events_)
     assert n_events == 0
+
+
+def test_cusum_finds_a_mean_shift_within_its_expected_delay():
+    """The default test. Four N(0, 1) features; feature 2 shifts by +1 sd at row 3000.
+
+    CUSUM's upper sum grows by ``d z - psi(d)`` per row with ``d = 0.5`` and, for normal
+    values, ``psi(d) = d**2 / 2``: after the shift ``E[d z - psi] = 0.5 - 0.125 = 0.375`` per
+    row, so it reaches ``h = log(200000 / (delta / 4)) = 19.8`` after about ``h / 0.375 = 53``
+    rows (the self-starting reference absorbs part of the shift, so we allow 3 times that);
+    the other features' sums drift down by ``0.125`` per row and stay quiet."""
+    h = math.log(200_000 / (0.002 / 4))
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        v = rng.normal(size=(6000, 4))
+        v[3000:, 2] += 1.0
+        det = ExplanationDriftDetector(random_state=seed).update_values(
+            v, feature_names=list("abcd"))
+        first = det.events_[0]
+        assert (first.feature, first.direction) == ("c", "increase")
+        assert first.test == "CUSUM(level=0.0005)"
+        assert 3000 <= first.row <= 3000 + 3 * h / 0.375
+        assert abs(first.start - 3000) <= 30  # the split of only ~40 rows after the shift
+        assert all(e.feature == "c" for e in det.events_)
 
 
 def test_kswin_and_page_hinkley_find_the_shift():
@@ -302,7 +328,10 @@ def test_sage_values_are_watched_per_player():
     def f(A):
         return A[:, 0] + A[:, 1]
 
-    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    # q's values drop by about 0.2 of their (long-run) standard deviation, below the CUSUM's
+    # reach (d = 0.5 accumulates only shifts above d / 2): ADWIN, with its variance-aware
+    # bound, finds it
+    det = ExplanationDriftDetector(static_model=True, random_state=0, test="adwin")
     isage = IncrementalSAGE(f, loss="squared_error", n_samples=2, feature_names=["p", "q"],
                             random_state=0, drift_detector=det)
     X[1500:, 1] *= 0.1
@@ -381,7 +410,7 @@ def test_bad_values():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"test": "cusum"}, "'test' parameter of ExplanationDriftDetector"),
+    ({"test": "ddm"}, "'test' parameter of ExplanationDriftDetector"),
     ({"delta": 0.0}, "'delta' parameter of ExplanationDriftDetector must be a float in"),
     ({"delta": 1.0}, "'delta' parameter"),
     ({"n_reference": 1}, "'n_reference' parameter"),
@@ -411,3 +440,137 @@ def test_bad_attachment():
         ExplanationDriftDetector(used)
     with pytest.raises(TypeError, match="'explainer' parameter"):
         ExplanationDriftDetector(explainer="ipfi")
+
+
+# ---------------------------------------------------------------------------- iPDP
+def _product_stream(n, flip, seed):
+    """x0, x1 uniform on [-1, 1]; x2 = +1 before row ``flip`` and -1 from it (sd 0.1 noise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(n, 3))
+    X[:, 2] = np.where(np.arange(n) < flip, 1.0, -1.0) + 0.1 * rng.normal(size=n)
+    return X
+
+
+def _product(A):
+    return A[:, 0] * A[:, 2] + A[:, 1] ** 2
+
+
+def test_ipdp_slope_flip_of_a_static_model_is_found_with_its_curves():
+    """``f = x0 * x2 + x1**2`` with a static model; E[x2] flips from +1 to -1 at row 3000.
+
+    The ICE curve of x0 on row t is ``v * x2_t + x1_t**2``: slope ``x2_t`` (sd 0.1 around
+    +-1), curvature exactly 0. So the PD of x0 is ``v * E[x2] + 1/3``: slope +1 before, -1
+    after, and the data channel (the explainer's own values, ``static_model=True``) must
+    report ``x0 slope`` first, decreasing, soon after row 3000, with no event before; the
+    before/after curves are ``+v + 1/3`` and ``-v + 1/3`` within their sampling error."""
+    for seed in range(2):
+        X = _product_stream(5000, 3000, seed)
+        det = ExplanationDriftDetector(static_model=True, random_state=seed)
+        ipdp = IncrementalPDP(_product, "x0", drift_detector=det)
+        for s in range(0, len(X), 64):
+            ipdp.explain_many(X[s:s + 64])
+        assert det.feature_names_ == ["x0 slope", "x0 curvature"]
+        e = det.events_[0]
+        assert (e.feature, e.channel, e.direction) == ("x0 slope", "data", "decrease")
+        assert 3000 <= e.row < 3100 and abs(e.start - 3000) <= 10
+        assert e.before == pytest.approx(1.0, abs=0.02)
+        assert e.after == pytest.approx(-1.0, abs=0.1)
+        change = det.explain_change(0)
+        grid = np.asarray(change.grid_values, dtype=float)
+        assert np.allclose(change.before_curve[0], grid + 1 / 3, atol=0.08)
+        assert np.allclose(change.after_curve[0], -grid + 1 / 3, atol=0.25)
+        frame = change.to_frame("curves")
+        assert len(frame) == len(grid) and set(frame["output"]) == {0}
+        assert "curves" in change.to_dict()
+
+
+class _Flip:
+    """``s * x0 + x1``; the sign ``s`` is set from outside (a model that relearns)."""
+
+    def __init__(self):
+        self.s = 1.0
+
+    def __call__(self, A):
+        return self.s * A[:, 0] + A[:, 1]
+
+
+def _run_flip(n, flip, seed, det=None, chunk=32, resume_at=None):
+    X = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(n, 3))
+    model = _Flip()
+    det = det or ExplanationDriftDetector(random_state=seed, check_every=500)
+    ipdp = IncrementalPDP(model, "x0", drift_detector=det)
+    for s in range(0, n, chunk):
+        if resume_at is not None and s == resume_at:
+            ipdp = pickle.loads(pickle.dumps(ipdp))
+            det = ipdp.drift_detector
+            model = ipdp.model
+        if s >= flip:
+            model.s = -1.0
+        ipdp.explain_many(X[s:s + chunk])
+    return det
+
+
+def test_ipdp_model_change_fires_the_model_channel_with_exact_curves():
+    """The model's slope in x0 flips from +1 to -1 at row 3008 (a callable model: the data
+    channel's snapshot keeps the old copy and sees nothing). The model channel re-explains the
+    reference rows every ``check_every = 500`` rows on one fixed grid: the summaries of an
+    unchanged linear model are identical (no event before the flip), and at the first check
+    after it the slope goes from exactly 1 to exactly -1; the PD curves on the reference rows
+    are ``+-v + mean(x1_ref)``."""
+    det = _run_flip(5000, 3008, seed=0)
+    assert det.events_, "no event"
+    e = det.events_[0]
+    assert (e.feature, e.channel, e.direction) == ("x0 slope", "model", "decrease")
+    assert 3008 <= e.row < 3008 + 500 + 32
+    assert (e.before, e.after) == (pytest.approx(1.0), pytest.approx(-1.0))
+    assert all(ev.row >= 3008 for ev in det.events_)
+    change = det.explain_change(0)
+    grid = np.asarray(change.grid_values, dtype=float)
+    shift = change.before_curve[0] - grid
+    assert np.allclose(shift, shift[0]) and np.allclose(change.after_curve[0], -grid + shift[0])
+
+
+def test_ipdp_no_events_on_a_stationary_stream():
+    """No flip: the PD of x0 stays ``v * E[x2] + 1/3`` for a static model, and neither the
+    slope nor the curvature test may fire (3 seeds x 6,000 rows)."""
+    for seed in range(3):
+        X = _product_stream(6000, 10**9, seed)
+        det = ExplanationDriftDetector(static_model=True, random_state=seed)
+        ipdp = IncrementalPDP(_product, "x0", drift_detector=det)
+        ipdp.explain_many(X)
+        assert det.events_ == [], det.events_
+
+
+def test_ipdp_pickle_mid_stream_gives_the_same_events():
+    plain = _run_flip(4000, 2016, seed=1)
+    resumed = _run_flip(4000, 2016, seed=1, resume_at=1504)
+    assert [e.to_dict() for e in plain.events_] == [e.to_dict() for e in resumed.events_]
+    assert plain.events_
+
+
+def test_ipdp_categorical_feature_watches_the_spread():
+    """A categorical feature's ICE curve is summarised by its spread across levels: the
+    effect ``{"a": 0, "b": 1, "c": 2}`` (spread sqrt(2/3)) vanishes at row 2000."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"c": rng.choice(["a", "b", "c"], 4000), "x": rng.normal(size=4000)})
+    effect = {"a": 0.0, "b": 1.0, "c": 2.0}
+
+    class Model:
+        on = True
+
+        def __call__(self, df):
+            base = np.asarray(df["x"], dtype=float)
+            return base + (df["c"].map(effect).to_numpy(float) if self.on else 0.0)
+
+    model = Model()
+    det = ExplanationDriftDetector(random_state=0, check_every=500)
+    ipdp = IncrementalPDP(model, "c", drift_detector=det)
+    for s in range(0, 4000, 100):
+        model.on = s < 2000
+        ipdp.explain_many(frame.iloc[s:s + 100])
+    assert det.feature_names_ == ["c spread"]
+    e = det.events_[0]
+    assert (e.feature, e.channel) == ("c spread", "model") and 2000 <= e.row < 2600
+    assert e.before == pytest.approx(math.sqrt(2 / 3)) and e.after == pytest.approx(0.0)

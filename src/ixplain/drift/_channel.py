@@ -6,7 +6,8 @@ ADWIN's bound assumes) from a warm-up: ``u = clip(0.5 + (v - c) / (4 s), 0, 1)``
 warm-up median and ``s`` the 90 % quantile of the warm-up deviations from it (their maximum if
 that is 0), so most warm-up values fall in [0.25, 0.75] and only the far tail of heavy-tailed
 values (squared-error increments) is clipped; a bound set by the largest value would make
-ADWIN's range term, ``2 / (3 m) log(2 / delta')``, swamp small shifts. The transform is fixed
+ADWIN's range term, ``2 / (3 m) log(2 / delta')``, swamp small shifts. The scaled values are
+rounded to 1e-6 (round-off noise of a constant value is not a change). The transform is fixed
 once, a monotone map of each value, so a stationary stream stays stationary and the tests'
 guarantees carry over.
 """
@@ -50,6 +51,32 @@ class ValueMemory:
         """The stored rows in ``[lo, hi)``, in stream order."""
         rows = self.rows[(self.rows >= lo) & (self.rows < hi)]
         return np.sort(rows)
+
+
+class RowMemory:
+    """The last ``size`` (at least) stream rows themselves, in chunks (for iPDP's curves)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = int(size)
+        self.chunks: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
+        self.n = 0
+
+    def push(self, rows: np.ndarray, cols: Any) -> None:
+        self.chunks.append((np.array(rows), {k: np.array(v) for k, v in cols.items()}))
+        self.n += len(rows)
+        while self.n - len(self.chunks[0][0]) >= self.size:
+            self.n -= len(self.chunks.pop(0)[0])
+
+    def between(self, lo: int, hi: int) -> dict[str, np.ndarray] | None:
+        """The columns of the stored rows in ``[lo, hi)`` (None if there is none)."""
+        parts = []
+        for rows, cols in self.chunks:
+            mask = (rows >= lo) & (rows < hi)
+            if mask.any():
+                parts.append({k: v[mask] for k, v in cols.items()})
+        if not parts:
+            return None
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 def summary(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -108,7 +135,8 @@ class ValueChannel:
         self.labels = list(labels)
         k = len(labels)
         self.tests = [
-            make_test(test, level, int(keyed_generator(seed, "test", name, j).integers(2**31)))
+            make_test(test, level, int(keyed_generator(seed, "test", name, j).integers(2**31)),
+                      warmup=warmup)
             for j in range(k)
         ]
         self.warmup = int(warmup)
@@ -143,12 +171,16 @@ class ValueChannel:
         dev = np.abs(values - self.center)
         spread = np.quantile(dev, 0.9, axis=0)
         spread = np.where(spread > 0, spread, dev.max(axis=0))  # mostly-constant values
-        floor = max(float(spread.max()) * 1e-9, 1e-300)
+        # a floor for constant columns, relative to the largest spread and to the column's
+        # own level (round-off of a constant value is not a change)
+        floor = np.maximum(max(float(spread.max()) * 1e-9, 1e-300), 1e-9 * np.abs(self.center))
         self.scale = np.maximum(spread, floor)
 
     def _run_tests(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
         assert self.center is not None and self.scale is not None
-        u = np.clip(0.5 + (values - self.center) / (4.0 * self.scale), 0.0, 1.0)
+        # rounded to 1e-6 of the range: round-off noise of a constant value (an exactly
+        # linear model's ICE slope on a grid that moves) is not a change
+        u = np.round(np.clip(0.5 + (values - self.center) / (4.0 * self.scale), 0.0, 1.0), 6)
         hits: list[tuple[int, int]] = []  # (row index in batch, feature)
         for j, test in enumerate(self.tests):
             update = test.update

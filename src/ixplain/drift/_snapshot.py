@@ -10,7 +10,9 @@ import numpy as np
 from .._random import keyed_generator
 from ..storage import DatasetStorage
 
-__all__ = ["Capture", "detached_copy", "pseudo_labels", "reference_values", "value_labels"]
+__all__ = [
+    "Capture", "detached_copy", "pd_curves", "pseudo_labels", "reference_values", "value_labels",
+]
 
 
 class Capture:
@@ -45,6 +47,9 @@ def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
 def value_labels(explainer: Any, k: int) -> tuple[list[str], int]:
     """Names of the first watched value columns and how many there are (iSAGE values end with
     the two losses, which are not watched)."""
+    named = getattr(explainer, "_drift_value_names", None)
+    if named is not None:  # iPDP: summaries of the ICE curve
+        return named(k), k
     players = getattr(explainer, "players_", None)
     names = [str(p) for p in (players if players is not None else explainer.feature_names_)]
     if len(names) == k or (players is not None and len(names) == k - 2):
@@ -67,14 +72,17 @@ def pseudo_labels(model: Any, table: Any) -> np.ndarray:
 
 def reference_values(
     explainer: Any, cols: dict[str, np.ndarray], y: np.ndarray | None, seed: int,
-    label_free: bool,
+    label_free: bool, fixed: dict[str, Any],
 ) -> np.ndarray:
     """Per-row values ``(n, k)`` of the explainer's *current* model on the reference rows,
     with the reference rows as perturbation data and draws fixed by ``seed`` (the same draws
-    at every call, so two calls differ only where the model differs)."""
+    at every call, so two calls differ only where the model differs). ``fixed`` keeps what
+    must not change between calls (iPDP: the grid, taken at the first call)."""
     import pandas as pd
 
     probe = detached_copy(explainer, keep_storage=False)
+    if hasattr(probe, "_use_grid"):
+        fixed["grid"] = probe._use_grid(fixed.get("grid"))
     frame = pd.DataFrame({k: v for k, v in cols.items()})
     probe.storage = DatasetStorage(frame)
     # the same draws at every call: the probe's row streams restart at row 0 from one seed
@@ -92,4 +100,17 @@ def reference_values(
         probe._process(part, None if y is None else y[s : s + probe.max_batch], False)
         assert capture.values is not None
         out.append(capture.values)
+    if "grid" in fixed and fixed["grid"] is not None:  # iPDP: the PD on the reference rows
+        fixed["curve"] = probe._current()[1:3]
     return np.concatenate(out)
+
+
+def pd_curves(explainer: Any, cols: dict[str, np.ndarray], grid: Any) -> tuple[Any, Any]:
+    """The PD curve (mean ICE curve, shape (n_outputs, n_grid)) of ``explainer``'s model on
+    the rows ``cols`` at the grid values ``grid``, and its standard error."""
+    probe = detached_copy(explainer, keep_storage=False)
+    probe._use_grid(grid)
+    n = len(next(iter(cols.values())))
+    for s in range(0, n, probe.max_batch):
+        probe._process({k: v[s : s + probe.max_batch] for k, v in cols.items()}, None)
+    return probe._current()[1:3]

@@ -13,8 +13,15 @@ import numpy as np
 from .._random import root_seed
 from .._validation import check_bool, check_float, check_int, check_options, param_error
 from ..results.drift import DriftExplanation
-from ._channel import ValueChannel, as_float_rows, make_event, summary
-from ._snapshot import Capture, detached_copy, pseudo_labels, reference_values, value_labels
+from ._channel import RowMemory, ValueChannel, as_float_rows, make_event, summary
+from ._snapshot import (
+    Capture,
+    detached_copy,
+    pd_curves,
+    pseudo_labels,
+    reference_values,
+    value_labels,
+)
 from .base import TESTS, DriftEvent
 
 if TYPE_CHECKING:
@@ -58,11 +65,14 @@ class ExplanationDriftDetector:
     False alarms across features
     ----------------------------
     ``delta`` is a family-wise level: each of the ``k`` features' tests runs at ``delta / k``
-    (Bonferroni). For ADWIN (default) this bounds, at each check and while no explanation
-    changes, the probability that *any* feature fires by ``delta`` (ADWIN's Theorem 3.1, values
-    scaled into [0, 1], see :mod:`ixplain.drift._channel`); ADWIN's bound is conservative, and
-    the measured rate on stationary streams is far below ``delta`` per check (the benchmark
-    ``benchmarks/bench_explanation_drift.py`` reports false alarms per 100,000 rows). The model
+    (Bonferroni). For the CUSUM (default) this bounds the probability that *any* feature fires
+    within 100,000 rows while no explanation changes by about ``delta`` (see
+    :class:`~ixplain.drift.CUSUMTest`: exact for i.i.d. values of a known distribution,
+    approximate with the distribution estimated from the stream); for ADWIN it bounds, at each
+    check, the probability that any feature fires by ``delta`` (ADWIN's Theorem 3.1, values
+    scaled into [0, 1], see :mod:`ixplain.drift._channel`). Both bounds are conservative; the
+    benchmark ``benchmarks/bench_explanation_drift.py`` reports the measured false alarms per
+    100,000 rows. The model
     channel's paired z-tests run at ``delta / k`` each, so at each check the probability that
     any feature is reported while the model's explanation on the reference sample has not
     moved is at most ``delta`` (normal approximation of the paired mean; a model that did not
@@ -74,10 +84,11 @@ class ExplanationDriftDetector:
         The explainer to watch (:meth:`update` / :meth:`update_many` explain rows through it).
         Not needed for :meth:`update_values`, or when the detector is given to an explainer
         (``IncrementalPFI(..., drift_detector=detector)``).
-    test : {"adwin", "kswin", "page_hinkley"}, default="adwin"
+    test : {"cusum", "adwin", "kswin", "page_hinkley"}, default="cusum"
         The per-feature change test (:mod:`ixplain.drift.base`).
     delta : float in (0, 1), default=0.002
-        Family-wise level across features (ADWIN's River default, shared by all features).
+        Family-wise level across features (shared by all features; per 100,000 rows for the
+        CUSUM, per check for ADWIN, whose River default it is).
     static_model : bool, default=False
         The model never learns: the explainer's own values form the data channel (with
         ``label_free``, feed rows through :meth:`update` / :meth:`update_many`, which give the
@@ -136,7 +147,7 @@ class ExplanationDriftDetector:
         self,
         explainer: Any = None,
         *,
-        test: str = "adwin",
+        test: str = "cusum",
         delta: float = 0.002,
         static_model: bool = False,
         label_free: bool = False,
@@ -177,6 +188,9 @@ class ExplanationDriftDetector:
         self._ref_y: list[np.ndarray] = []
         self._ref_n = 0
         self._ref_values: np.ndarray | None = None
+        self._ref_fixed: dict[str, Any] = {}
+        self._ref_curve: Any = None
+        self._rows: RowMemory | None = None  # iPDP: the rows, for before/after PD curves
         self._ref_row = 0
         self._n_checks = 0
         self.explainer: Any = None
@@ -315,17 +329,21 @@ class ExplanationDriftDetector:
     def _attach(self, explainer: Any) -> None:
         from ..methods._incremental import IncrementalExplainer
 
-        if not isinstance(explainer, IncrementalExplainer) or type(explainer)._process is not IncrementalExplainer._process:
+        if not isinstance(explainer, IncrementalExplainer) or not (
+                type(explainer)._process is IncrementalExplainer._process
+                or hasattr(explainer, "_report_values")):
             raise param_error(
                 _OWNER, "explainer",
-                "an incremental explainer built on IncrementalExplainer (IncrementalPFI, "
-                "IncrementalSAGE)", explainer, exc=TypeError)
+                "an incremental explainer that reports its per-row values (IncrementalPFI, "
+                "IncrementalSAGE, IncrementalPDP)", explainer, exc=TypeError)
         if self.explainer is not None and self.explainer is not explainer:
             raise ValueError(f"{_OWNER} already watches another explainer; use one per explainer.")
         if explainer.n_seen_:
             raise ValueError(f"{_OWNER} must be attached before the explainer sees rows "
                              f"(it has seen {explainer.n_seen_}).")
         self.explainer = explainer
+        if hasattr(explainer, "_use_grid"):
+            self._rows = RowMemory(self.memory)
         setattr(explainer, "drift_detector", self)  # noqa: B010 (not every explainer declares it)
         explainer._on_values = self._on_values
 
@@ -342,6 +360,8 @@ class ExplanationDriftDetector:
             self._set_features(names)
         k = self._k
         assert k is not None
+        if self._rows is not None:
+            self._rows.push(rows, cols)
         if self.static_model:
             if values is not None and ok.any():
                 flat = values.reshape(len(ok), -1)[:, :k]
@@ -415,10 +435,12 @@ class ExplanationDriftDetector:
         y = np.concatenate(self._ref_y) if self._ref_y else None
         k = self._k
         assert k is not None
-        now = reference_values(self.explainer, cols, y, self._seed, self.label_free)
+        now = reference_values(self.explainer, cols, y, self._seed, self.label_free,
+                               self._ref_fixed)
         now = now.reshape(len(now), -1)[:, :k]
         if self._ref_values is None:
             self._ref_values, self._ref_row = now, row
+            self._ref_curve = self._ref_fixed.get("curve")
             self._snapshot()
             return
         self._n_checks += 1
@@ -455,13 +477,20 @@ class ExplanationDriftDetector:
         assert ref is not None and self.feature_names_ is not None
         mb, sb = summary(ref)
         ma, sa = summary(now)
+        curve = self._ref_fixed.get("curve")
+        curves = {}
+        if self._ref_curve is not None and curve is not None:
+            curves = {"grid_values": self._ref_fixed["grid"],
+                      "before_curve": self._ref_curve[0], "before_curve_se": self._ref_curve[1],
+                      "after_curve": curve[0], "after_curve_se": curve[1]}
         for e in events:
             change = DriftExplanation(
                 feature_names=list(self.feature_names_), before=mb, before_se=sb, after=ma,
                 after_se=sa, event=e, before_rows=(self._ref_row, self._ref_row),
-                after_rows=(row, row))
+                after_rows=(row, row), **curves)
             self._emit(e, change)
         self._ref_values, self._ref_row, self._n_checks = now, row, 0
+        self._ref_curve = curve
         self._snapshot()
 
     # ------------------------------------------------------------------ helpers
@@ -488,8 +517,26 @@ class ExplanationDriftDetector:
             mb, sb, ma, sa, counts = channel.compare(e, prev)
             change = DriftExplanation(
                 feature_names=list(channel.labels), before=mb, before_se=sb, after=ma,
-                after_se=sa, event=e, before_rows=(prev, e.start - 1), after_rows=(e.start, e.row))
+                after_se=sa, event=e, before_rows=(prev, e.start - 1), after_rows=(e.start, e.row),
+                **self._curves(channel, e, prev))
             self._emit(e, change)
+
+    def _curves(self, channel: ValueChannel, event: DriftEvent, prev: int) -> dict[str, Any]:
+        """iPDP: the PD curves of the channel's model before (at most 1,000 rows) and after
+        the change, on the explainer's current grid (empty for other explainers)."""
+        if self._rows is None:
+            return {}
+        model = self.explainer if self.static_model else next(
+            (sh for sh, ch, _ in self._shadows if ch is channel), None)
+        before = self._rows.between(max(prev, event.start - 1000), event.start)
+        after = self._rows.between(event.start, event.row + 1)
+        if model is None or before is None or after is None:
+            return {}
+        grid = _curve_grid(self.explainer, before, after)
+        b, sb = pd_curves(model, before, grid)
+        a, sa = pd_curves(model, after, grid)
+        return {"grid_values": grid, "before_curve": b, "before_curve_se": sb,
+                "after_curve": a, "after_curve_se": sa}
 
     def _emit(self, event: DriftEvent, change: DriftExplanation) -> None:
         self.events_.append(event)
@@ -515,6 +562,26 @@ class ExplanationDriftDetector:
             raise ValueError(f"{_OWNER}: row indices must increase (and continue after row "
                              f"{self.n_rows_ - 1}); got {arr[:5].tolist()}...")
         return arr
+
+
+def _curve_grid(explainer: Any, before: dict[str, np.ndarray],
+                after: dict[str, np.ndarray]) -> np.ndarray:
+    """The explainer's current grid, or -- inside its first chunk, before it has one --
+    ``grid_resolution`` values spanning the explainer's percentiles of the rows around the
+    event (the levels seen, for a categorical feature)."""
+    from ..methods.ipdp import NotStartedError
+
+    try:
+        return np.asarray(explainer.pd_.grid_values[0])
+    except NotStartedError:
+        pass
+    name = str(explainer.feature_name_)
+    values = np.concatenate([before[name], after[name]])
+    if explainer.feature_kind_ != "numeric":
+        return np.asarray(sorted(set(values.tolist()), key=str), dtype=object)
+    finite = values[np.isfinite(values)]
+    lo, hi = np.quantile(finite, explainer.percentiles)
+    return np.unique(np.linspace(lo, hi, explainer.grid_resolution))
 
 
 def attach_detector(explainer: Any, detector: Any) -> Any:

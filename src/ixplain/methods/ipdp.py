@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._validation import check_float, check_int, check_options, param_error
+from ..drift.detector import attach_detector
 from ..models import as_model
 from ..results.partial_dependence import PartialDependence
 from ..tabular import Table
@@ -300,6 +301,10 @@ class IncrementalPDP(IncrementalExplainer):
     max_batch : int, default=10000
         Rows of :meth:`explain_many` whose ICE curves go through the model in one call (``B *
         n_grid`` model rows); it bounds the memory of a call and has no effect on the results.
+    drift_detector : ExplanationDriftDetector, optional
+        Tests every observation's ICE curve for a change of the PD curve (its slope and
+        curvature, or its spread across levels, per output: :mod:`ixplain.drift._curves`);
+        label-free by nature. Events in ``drift_detector.events_``.
 
     Attributes
     ----------
@@ -405,6 +410,7 @@ class IncrementalPDP(IncrementalExplainer):
         nan_policy: str = "skip",
         random_state: Any = None,
         max_batch: int | None = None,
+        drift_detector: Any = None,
     ) -> None:
         if not isinstance(feature, (str, numbers.Integral)) or isinstance(feature, bool):
             raise param_error(_OWNER, "feature", "a str or an int", feature, exc=TypeError)
@@ -456,6 +462,7 @@ class IncrementalPDP(IncrementalExplainer):
         self._cache: tuple[Any, np.ndarray] | None = None
         self._active = np.empty(0, dtype=np.intp)
         self._ice: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=self.ice_history)
+        self.drift_detector = attach_detector(self, drift_detector)
 
     # ------------------------------------------------------------------ public API
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
@@ -591,6 +598,8 @@ class IncrementalPDP(IncrementalExplainer):
             ids = np.concatenate(row_ids)
             rows = np.repeat(np.arange(B_kept), counts)
             ice = self._evaluate(self._make_table(cols), ids, rows)
+            if self._on_values is not None:
+                self._report_values(ids, counts, ice, positions, cols, y)
             self._store.ensure(ice.shape[1])
             self._accumulate(ids, counts, ice, positions, B)
             self._remember_ice(row_ids, counts, ice)
@@ -601,6 +610,46 @@ class IncrementalPDP(IncrementalExplainer):
             empty = np.empty(0, dtype=np.intp)
             self._accumulate(empty, empty, np.empty((0, 1)), positions, B)
         self.n_seen_ += B
+
+    def _report_values(
+        self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, positions: np.ndarray,
+        cols: dict[str, np.ndarray], y: np.ndarray | None,
+    ) -> None:
+        """Give the ``_on_values`` hook (the drift detector) each kept row's ICE-curve
+        summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature, or the
+        spread across levels), shape (B_kept, n_values)."""
+        from ..drift._curves import curve_summary
+
+        numeric = self.feature_kind_ == "numeric"
+        grid = self._store.key_array(True)[ids] if numeric else np.zeros(len(ids))
+        values, ok = curve_summary(grid, counts, ice, numeric)
+        self._on_values(values, ok, self.n_seen_ + positions, cols, y)
+
+    def _drift_value_names(self, k: int) -> list[str]:
+        """Names of the ``k`` values given to the drift hook (:meth:`_report_values`)."""
+        from ..drift._curves import curve_labels
+
+        numeric = self.feature_kind_ == "numeric"
+        n_out = k // 2 if numeric else k
+        names = self._model.output_names if n_out > 1 else None
+        if names is None or len(names) != n_out:
+            names = None if n_out == 1 else [str(i) for i in range(n_out)]
+        return curve_labels(str(self.feature_name_), numeric, names)
+
+    def _use_grid(self, grid: Any) -> Any:
+        """Restart as a probe of the drift detector: empty estimates, a running mean, and a
+        fixed grid (``None``: the current one), the same at every check. Returns the grid."""
+        if grid is None:
+            grid = self._sorted_active()[0] if len(self._active) else None
+        self._store = _PointStore()
+        self._active = np.empty(0, dtype=np.intp)
+        self.__dict__.pop("_sorted_cache", None)
+        self._ice.clear()
+        self.aggregation = "mean"
+        if grid is not None:
+            self.grid = np.asarray(grid)
+            self._cache = ("fixed", self._store.ids([_key(v) for v in self.grid]))
+        return grid
 
     def _clean_row(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> bool:
         """Whether the one-row batch has nothing for the NaN policy to act on."""

@@ -36,6 +36,17 @@ class DriftExplanation:
         The event explained.
     before_rows, after_rows : tuple of int
         First and last stream rows behind each mean (equal for a model event: the check row).
+    grid_values : ndarray of shape (n_grid,) or None
+        For an event of an :class:`~ixplain.IncrementalPDP`: the grid of the PD curves below
+        (the explainer's grid at the event); None otherwise.
+    before_curve, after_curve : ndarray of shape (n_outputs, n_grid) or None
+        The PD curves before and after the event: the mean ICE curve, on ``grid_values``, of
+        the event's model (the frozen snapshot for a data event, the explainer's model when
+        it is static) over the rows before the change (at most the 1,000 rows before
+        ``event.start``) and over the rows since it; for a model event, the PD of the model
+        on the reference sample at the last reference point and now.
+    before_curve_se, after_curve_se : ndarray of shape (n_outputs, n_grid) or None
+        Their standard errors.
 
     References
     ----------
@@ -65,17 +76,40 @@ class DriftExplanation:
     event: Any
     before_rows: tuple[int, int]
     after_rows: tuple[int, int]
+    grid_values: np.ndarray | None = None
+    before_curve: np.ndarray | None = None
+    after_curve: np.ndarray | None = None
+    before_curve_se: np.ndarray | None = None
+    after_curve_se: np.ndarray | None = None
 
     @property
     def change(self) -> np.ndarray:
         """``after - before``, shape (k,)."""
         return np.asarray(self.after) - np.asarray(self.before)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per feature: ``feature``, ``before``, ``before_low``, ``before_high``,
-        ``after``, ``after_low``, ``after_high``, ``change`` (95 % normal bounds)."""
+    def to_frame(self, kind: str = "values") -> pd.DataFrame:
+        """The comparison as a table (95 % normal bounds).
+
+        Parameters
+        ----------
+        kind : {"values", "curves"}, default="values"
+            ``"values"``: one row per watched feature: ``feature``, ``before``,
+            ``before_low``, ``before_high``, ``after``, ``after_low``, ``after_high``,
+            ``change``. ``"curves"`` (iPDP events): one row per output and grid value:
+            ``output``, ``grid_value`` and the same value columns for the PD curves.
+
+        Raises
+        ------
+        ValueError
+            For ``kind="curves"`` when the event has no PD curves, or an unknown ``kind``.
+        """
         import pandas as pd
 
+        if kind == "curves":
+            return self._curves_frame()
+        if kind != "values":
+            raise ValueError("The 'kind' parameter of DriftExplanation.to_frame must be one of "
+                             f"['values', 'curves']. Got {kind!r} instead.")
         b, a = np.asarray(self.before), np.asarray(self.after)
         sb, sa = np.asarray(self.before_se), np.asarray(self.after_se)
         return pd.DataFrame({
@@ -85,11 +119,38 @@ class DriftExplanation:
             "change": a - b,
         })
 
+    @property
+    def has_curves(self) -> bool:
+        """Whether the result holds before/after PD curves (an iPDP event)."""
+        return self.grid_values is not None and self.before_curve is not None
+
+    def _curves_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        if not self.has_curves:
+            raise ValueError("DriftExplanation.to_frame(kind='curves'): this event has no PD "
+                             "curves (only events of an IncrementalPDP do).")
+        b, a = np.asarray(self.before_curve), np.asarray(self.after_curve)
+        sb, sa = np.asarray(self.before_curve_se), np.asarray(self.after_curve_se)
+        n_out, g = b.shape
+        return pd.DataFrame({
+            "output": np.repeat(np.arange(n_out), g),
+            "grid_value": np.tile(np.asarray(self.grid_values, dtype=object), n_out),
+            "before": b.ravel(), "before_low": (b - _Z95 * sb).ravel(),
+            "before_high": (b + _Z95 * sb).ravel(),
+            "after": a.ravel(), "after_low": (a - _Z95 * sa).ravel(),
+            "after_high": (a + _Z95 * sa).ravel(), "change": (a - b).ravel(),
+        })
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict: the event, the rows and the per-feature table."""
-        return {
+        """JSON-ready dict: the event, the rows, the per-feature table (and the PD curves'
+        table under ``"curves"`` for an iPDP event)."""
+        out = {
             "event": self.event.to_dict(),
             "before_rows": list(self.before_rows),
             "after_rows": list(self.after_rows),
             "features": self.to_frame().to_dict(orient="records"),
         }
+        if self.has_curves:
+            out["curves"] = self.to_frame("curves").to_dict(orient="records")
+        return out

@@ -1,0 +1,118 @@
+"""Per-observation summaries of ICE curves: the values the drift detector watches for iPDP.
+
+An iPDP's explanation of one observation is its ICE curve ``f(x with x_S := v)`` on that row's
+grid -- a vector whose length and grid values change as the tracked range moves, which a
+fixed set of per-feature change tests cannot watch directly. Each curve is therefore reduced to
+a few numbers that do not depend on where the grid lies, only on the curve's shape:
+
+numeric feature: ``slope`` and ``curvature`` per output
+    The least-squares fit ``f(v) ~ a + b v`` gives ``slope = b`` (output units per feature
+    unit); the fit ``f(v) ~ a + b' v + c v**2`` gives ``curvature = c`` (per feature unit
+    squared). Both are linear in the ICE values, so their mean over rows is the slope /
+    curvature of the least-squares fit to the PD on the same grid: a change of the mean is a
+    change of the PD curve's trend or bend (a slope that flips, an effect that vanishes or
+    becomes U-shaped). The centring of the fits removes the curve's level, which moves with
+    the other features, not with this feature's effect. A row with fewer than 2 (slope) or 3
+    (curvature) grid values has no summary (its ``ok`` is False).
+categorical feature: ``spread`` per output
+    The standard deviation of the ICE values across the row's levels (the size of the
+    feature's effect on that row); a row with a single level has no summary.
+
+The detector then runs one change test per summary value with the family-wise level divided
+by their number (Bonferroni across outputs and summaries), as for the features of iPFI.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["curve_labels", "curve_summary"]
+
+#: Relative size below which a fitted term is round-off (about 2**-30).
+_ROUND_OFF = 1e-9
+
+
+def curve_labels(feature: str, numeric: bool, output_names: list[str] | None) -> list[str]:
+    """Names of the summary columns, e.g. ``["age slope", "age curvature"]`` (one group per
+    output, the output's name appended when there are several).
+
+    Examples
+    --------
+    >>> curve_labels("age", True, None)
+    ['age slope', 'age curvature']
+    >>> curve_labels("city", False, ["a", "b"])
+    ['city spread [a]', 'city spread [b]']
+    """
+    parts = ("slope", "curvature") if numeric else ("spread",)
+    outputs = [""] if not output_names or len(output_names) < 2 else [f" [{o}]" for o in
+                                                                          output_names]
+    return [f"{feature} {p}{o}" for o in outputs for p in parts]
+
+
+def curve_summary(
+    grid: np.ndarray, counts: np.ndarray, ice: np.ndarray, numeric: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row summaries of ragged ICE curves.
+
+    Parameters
+    ----------
+    grid : ndarray of shape (n_pairs,)
+        The grid value of each (row, grid value) pair, rows one after the other.
+    counts : ndarray of int, shape (B,)
+        Grid values per row (the pairs of row ``r`` follow those of row ``r - 1``).
+    ice : ndarray of shape (n_pairs, n_outputs)
+        The model's output at each pair.
+    numeric : bool
+        Slope and curvature (numeric feature) or spread (categorical).
+
+    Returns
+    -------
+    values : ndarray of shape (B, 2 * n_outputs) or (B, n_outputs)
+        Per row, the summaries of each output in the order of :func:`curve_labels`.
+    ok : ndarray of bool, shape (B,)
+        Rows whose summaries are defined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = np.array([0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 3.0])
+    >>> f = np.array([1.0, 3.0, 5.0, 0.0, 1.0, 4.0, 9.0])[:, None]     # 1 + 2v, then v**2
+    >>> values, ok = curve_summary(g, np.array([3, 4]), f, numeric=True)
+    >>> values.round(6).tolist(), ok.tolist()
+    ([[2.0, 0.0], [3.0, 1.0]], [True, True])
+    """
+    counts = np.asarray(counts, dtype=np.intp)
+    B = len(counts)
+    row = np.repeat(np.arange(B), counts)
+    n = np.maximum(counts, 1).astype(np.float64)
+    k = ice.shape[1]
+
+    def rsum(w: np.ndarray) -> np.ndarray:
+        return np.bincount(row, weights=w, minlength=B)
+
+    f_mean = np.column_stack([rsum(ice[:, j]) for j in range(k)]) / n[:, None]
+    fc = ice - f_mean[row]
+    if not numeric:
+        spread = np.sqrt(np.column_stack([rsum(fc[:, j] ** 2) for j in range(k)]) / n[:, None])
+        return spread, counts >= 2
+    v = np.asarray(grid, dtype=np.float64)
+    u = v - (rsum(v) / n)[row]  # centred grid values
+    su2, su3, su4 = rsum(u**2), rsum(u**3), rsum(u**4)
+    w = u**2 - (su2 / n)[row]  # the centred quadratic term, orthogonal to the constant
+    sww = su4 - su2**2 / n
+    det = su2 * sww - su3**2
+    ok = (counts >= 3) & (su2 > 0) & (det > 1e-12 * np.maximum(su2 * sww, 1e-300))
+    out = np.zeros((B, 2 * k))
+    safe_su2 = np.where(su2 > 0, su2, 1.0)
+    safe_det = np.where(ok, det, 1.0)
+    # a term whose size over the grid is below the round-off of the ICE values is 0 (so an
+    # exactly linear model has curvature 0 on every grid, not noise that moves with the grid)
+    tol = _ROUND_OFF * np.sqrt(np.column_stack([rsum(ice[:, j] ** 2) for j in range(k)]) / n[:, None])
+    su_rms, sw_rms = np.sqrt(su2 / n), np.sqrt(np.maximum(sww, 0.0) / n)
+    for j in range(k):
+        suf, swf = rsum(u * fc[:, j]), rsum(w * fc[:, j])
+        slope = suf / safe_su2
+        curv = np.where(ok, (su2 * swf - su3 * suf) / safe_det, 0.0)
+        out[:, 2 * j] = np.where(np.abs(slope) * su_rms > tol[:, j], slope, 0.0)
+        out[:, 2 * j + 1] = np.where(np.abs(curv) * sw_rms > tol[:, j], curv, 0.0)
+    return out, ok
