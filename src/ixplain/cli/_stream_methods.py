@@ -85,6 +85,8 @@ class StreamExplainers:
     snapshots : dict of str to list
         Snapshots of methods without a field of their own, by method name (what a new
         method's ``snapshot`` records and its ``write``/``plot`` read).
+    snapshot_row : int or None
+        The stream row of the latest :meth:`snapshot` (None before the first).
     drift : dict of str to ExplanationDriftDetector
         The detector watching an importance explainer (``"pfi"``, else ``"sage"``).
     settings : dict
@@ -99,6 +101,7 @@ class StreamExplainers:
     traces: dict[str, _Trace] = field(default_factory=dict)
     pd_snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = field(default_factory=dict)
     snapshots: dict[str, list[Any]] = field(default_factory=dict)
+    snapshot_row: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     drift: dict[str, Any] = field(default_factory=dict)
 
@@ -135,10 +138,14 @@ class StreamExplainers:
         """Record the current state of every method at stream row ``row``."""
         for snap in dict.fromkeys(STREAM_METHODS[m].snapshot for m in self.methods):
             snap(self, row)
+        self.snapshot_row = row
 
     def last_snapshot_row(self) -> int | None:
         """The stream row of the latest snapshot of any method (None before the first)."""
-        rows = [t.rows[-1] for t in self.traces.values() if t.rows]
+        # methods recording into ``snapshots`` (iALE) count too: a run of them alone must not
+        # take its last snapshot twice (the final row was written twice to ale.csv)
+        rows = [] if self.snapshot_row is None else [self.snapshot_row]
+        rows += [t.rows[-1] for t in self.traces.values() if t.rows]
         rows += [snaps[-1][0] for snaps in self.pd_snapshots.values() if snaps]
         return max(rows) if rows else None
 
