@@ -77,3 +77,23 @@ def test_stream_ale_skips_a_categorical_pd_feature_with_a_warning():
     with pytest.warns(UserWarning, match=r"skipped \['c'\]"):
         ex = StreamExplainers.build(["ale"], lambda A: A[:, 0], options)
     assert [k for k in ex.explainers if k.startswith("ale:")] == ["ale:a"]
+
+
+@pytest.mark.slow  # a subprocess run of the CLI (end to end)
+def test_stream_explain_ale_alone_writes_each_snapshot_once(tmp_path):
+    """``--explain ale`` alone with ``--n-rows`` a multiple of ``--every``: the final snapshot
+    was taken a second time at the end (iALE's snapshots were not seen as the latest), so
+    ale.csv held the last row's 21 edges twice."""
+    from ixplain.datasets import load_bike_sharing
+
+    path = tmp_path / "bike.csv"
+    load_bike_sharing().head(300).to_csv(path, index=False)
+    out = tmp_path / "out"
+    proc = run_cli("stream", "--data", str(path), "--target", "count", "--explain", "ale",
+                   "--pd-features", "hour", "--every", "100", "--n-rows", "300",
+                   "--seed", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_csv(out / "ale.csv")
+    sizes = table.groupby(["feature", "row"]).size()
+    assert sizes.index.get_level_values("row").max() == 300
+    assert (sizes == 21).all(), sizes

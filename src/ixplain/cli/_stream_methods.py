@@ -85,6 +85,8 @@ class StreamExplainers:
     snapshots : dict of str to list
         Snapshots of methods without a field of their own, by method name (what a new
         method's ``snapshot`` records and its ``write``/``plot`` read).
+    snapshot_row : int or None
+        The stream row of the latest :meth:`snapshot` (None before the first).
     drift : dict of str to ExplanationDriftDetector
         The detector watching an importance explainer (``"pfi"``, else ``"sage"``).
     settings : dict

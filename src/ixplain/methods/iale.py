@@ -24,9 +24,11 @@ storage after them. The edges are re-estimated every ``regrid_every`` rows from 
 the feature in the storage (rows before that point), when the stored values leave the current range or a bin
 holds fewer than a quarter of its share. Re-forming the bins never restarts the estimate: the
 smoothed statistics of the old bins are carried to the new ones through their *slopes* (effect
-per unit width): a new bin receives from every old bin the fraction of the old bin it overlaps,
-with the differences scaled by the ratio of the widths (merging and splitting are the same
-rule). A new bin with no overlap (the range grew) takes the slope of the nearest bin until its
+per unit width): a new bin receives from every old bin the fraction of the old bin's rows it
+overlaps, and its difference is the integral of the old slopes over it (each old bin weighted
+by the width it covers, not by its rows, so merging outer bins left with few decayed rows
+into busy inner ones keeps their effect; see :func:`rebin_moments`; merging and splitting are
+the same rule). A new bin with no overlap (the range grew) takes the slope of the nearest bin until its
 own rows arrive. Rows outside the current range count in the nearest outer bin until the next
 re-grid (with fixed ``edges`` they are left out and counted, as in the static ALE). Re-grids happen at multiples of ``regrid_every`` of the rows seen, so the state after a
 row does not depend on how the stream was batched.
@@ -101,6 +103,48 @@ def rebin_matrix(old: np.ndarray, new: np.ndarray) -> np.ndarray:
     frac = np.clip(hi - lo, 0, None) / np.diff(old)[None, :]
     ratio = np.diff(new)[:, None] / np.diff(old)[None, :]
     return frac[None] * ratio[None] ** _ORDERS[:, None, None]
+
+
+def rebin_moments(state: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Carry summed :func:`~ixplain.methods.ale.row_moments` (6, n_out, K_old) to ``new`` edges.
+
+    The rows' shares (``w``, ``w^2``, ``1``) move by overlap (:func:`rebin_matrix`). A new
+    bin's mean difference is the *integral* of the old bins' slopes over it: old bin ``k``
+    counts by the width it covers (``overlap / covered width``), not by its rows, so a wide
+    new bin that merges old bins of very different row counts (the range shrank, the outer
+    bins kept only a few decayed rows) still has the difference of the whole bin; its variance
+    sums the old bins' variances with the squared weights (independent bins). Old bins without
+    rows do not count; a new bin covering none stays empty.
+
+    Examples
+    --------
+    >>> old, new = np.array([0.0, 1.0, 2.0]), np.array([0.0, 2.0])
+    >>> m = np.zeros((6, 1, 2)); m[0] = [[9.0, 1.0]]; m[1] = [[9.0, 3.0]]  # slopes 1 and 3
+    >>> float(rebin_moments(m, old, new)[1, 0, 0] / rebin_moments(m, old, new)[0, 0, 0])
+    4.0
+    """
+    R = rebin_matrix(old, new)
+    out = np.einsum("mbk,mok->mob", R, state)
+    W, S, Q2, S2, W2 = state[:5]
+    has = W > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(has, S / W, 0.0)
+        v = np.where(has, np.maximum(Q2 - 2 * mean * S2 + mean * mean * W2, 0.0) / (W * W), 0.0)
+    lo = np.maximum(new[:-1, None], old[None, :-1])
+    hi = np.minimum(new[1:, None], old[None, 1:])
+    overlap = np.clip(hi - lo, 0, None)  # (K_new, K_old)
+    ratio = np.diff(new)[:, None] / np.diff(old)[None, :]
+    cover = overlap[None] * has[:, None, :]  # (n_out, K_new, K_old)
+    total = cover.sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(total[..., None] > 0, cover / total[..., None], 0.0)
+    mean_b = np.einsum("obk,bk,ok->ob", p, ratio, mean)
+    v_b = np.einsum("obk,bk,ok->ob", p * p, ratio * ratio, v)
+    Wb, W2b = out[0], out[4]
+    out[1] = Wb * mean_b
+    out[3] = W2b * mean_b
+    out[2] = v_b * Wb * Wb + mean_b * mean_b * W2b
+    return out
 
 
 class IncrementalALE(IncrementalExplainer):
@@ -361,7 +405,7 @@ class IncrementalALE(IncrementalExplainer):
             state = getattr(agg, attr, None)
             if state is not None:
                 setattr(agg, attr, np.einsum("bk,mok->mob", R[0], state) if attr != "_mean"
-                        else np.einsum("mbk,mok->mob", R, state))
+                        else rebin_moments(state, old, new))
         self.edges_ = new
         self.n_regrids_ += 1
 
