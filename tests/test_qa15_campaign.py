@@ -117,3 +117,15 @@ def test_pd_trace_display_before_any_row_says_so():
         PartialDependenceTraceDisplay.from_explainer(IncrementalPDP(f_lin, 0))
     with pytest.raises(TypeError, match="must be an IncrementalPDP. Got LinearRegression"):
         PartialDependenceTraceDisplay.from_explainer(LinearRegression())
+
+
+def test_label_type_warning_does_not_blame_the_wrong_loss():
+    """sage with log_loss warned that "a 0-1 loss counts every prediction wrong"."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    model = LogisticRegression().fit(X, np.where(X[:, 0] > 0, "yes", "no"))
+    with pytest.warns(RuntimeWarning, match="log_loss and brier refuse") as rec, \
+            pytest.raises(ValueError, match="The true label [01] is not one of the model's classes"):
+        sage(model, X, (X[:, 0] > 0).astype(int), loss="log_loss", random_state=0)
+    assert "Give y with the model's class labels" in str(rec[0].message)

@@ -115,7 +115,9 @@ class SklearnModel(Model):
         if len(labels) and not any(label in classes for label in labels[:100].tolist()):
             warnings.warn(
                 f"None of the labels y ({labels[0]!r}, ...) is one of the model's classes "
-                f"{classes} (compare their types); a 0-1 loss counts every prediction wrong.",
+                f"{classes} (compare their types): the 0-1 loss and accuracy count every "
+                "prediction wrong (every importance 0), and log_loss and brier refuse the labels. "
+                "Give y with the model's class labels.",
                 RuntimeWarning,
                 stacklevel=3,
             )
