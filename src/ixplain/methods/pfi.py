@@ -530,11 +530,7 @@ def permutation_importance(
     array([7.7, 1.9, 0. ])
     """
     owner = "permutation_importance"
-    if loss is not None and scoring is not None:
-        raise ValueError(
-            f"{owner}: give loss= or scoring=, not both (got loss={loss!r}, scoring={scoring!r}); "
-            "the importance is the mean loss increase or the score decrease."
-        )
+    _check_loss_or_scoring(loss, scoring, response_method, owner)
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
@@ -583,14 +579,24 @@ def permutation_importance(
         settings["loss"] = loss_obj.name
         settings["standard_error"] = se.tolist()
         return FeatureImportance.from_importances(imp, labels, settings)
-    if response_method != "auto":  # a scorer picks its own response: never ignore it silently
+    return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
+                                labels, settings, memory_budget, report)
+
+
+def _check_loss_or_scoring(loss: Any, scoring: Any, response_method: str, owner: str) -> None:
+    """One of ``loss`` and ``scoring``; ``response_method`` only with ``loss`` (a scorer picks
+    its own response, so another value would be ignored without a word)."""
+    if loss is not None and scoring is not None:
+        raise ValueError(
+            f"{owner}: give loss= or scoring=, not both (got loss={loss!r}, scoring={scoring!r}); "
+            "the importance is the mean loss increase or the score decrease."
+        )
+    if loss is None and response_method != "auto":
         raise ValueError(
             f"{owner}: response_method={response_method!r} applies with loss=...; with "
             f"scoring={scoring!r} the scorer chooses the model's response. Pass loss=... (e.g. "
             "loss='log_loss' for predict_proba), or leave response_method='auto'."
         )
-    return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
-                                labels, settings, memory_budget, report)
 
 
 class _Permutations:
