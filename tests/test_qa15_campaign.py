@@ -129,3 +129,22 @@ def test_label_type_warning_does_not_blame_the_wrong_loss():
             pytest.raises(ValueError, match="The true label [01] is not one of the model's classes"):
         sage(model, X, (X[:, 0] > 0).astype(int), loss="log_loss", random_state=0)
     assert "Give y with the model's class labels" in str(rec[0].message)
+
+
+def test_river_label_type_warning_is_true_for_brier():
+    """The warning said "every importance is 0", but brier gives noise: say what each loss does."""
+    pytest.importorskip("river")
+    from river import naive_bayes
+
+    from ixplain import IncrementalPFI
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    rows = [dict(zip("ab", map(float, r))) for r in X]
+    model = naive_bayes.GaussianNB()
+    for x, t in zip(rows, X[:, 0] > 0):
+        model.learn_one(x, "yes" if t else "no")
+    e = IncrementalPFI(model, "brier", random_state=0)
+    with pytest.warns(RuntimeWarning, match=r"never match.*noise with brier"):
+        for x, t in zip(rows, X[:, 0] > 0):
+            e.explain_one(x, int(t))

@@ -348,8 +348,9 @@ class RiverModel(Model):
             predicted = ", ".join(sorted(map(repr, self._predicted))[:4])
             warnings.warn(
                 f"None of the labels y ({labels}) is of the type of the classes the River model "
-                f"predicts ({predicted}): every loss compares values that never match, so "
-                "every importance is 0. Give y with the model's class labels.",
+                f"predicts ({predicted}): every loss compares values that never match, so the "
+                "importances mean nothing (0 with the 0-1 and log losses, noise with brier). "
+                "Give y with the model's class labels.",
                 RuntimeWarning,
                 stacklevel=4,
             )
