@@ -27,6 +27,7 @@ __all__ = [
     "check_sample_weight",
     "check_target",
     "param_error",
+    "refuse_nonfinite",
 ]
 
 
@@ -237,6 +238,53 @@ def check_sample_weight(sample_weight: Any, n_rows: int, owner: str) -> np.ndarr
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
         raise param_error(owner, "sample_weight", rule, sample_weight)
     return w
+
+
+def refuse_nonfinite(values: Any, owner: str, what: str, labels: Any = None) -> None:
+    """Raise a ValueError when explanation values are NaN or infinite.
+
+    The model's outputs were finite (a NaN output is refused by the model adapter), so a
+    non-finite loss, score or importance means the loss overflowed (outputs or targets too
+    large to square) or the score is undefined on the rows (e.g. R^2 of fewer than two rows).
+    An explanation of NaN is never returned as if it were a result.
+
+    Parameters
+    ----------
+    values : array-like
+        The values to check; with ``labels``, of shape (len(labels), ...).
+    owner : str
+        The public function that computed them.
+    what : str
+        What the values are, e.g. ``"loss increase"``.
+    labels : sequence of str, optional
+        Names of the leading axis (features or groups), named in the message.
+
+    Raises
+    ------
+    ValueError
+        If any value is NaN or infinite.
+
+    Examples
+    --------
+    >>> refuse_nonfinite([1.0, 2.0], "f", "importance")
+    >>> refuse_nonfinite([1.0, float("inf")], "f", "importance", ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: f: the importance of ['b'] is not finite (inf or NaN): ...
+    """
+    arr = np.asarray(values, dtype=float)
+    if np.isfinite(arr).all():
+        return
+    where = ""
+    if labels is not None:
+        bad = ~np.isfinite(arr.reshape(len(labels), -1)).all(axis=1)
+        where = f" of {[labels[i] for i in np.flatnonzero(bad)]}"
+    raise ValueError(
+        f"{owner}: the {what}{where} is not finite (inf or NaN): the loss overflowed (outputs "
+        "or targets too large to square: rescale y and the model, e.g. to units where "
+        "|y| < 1e100) or the score is undefined on these rows (R^2 needs at least two rows "
+        "with different targets)."
+    )
 
 
 def check_target(y: Any, n: int, owner: str) -> np.ndarray:

@@ -314,6 +314,8 @@ def explain_cmd(
                 f"--removal must be 'marginal', 'conditional' or 'both', got {removal!r}.")
         if ice_rows < 0:
             raise CLIError(f"--ice-rows must be >= 0 (0: every row), got {ice_rows}.")
+        if seed < 0:  # before any computation, as ixplain stream does
+            raise CLIError(f"--seed must be >= 0, got {seed}.")
         if loss is not None:
             from ..losses import get_loss
 

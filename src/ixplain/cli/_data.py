@@ -18,7 +18,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
     Raises
     ------
     CLIError
-        Missing file, a directory, an empty file or table, or a file pandas cannot parse.
+        Missing file, a directory, an empty file or table, a file pandas cannot parse, or a CSV
+        header naming a column twice (pandas would rename the second ``a`` to ``a.1``).
     """
     p = Path(path)
     if not p.exists():
@@ -39,6 +40,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
         kind = "Parquet" if suffixes and suffixes[-1] in (".parquet", ".pq") else "CSV"
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CLIError(f"cannot read {p} as {kind}: {reason}") from exc
+    if not (suffixes and suffixes[-1] in (".parquet", ".pq")):
+        _refuse_duplicate_header(p)
     if frame.shape[0] == 0:
         raise CLIError(f"cannot use {p}: it has a header but no data rows.")
     if frame.shape[1] < 2:
@@ -48,6 +51,18 @@ def read_table(path: str | Path) -> pd.DataFrame:
         )
     frame.columns = [str(c) for c in frame.columns]
     return frame
+
+
+def _refuse_duplicate_header(p: Path) -> None:
+    """A CSV header with a name twice: an error naming it, not pandas' silent ``a.1``."""
+    header = pd.read_csv(p, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(v) for v in header.iloc[0].tolist()] if len(header) else []
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        raise CLIError(
+            f"cannot use {p}: its header names the column(s) {', '.join(map(repr, dups))} more "
+            "than once; give every column its own name."
+        )
 
 
 def _check_column(frame: pd.DataFrame, name: str, what: str, source: str) -> None:

@@ -222,6 +222,8 @@ def h_statistic(
     TypeError
         If ``method="tree"`` and the model is not a supported tree ensemble, or a parameter has
         the wrong type.
+    ModelEvaluationError
+        If the model raises or returns NaN.
 
     References
     ----------
@@ -266,6 +268,7 @@ def _validate(model, X, features, pairs, sample_weight, n_max, pairwise_m, metho
     w = check_sample_weight(sample_weight, table.n_rows, _OWNER)
     try:
         adapter = as_model(model, response_method=response_method, target=target, owner=_OWNER)
+        adapter.refuse_nan_outputs(_OWNER)  # a NaN prediction is an error, not an H of 0
     except TypeError as exc:
         raise param_error(_OWNER, "model", "a fitted estimator, Booster, callable or Model",
                           model, exc=TypeError) from exc

@@ -302,7 +302,8 @@ def shapley_interactions(
     ValueError
         For invalid parameters, fewer than 2 players (3 for ``order=3``), ``index="FSII"`` or
         ``order=3`` with the permutation method, NaN in ``y``, mismatched lengths or
-        columns.
+        columns, or ``method="exact"`` beyond :data:`MAX_EXACT_MODEL_ROWS` model rows in all
+        (it would not finish).
     ModelEvaluationError
         If the model raises or returns NaN (NaN in ``X`` goes to the model, as in
         :func:`ixplain.sage`).
@@ -338,6 +339,7 @@ def shapley_interactions(
         convergence_threshold=convergence_threshold, groups=groups, random_state=random_state,
         batch_size=batch_size, n_jobs=n_jobs, progress=progress, removal=removal,
     )
+    _refuse_endless_exact(prob)
     agg, converged, ratio = _estimate(prob)
     return _to_result(prob, agg, converged, ratio, loss, random_state)
 
@@ -488,3 +490,27 @@ def _to_result(
         random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
     )
     return res
+
+
+#: Model rows beyond which ``method="exact"`` is refused up front: about an hour of model calls
+#: even for a vectorised numpy model, and each observation's coalitions are one model input.
+MAX_EXACT_MODEL_ROWS = 2**28
+
+
+def _refuse_endless_exact(prob: _Problem) -> None:
+    """``method="exact"`` evaluates ``(2^G - 1) * n_samples + 1`` model rows per row of ``X``:
+    refuse a request that would not finish (20 features: 16.8 million rows per observation),
+    naming the count and the fix, instead of running for hours."""
+    fn = prob.function
+    if fn.plan.method != "exact":
+        return
+    per_row = fn.plan.rows_per_observation(fn.n_samples)
+    total = per_row * prob.table.n_rows
+    if total > MAX_EXACT_MODEL_ROWS:
+        raise ValueError(
+            f"{_OWNER}: method='exact' with {len(fn.players)} players and n_samples="
+            f"{fn.n_samples} evaluates {per_row:,} model rows per observation, {total:,} for "
+            f"{prob.table.n_rows:,} rows of X (more than {MAX_EXACT_MODEL_ROWS:,}): it would not "
+            "finish. Use method='auto' (a sampling estimator above 10 players), fewer players "
+            "(groups={...}), fewer rows or a smaller n_samples."
+        )

@@ -33,6 +33,7 @@ from .._validation import (
     check_sample_weight,
     check_target,
     param_error,
+    refuse_nonfinite,
 )
 from ..drift.detector import attach_detector
 from ..imputation import ConditionalSampler, check_removal
@@ -480,7 +481,8 @@ def permutation_importance(
         Features to compute (default: all); a dict permutes each group of columns jointly
         (``{"size": ["width", "height"]}``).
     response_method : str, default="auto"
-        Model output used with ``loss`` (default: what the loss needs).
+        Model output used with ``loss`` (default: what the loss needs). With ``scoring`` the
+        scorer picks the response, so any other value raises.
     memory_budget : int, default=256 MB
         Bound on one model input, in bytes (rows are chunked to fit). At least
         ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
@@ -508,7 +510,8 @@ def permutation_importance(
     Raises
     ------
     ValueError
-        For a bad parameter value, mismatched lengths, an unknown feature.
+        For a bad parameter value, mismatched lengths, an unknown feature, or a loss or score
+        that is not finite (an overflowing loss, R^2 of one row): never a NaN importance.
     TypeError
         For a parameter of the wrong type, or ``scoring`` with a model that is not a
         scikit-learn estimator.
@@ -530,11 +533,7 @@ def permutation_importance(
     array([7.7, 1.9, 0. ])
     """
     owner = "permutation_importance"
-    if loss is not None and scoring is not None:
-        raise ValueError(
-            f"{owner}: give loss= or scoring=, not both (got loss={loss!r}, scoring={scoring!r}); "
-            "the importance is the mean loss increase or the score decrease."
-        )
+    _check_loss_or_scoring(loss, scoring, response_method, owner)
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
@@ -571,6 +570,7 @@ def permutation_importance(
         model.observe_labels(y_arr)
         imp = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
                                           seed, ConditionalSampler().fit(table), memory_budget)
+        refuse_nonfinite(imp, owner, "loss increase", labels)
         settings.update(loss=loss_obj.name, removal="conditional")
         return FeatureImportance.from_importances(imp, labels, settings)
     if loss is not None:
@@ -581,11 +581,28 @@ def permutation_importance(
         model.observe_labels(y_arr)
         imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
                              memory_budget, report)
+        refuse_nonfinite(imp, owner, "loss increase", labels)
         settings["loss"] = loss_obj.name
         settings["standard_error"] = se.tolist()
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
                                 labels, settings, memory_budget, report)
+
+
+def _check_loss_or_scoring(loss: Any, scoring: Any, response_method: str, owner: str) -> None:
+    """One of ``loss`` and ``scoring``; ``response_method`` only with ``loss`` (a scorer picks
+    its own response, so another value would be ignored without a word)."""
+    if loss is not None and scoring is not None:
+        raise ValueError(
+            f"{owner}: give loss= or scoring=, not both (got loss={loss!r}, scoring={scoring!r}); "
+            "the importance is the mean loss increase or the score decrease."
+        )
+    if loss is None and response_method != "auto":
+        raise ValueError(
+            f"{owner}: response_method={response_method!r} applies with loss=...; with "
+            f"scoring={scoring!r} the scorer chooses the model's response. Pass loss=... (e.g. "
+            "loss='log_loss' for predict_proba), or leave response_method='auto'."
+        )
 
 
 def _check_sizes(owner: str, n: int, m: int, d: int, G: int, R: int,
@@ -883,6 +900,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
         model.refuse_nan_outputs(owner)
         imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
                              perms, groups, memory_budget, progress)
+        refuse_nonfinite(imp, owner, "score decrease", labels)
         scales = _r2_scales(subsets, y, w) if batched == "r2" else np.ones(len(subsets))
         if np.all(scales > 0):
             settings = dict(settings, scoring=batched,
@@ -905,6 +923,9 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
         rows = subsets[r]
         base_cols = {n: _take(c, rows) for n, c in table.columns.items()}
         baselines.append(score(rows, base_cols))
+        if not isinstance(baselines[-1], dict):
+            refuse_nonfinite(baselines[-1], owner, "score " + (
+                "estimator.score" if scoring is None else repr(scoring)) + " of the rows")
         for g, names in enumerate(groups):
             cols = dict(base_cols)
             src = rows[perms(g, r)]
@@ -923,6 +944,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
             for key in baselines[0]
         }
     imp = np.array([[baselines[r] - permuted[g][r] for r in range(R)] for g in range(G)])
+    refuse_nonfinite(imp, owner, "score decrease", labels)
     return FeatureImportance.from_importances(imp, labels, settings)
 
 

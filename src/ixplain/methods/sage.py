@@ -23,6 +23,7 @@ from .._validation import (
     check_n_jobs,
     check_target,
     param_error,
+    refuse_nonfinite,
 )
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
@@ -326,6 +327,7 @@ def estimate_sage(
     correction = "exact" if exact_inner else correction_for(loss)
     model.observe_labels(y)
     ref = _reference(model, table, y, loss, background)
+    refuse_nonfinite(ref.t_bar, _OWNER, "explained loss (marginal loss - model loss)")
     acc = _Accumulator(n_players, ref.t_bar)
     cap = MAX_PERMUTATIONS if n_permutations is None else n_permutations
     chunk = _chunk_permutations(len(table.names), n_players, n_samples, exact_inner)
@@ -360,6 +362,7 @@ def estimate_sage(
             done += size
             scores = np.concatenate([p[0] for p in pending])
             totals = np.concatenate([p[1] for p in pending])
+            refuse_nonfinite(scores, _OWNER, "marginal contributions")  # not a 10^6-order run
             used, ratio, converged = _feed(acc, scores, totals, cap, threshold, control_variate,
                                            ratio)
             pending = [(scores[used:], totals[used:])]
@@ -479,9 +482,10 @@ def sage(
     ------
     ValueError
         For invalid parameters, NaN in ``X``, ``y`` or ``background``, mismatched lengths or
-        columns, unknown features in ``groups``.
+        columns, unknown features in ``groups``, or a loss that is not finite (it overflowed):
+        raised on the first batch, never a NaN result.
     ModelEvaluationError
-        If the model raises.
+        If the model raises or returns NaN.
 
     References
     ----------

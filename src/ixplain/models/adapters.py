@@ -115,7 +115,9 @@ class SklearnModel(Model):
         if len(labels) and not any(label in classes for label in labels[:100].tolist()):
             warnings.warn(
                 f"None of the labels y ({labels[0]!r}, ...) is one of the model's classes "
-                f"{classes} (compare their types); a 0-1 loss counts every prediction wrong.",
+                f"{classes} (compare their types): the 0-1 loss and accuracy count every "
+                "prediction wrong (every importance 0), and log_loss and brier refuse the labels. "
+                "Give y with the model's class labels.",
                 RuntimeWarning,
                 stacklevel=3,
             )
@@ -346,8 +348,9 @@ class RiverModel(Model):
             predicted = ", ".join(sorted(map(repr, self._predicted))[:4])
             warnings.warn(
                 f"None of the labels y ({labels}) is of the type of the classes the River model "
-                f"predicts ({predicted}): every loss compares values that never match, so "
-                "every importance is 0. Give y with the model's class labels.",
+                f"predicts ({predicted}): every loss compares values that never match, so the "
+                "importances mean nothing (0 with the 0-1 and log losses, noise with brier). "
+                "Give y with the model's class labels.",
                 RuntimeWarning,
                 stacklevel=4,
             )

@@ -8,16 +8,45 @@ import numpy as np
 
 from ._matplotlib import import_pyplot
 
-__all__ = ["axes_for", "check_plot_input", "time_colors"]
+__all__ = ["axes_for", "check_axes", "check_plot_input", "time_colors"]
 
 
 def axes_for(ax: Any = None, *, figsize: tuple[float, float] | None = None) -> tuple[Any, Any]:
-    """``(figure, axes)``: the given axes and its figure, or a new single-axes figure."""
+    """``(figure, axes)``: the given axes and its figure, or a new single-axes figure.
+
+    Raises
+    ------
+    TypeError
+        If ``ax`` is not a matplotlib Axes (naming what was given and how to make one).
+    """
     if ax is not None:
+        check_axes(ax)
         return ax.figure, ax
     plt = import_pyplot()
     fig, new_ax = plt.subplots(figsize=figsize)
     return fig, new_ax
+
+
+def check_axes(ax: Any) -> None:
+    """Refuse an ``ax`` that is not a matplotlib Axes, before anything is drawn.
+
+    Raises
+    ------
+    TypeError
+        ``"The 'ax' parameter must be a matplotlib Axes ... Got <value> (<type>) instead."``
+
+    Examples
+    --------
+    >>> check_axes("x")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'ax' parameter must be a matplotlib Axes ...
+    """
+    if not (hasattr(ax, "figure") and hasattr(ax, "plot")):
+        raise TypeError(
+            "The 'ax' parameter must be a matplotlib Axes (e.g. from `fig, ax = plt.subplots()`)"
+            f" or None for a new figure. Got {ax!r:.80} ({type(ax).__name__}) instead."
+        )
 
 
 def time_colors(n: int, cmap: str = "Blues", low: float = 0.25) -> np.ndarray:
@@ -57,7 +86,9 @@ def check_plot_input(obj: Any, needs: tuple[str, ...], where: str, expected: str
     TypeError
         ``"The first argument of <where> must be <expected>. Got <type> instead. <hint>"``.
     """
-    if obj is None or not all(hasattr(obj, a) for a in needs):
+    # a property of the class counts (an explainer with no data yet raises its own, clearer
+    # "has not explained any observation yet" when the Display reads it)
+    if obj is None or not all(hasattr(type(obj), a) or hasattr(obj, a) for a in needs):
         raise TypeError(
             f"The first argument of {where} must be {expected}. Got "
             f"{type(obj).__name__} instead. {hint}".rstrip()

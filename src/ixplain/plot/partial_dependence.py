@@ -18,6 +18,7 @@ import numpy as np
 from .._validation import check_bool, check_int, check_random_state, param_error
 from ..models import DEFAULT_MEMORY_BUDGET
 from ..results.partial_dependence import PartialDependence
+from ._axes import check_axes
 from ._matplotlib import import_pyplot
 
 __all__ = ["PartialDependenceDisplay"]
@@ -393,6 +394,8 @@ def _layout(n_panels: int, n_cols: int, ax: Any) -> tuple[Any, np.ndarray]:
             extra.set_visible(False)
         return fig, axes
     axes = np.atleast_1d(np.asarray(ax, dtype=object))
+    for one in axes.ravel():
+        check_axes(one)
     if axes.size != n_panels:
         raise ValueError(
             f"The 'ax' parameter of {_OWNER} must hold one Axes per panel ({n_panels}). "
