@@ -166,7 +166,7 @@ class LightGBMFastPath:
             return self._predict(X, plan)
         probe = X
         if X.shape[0] > _CHECK_ROWS and key[1] != "-":  # the first rows, in X's layout
-            probe = X[:_CHECK_ROWS].copy(order=key[1])
+            probe = X[:_CHECK_ROWS].copy(order="F" if key[1] == "F" else "C")
         try:
             out = self._predict(probe, plan)
         except Exception:
