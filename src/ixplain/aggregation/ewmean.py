@@ -145,7 +145,8 @@ class EWMean(Aggregator):
         inc = np.stack((ax, ax * flat), axis=1)  # (B, 2, n)
         state = np.stack((self._mean.reshape(-1), self._sq.reshape(-1)))
         # the filter computes 0 * x_t, NaN for an infinite value: such batches take the loop
-        if B < (32 if loaded("scipy.signal") is not None else 512) or not np.isfinite(inc).all():
+        short = B < (32 if loaded("scipy.signal") is not None else 512)
+        if short or not np.isfinite(inc).all():
             decay = np.full(state.shape, 1.0 - a)  # an array: no float conversion per step
             for row in inc:
                 state *= decay
