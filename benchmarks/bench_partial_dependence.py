@@ -8,13 +8,20 @@ rows; 1-way only, its 2-way case takes minutes). 1-way PD (grid 50) on 2,000 row
 200 rows, kind='both'; models single-threaded. For scikit-learn's brute method, ixplain's
 ``method='brute'`` (rows x grid stacked into cache-sized model calls, see
 ``ixplain.models.call_rows``) and ixplain's default ``method='auto'`` (the exact tree method for
-tree models, brute otherwise) it prints the best of the wall times -- the three calls
+tree models, brute otherwise) it prints the best of the times -- the three calls
 interleaved, repeat after repeat, so a loaded machine slows them alike, and the best of the
 repeats, the least disturbed by other processes --, the speed-ups, the
 max absolute difference of ``average`` and ``individual`` and the peak traced memory
 (tracemalloc) per call.
 
-Run: ``PYTHONPATH=src python benchmarks/bench_partial_dependence.py [--repeats 5] [--models MLP,SVR]``
+Times are the CPU time of this process by default (``time.process_time``; every model runs
+single-threaded, see ``_common``), which a shared machine's other processes barely move; wall
+time (``--clock wall``) on a loaded machine swings by 20-50% between repeats, more than the
+differences measured here (kernel SVR and LightGBM 1-way spend over 95% of both libraries' time
+in the same model rows).
+
+Run: ``PYTHONPATH=src python benchmarks/bench_partial_dependence.py [--repeats 5] [--models MLP,SVR]
+[--clock cpu|wall]``
 """
 
 import _common  # noqa: I001  (first: pins BLAS/OpenMP threads to 1)
@@ -102,15 +109,18 @@ def run_case(model, X_eval, features, repeats):
     return out
 
 
+clock = time.process_time
+
+
 def interleaved_times(calls, repeats):
-    """Best wall time of each call, the calls run in turn in every repeat; last results."""
+    """Best time of each call, the calls run in turn in every repeat; last results."""
     times = {name: [] for name in calls}
     results = {}
     for _ in range(repeats):
         for name, fn in calls.items():
-            start = time.perf_counter()
+            start = clock()
             results[name] = fn()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: min(t) for name, t in times.items()}, results
 
 
@@ -118,7 +128,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--models", default="", help="comma-separated subset of the model names")
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     args = parser.parse_args()
+    global clock
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     chosen = {m.strip() for m in args.models.split(",") if m.strip()}
 
     X, y = make_friedman1(n_samples=20_000, n_features=10, random_state=0)
@@ -131,7 +144,7 @@ def main():
         f"{'model':<21}{'case':<6}{'sklearn s':>10}{'brute s':>9}{'x':>6}{'auto s':>8}{'x':>7}"
         f"{'auto=':>11}{'max|diff|':>10}{'grids':>6}{'MB sk':>7}{'MB brute':>9}{'MB auto':>8}"
     )
-    print(f"best of {args.repeats} (interleaved); memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB; "
+    print(f"best of {args.repeats} (interleaved), {args.clock} time; memory budget {DEFAULT_MEMORY_BUDGET / 2**20:.0f} MB; "
           "max|diff| over average and individual, both ixplain methods vs sklearn brute")
     print(header)
     print("-" * len(header))

@@ -315,3 +315,45 @@ def test_callable_objective_uses_the_public_path(data):
     for _ in range(2):
         np.testing.assert_array_equal(m.predict_array(X), reg.predict(X))
     assert m._lightgbm.n_fast == 0
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_self_check_of_a_large_input_compares_its_first_rows(data, monkeypatch, order):
+    """An input of more than 64 rows is self-checked on a copy of its first 64 rows in its own
+    layout (one public call of 64 rows, not a second full prediction); the full input then goes
+    to the booster, and the result is the public method's, bit for bit."""
+    X, y2, _ = data
+    X = np.asarray(X, order=order)
+    clf = _clf().fit(X, y2)
+    expected = clf.predict_proba(X)
+    public_rows = []
+    public_proba = lgb.LGBMClassifier.predict_proba
+
+    def count_public(self, A, *args, **kwargs):
+        public_rows.append((A.shape[0], A.flags.f_contiguous and not A.flags.c_contiguous))
+        return public_proba(self, A, *args, **kwargs)
+
+    monkeypatch.setattr(lgb.LGBMClassifier, "predict_proba", count_public)
+    m = as_model(clf)
+    _same(m._predict_native(X), expected)
+    assert public_rows == [(64, order == "F")] and m._lightgbm.n_fast == 1
+    _same(m._predict_native(X), expected)  # checked: no public call
+    assert len(public_rows) == 1 and m._lightgbm.n_fast == 2
+
+
+def test_self_check_mismatch_on_a_large_input_returns_the_public_result(data, monkeypatch):
+    X, _, y3 = data
+    clf = _clf().fit(X, y3)
+    expected = clf.predict_proba(X)
+    booster_predict = lgb.Booster.predict
+    seen = {"n": 0}
+
+    def first_call_differs(self, *args, **kwargs):
+        seen["n"] += 1
+        out = booster_predict(self, *args, **kwargs)
+        return np.nextafter(out, 2.0) if seen["n"] == 1 else out
+
+    monkeypatch.setattr(lgb.Booster, "predict", first_call_differs)
+    m = as_model(clf)
+    _same(m._predict_native(X), expected)
+    assert not m._lightgbm.enabled and m._lightgbm.n_fast == 0

@@ -21,3 +21,14 @@ def test_zero_one_on_object_labels_is_pythons_not_equal_pair_by_pair():
     assert zero_one(np.array(true[:2], dtype=object), np.array(["a", "a"])).tolist() == [0.0, 1.0]
     # numeric labels on both sides: compared as numbers
     assert zero_one(np.array([1, 2, 3]), np.array([1.0, 2.5, 3.0])).tolist() == [0.0, 1.0, 0.0]
+
+
+def test_zero_one_compares_integer_labels_of_one_dtype_exactly():
+    """Integer labels are compared as integers: 2**53 + 1 is not 2**53 (their float64 casts
+    are equal)."""
+    y = np.array([2**53, 1, 7])
+    pred = np.array([2**53 + 1, 1, 8])
+    np.testing.assert_array_equal(zero_one(y, pred), [1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(zero_one(y, y), [0.0, 0.0, 0.0])
+    # another dtype on one side: compared as float64, as before
+    np.testing.assert_array_equal(zero_one(y[1:].astype(np.float32), pred[1:]), [0.0, 1.0])

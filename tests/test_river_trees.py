@@ -227,3 +227,39 @@ def test_naive_bayes_with_nan_inf_and_extreme_values(leaf_prediction):
     keys, proba = got
     expected = np.array([[model.predict_proba_one(x).get(k, 0.0) for k in keys] for x in X])
     np.testing.assert_array_equal(proba, expected)
+
+
+def test_unverified_river_version_takes_the_per_row_path_without_importing(monkeypatch):
+    """Another River version is told by its version alone: the internals are never imported
+    (a failed import would be retried on every call) and the per-row path gives River's
+    numbers."""
+    import ixplain.models.river_trees as rt
+
+    rows = _agrawal(300, drop_every=0)
+    model = tree.HoeffdingTreeClassifier(grace_period=20)
+    for x, y in rows:
+        model.learn_one(x, y)
+    X = [x for x, _ in rows[:30]]
+
+    def no_import():
+        raise AssertionError("_river() must not be called for an unverified version")
+
+    monkeypatch.setattr(river, "__version__", "0.0.0")
+    monkeypatch.setattr(rt, "_river", no_import)
+    assert predict_river_tree(model, X, "predict_proba_one") is None
+    got = as_model(model).predict(as_table(X))
+    np.testing.assert_array_equal(got, [model.predict_proba_one(x).get(1, 0.0) for x in X])
+
+
+def test_river_model_classes_follow_new_labels():
+    """``classes_`` is cached between calls, and a label seen later joins it."""
+    model = tree.HoeffdingTreeClassifier()
+    model.learn_one({"a": 1.0}, "x")
+    adapter = as_model(model)
+    adapter.observe_labels(np.array(["x"]))
+    first = adapter.classes_
+    assert first.tolist() == ["x"] and adapter.classes_ is first
+    with pytest.raises(ValueError):
+        first[0] = "z"  # shared between calls: read-only
+    adapter.observe_labels(np.array(["y"]))
+    assert adapter.classes_.tolist() == ["x", "y"]

@@ -183,6 +183,8 @@ def zero_one(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
     elif classes is not None and len(classes) == 2 and p.dtype.kind == "f":
         p = np.where(p >= 0.5, classes[1], classes[0])
     if p.dtype.kind in "iufb" and y.dtype.kind in "iufb":
+        if p.dtype == y.dtype:  # one numeric dtype: compared as is (no float64 copies)
+            return (p != y).astype(np.float64)
         return (p.astype(np.float64) != y.astype(np.float64)).astype(np.float64)
     if p.ndim == 1 and y.shape == p.shape:
         try:  # Python's != on every pair, in numpy's loop

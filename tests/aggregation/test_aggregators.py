@@ -87,3 +87,46 @@ def test_pickle_round_trip():
     m.update(np.array([3.0, 0.0]))
     m2.update(np.array([3.0, 0.0]))
     np.testing.assert_array_equal(m.get(), m2.get())
+
+
+@pytest.mark.parametrize("B", [1, 5, 31, 32, 100, 600])
+def test_ewmean_update_sequence_is_the_update_loop_bit_for_bit(B):
+    """Short batches step the state with array coefficients, longer ones (once scipy.signal is
+    loaded) run scipy's IIR filter: both are the loop of ``update`` to the last bit."""
+    pytest.importorskip("scipy.signal")  # loaded: the filter serves batches from 32 rows
+    rng = np.random.default_rng(B)
+    X = rng.normal(size=(B + 7, 3, 2)) * 10.0
+    loop, seq = EWMean(0.01), EWMean(0.01)
+    for x in X:
+        loop.update(x)
+    seq.update_sequence(X[:7])
+    seq.update_sequence(X[7:])
+    assert np.array_equal(seq.get(), loop.get()) and np.array_equal(seq.variance, loop.variance)
+    assert seq.n == loop.n == B + 7
+
+
+def test_ewmean_update_sequence_with_an_infinite_value_equals_the_loop():
+    """The filter would turn an infinite value into NaN (it computes 0 * x): such a batch
+    takes the loop, as ``update`` does."""
+    pytest.importorskip("scipy.signal")
+    X = np.random.default_rng(0).normal(size=(64, 2))
+    X[40, 1] = np.inf
+    loop, seq = EWMean(0.1), EWMean(0.1)
+    for x in X:
+        loop.update(x)
+    seq.update_sequence(X)
+    np.testing.assert_array_equal(seq.get(), loop.get())
+    assert np.isinf(seq.get()[1]) and np.isfinite(seq.get()[0])
+
+
+def test_ewmean_update_after_a_change_of_shape():
+    """The cached coefficient arrays follow a change of the state's shape (iALE rebins it):
+    the update is ``(1 - a) m + a x`` on the new state."""
+    m = EWMean(0.25)
+    m.update(np.array([1.0, 2.0]))
+    m._mean, m._sq = np.array([1.0, 2.0, 3.0]), np.array([1.0, 4.0, 9.0])
+    m.update(np.array([5.0, 6.0, 7.0]))
+    np.testing.assert_array_equal(m.get(), 0.75 * np.array([1.0, 2.0, 3.0]) + 0.25 * np.array([5.0, 6.0, 7.0]))
+    p = pickle.loads(pickle.dumps(m))
+    p.update(np.ones(3)), m.update(np.ones(3))
+    np.testing.assert_array_equal(p.get(), m.get())

@@ -164,3 +164,23 @@ def test_batch_draws_see_the_storage_as_each_row_found_it(make):
                 buf_num[slots[i], 0] = batch["a"][i]
                 buf_cat[slots[i], 0] = batch["k"][i]
                 held = max(held, int(slots[i]) + 1)
+
+
+def test_cached_rows_index_is_uniform_index_of_the_row():
+    """``CachedRows.index(t, n)`` is ``uniform_index(row(t), n)`` whatever the sequence of
+    ``n`` (growing during a fill phase, then fixed: the block's indices are cached), across
+    block boundaries, jumps back and a pickle round trip."""
+    import pickle
+
+    from ixplain._random import RowStream, uniform_index
+    from ixplain.storage.base import CachedRows
+
+    stream = RowStream(7, "draw:0/5", 5)
+    cached = CachedRows(RowStream(7, "draw:0/5", 5), block=8)
+    ts = list(range(0, 30)) + [3, 4, 29, 30, 31]
+    ns = [min(t + 1, 12) for t in range(30)] + [12, 12, 5, 12, 12]
+    for t, n in zip(ts, ns):
+        expected = uniform_index(stream.uniforms(t, 1)[0], n)
+        np.testing.assert_array_equal(cached.index(t, n), expected)
+        if t == 20:
+            cached = pickle.loads(pickle.dumps(cached))

@@ -74,6 +74,7 @@ not aggregated: that row is counted in ``n_skipped_`` and the estimate stays fin
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 import warnings
 from collections import deque
@@ -103,12 +104,12 @@ class _RowStreams:
         self._streams: dict[tuple[str, int], RowStream] = {}
         self._cached: dict[tuple[str, int], CachedRows] = {}
 
-    def row(self, name: str, k: int, t: int) -> np.ndarray:
-        """Row ``t``'s ``k`` uniforms of stream ``name`` (the one-row hot path, cached)."""
+    def cached(self, name: str, k: int) -> CachedRows:
+        """Stream ``name`` of width ``k`` read one row at a time (the one-row hot path)."""
         cached = self._cached.get((name, k))
         if cached is None:
             cached = self._cached[(name, k)] = CachedRows(self.stream(name, k))
-        return cached.row(t)
+        return cached
 
     def stream(self, name: str, k: int) -> RowStream:
         key = (name, k)
@@ -377,7 +378,7 @@ class IncrementalExplainer:
     def _draw_numeric_one(self, n: int, t: int) -> np.ndarray:
         """Row ``t``'s ``n`` draws as a numeric block (n, n_numeric): what the first
         ``sampler.draw_blocks(n)`` of a one-row batch gives (the storage must hold a row)."""
-        return self.storage._draw_numeric(self._streams.row(_DRAW_NAMES[0], n, t))
+        return self.storage._draw_numeric(self._streams.cached(_DRAW_NAMES[0], n), t)
 
     def _value_shape(self) -> tuple[int, ...]:
         """Shape of one explanation (default: one value per feature)."""
@@ -600,9 +601,10 @@ class IncrementalExplainer:
             self._model.observe_labels(y)
         values = None
         n_before = self.n_explained_
-        if not self.requires_storage or len(storage) > 0:
+        held = len(storage) > 0
+        if held or not self.requires_storage:
             matrix = getattr(cols, "matrix", None)
-            if matrix is not None and len(storage) > 0:
+            if matrix is not None and held:
                 values = self._explain_numeric_row(matrix, y, self.n_seen_)
             if values is None:
                 sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
@@ -612,7 +614,7 @@ class IncrementalExplainer:
         storage._write(cols, slots, y)
         if values is not None:
             total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
-            if np.isfinite(total) or np.isfinite(values).all():
+            if math.isfinite(total) or np.isfinite(values).all():
                 self._aggregator.update(values[0])
                 self.n_explained_ += 1
             else:

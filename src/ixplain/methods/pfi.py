@@ -213,7 +213,7 @@ def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, valu
     G = len(cols)
     width = 1 + G * S
     lay = plan.layout(B, S, cols, d)
-    dest, src = lay.dest[: B * lay.k], lay.src[: B * lay.k]
+    dest, src = (lay.dest, lay.src) if lay.B == B else (lay.dest[: B * lay.k], lay.src[: B * lay.k])
     if drawn is not None:  # cell c of drawn row drawn[i, g * S + s] (src // d is i * G * S + q)
         src = drawn.reshape(-1).take(src // d) * d + src % d
     n_rows = B * width
@@ -225,7 +225,7 @@ def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, valu
         perturbed.put(dest, values.take(src))
         preds = _native_predict(model, plan, perturbed)
     losses = loss(np.asarray(y).repeat(width, axis=0), preds, model.classes_).reshape(B, width)
-    return losses[:, 1:].reshape(B, G, S) - losses[:, :1, None], losses[:, 0]
+    return (losses[:, 1:] - losses[:, :1]).reshape(B, G, S), losses[:, 0]
 
 
 def _records(names: list[str], lay: _Layout, obs: np.ndarray, cells: np.ndarray) -> list[dict]:
@@ -337,7 +337,7 @@ def pfi_losses(
     preds = model.predict(table)
     y_rep = np.repeat(np.asarray(y), width, axis=0)
     losses = loss(y_rep, preds, model.classes_).reshape(B, width)
-    return losses[:, 1:].reshape(B, G, S) - losses[:, :1, None], losses[:, 0]
+    return (losses[:, 1:] - losses[:, :1]).reshape(B, G, S), losses[:, 0]
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -314,7 +314,15 @@ class RiverModel(Model):
 
     @property
     def classes_(self):  # type: ignore[override]
-        return np.asarray(self._classes, dtype=object) if self._classes else None
+        # the array is rebuilt only when the list is replaced (_add_classes makes a new one):
+        # the losses read it once per model call
+        cached = self.__dict__.get("_classes_array")
+        if cached is None or cached[0] is not self._classes:
+            array = np.asarray(self._classes, dtype=object) if self._classes else None
+            if array is not None:
+                array.setflags(write=False)
+            cached = self._classes_array = (self._classes, array)
+        return cached[1]
 
     @classes_.setter
     def classes_(self, value):

@@ -32,6 +32,7 @@ References
 from __future__ import annotations
 
 import math
+import sys
 from operator import add as _add
 from types import SimpleNamespace
 from typing import Any
@@ -96,11 +97,14 @@ def _tree_kind(model: Any) -> str | None:
     """'classifier' / 'regressor' for exactly-supported River tree classes, else None."""
     if not type(model).__module__.startswith("river."):
         return None
+    # the version first: another River may lack the internals _river() imports, and a failed
+    # import is retried (about 5 us) on every call
+    river = sys.modules.get("river")
+    if getattr(river, "__version__", None) not in VERIFIED_RIVER_VERSIONS:
+        return None
     try:
         r = _river()
     except ImportError:  # pragma: no cover - a River without the internals used here
-        return None
-    if r.version not in VERIFIED_RIVER_VERSIONS:
         return None
     if type(model) is r.HoeffdingTreeClassifier:
         return "classifier"

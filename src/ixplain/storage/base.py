@@ -56,13 +56,18 @@ __all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
 class CachedRows:
     """A :class:`~ixplain._random.RowStream` read one row at a time through a cache of
     ``block`` consecutive rows: the same numbers (row ``t``'s do not depend on the call that
-    makes them), one generator call per ``block`` single-row reads on a stream."""
+    makes them), one generator call per ``block`` single-row reads on a stream.
+
+    :meth:`index` maps a row's uniforms to integers in ``[0, n)`` (:func:`uniform_index`) and,
+    while ``n`` stays the same (a full storage), does so for the whole cached block at once."""
 
     def __init__(self, stream: RowStream, block: int = 64) -> None:
         self.stream = stream
         self.block = int(block)
         self._t0 = 0
         self._rows: np.ndarray | None = None
+        self._index: np.ndarray | None = None  # uniform_index(_rows, _n), or None
+        self._n = -1  # the n of the last index call
 
     def row(self, t: int) -> np.ndarray:
         """Row ``t``'s uniforms, shape (width,) (a read-only view)."""
@@ -71,10 +76,22 @@ class CachedRows:
         if rows is None or i < 0 or i >= self.block:
             rows = self._rows = self.stream.uniforms(t, self.block)
             self._t0, i = t, 0
+            self._index = None
         return rows[i]
 
+    def index(self, t: int, n: int) -> np.ndarray:
+        """``uniform_index(self.row(t), n)``, shape (width,) of intp (do not modify it)."""
+        u = self.row(t)
+        if n != self._n:  # n changed (a storage filling up): this row alone
+            self._n, self._index = n, None
+            return uniform_index(u, n)
+        if self._index is None:  # the same n twice in a row: the rest of the block at once
+            self._index = uniform_index(self._rows, n)  # type: ignore[arg-type]
+        return self._index[t - self._t0]
+
     def __getstate__(self) -> dict:
-        return {"stream": self.stream, "block": self.block, "_t0": 0, "_rows": None}
+        return {"stream": self.stream, "block": self.block, "_t0": 0, "_rows": None,
+                "_index": None, "_n": -1}
 
 
 def seed_of(random_state: Any, owner: str) -> int:
@@ -285,11 +302,18 @@ class SlotStorage:
 
     def _decision(self, t: int) -> np.ndarray:
         """Offered row ``t``'s uniforms, shape (_decision_width,) (the one-row hot path)."""
+        return self._cached_decisions(t).row(t)
+
+    def _decision_index(self, t: int, n: int) -> np.ndarray:
+        """``uniform_index(self._decision(t), n)`` (a read-only view: copy it to keep it)."""
+        return self._cached_decisions(t).index(t, n)
+
+    def _cached_decisions(self, t: int) -> CachedRows:
         if self._one is None:
             self._decisions(t, 1)  # makes the stream
             assert self._stream is not None
             self._one = CachedRows(self._stream)
-        return self._one.row(t)
+        return self._one
 
     def _seed_from(self, seed: int) -> None:
         """Take ``seed`` (derived from an explainer's) unless the storage was given its own."""
@@ -470,13 +494,11 @@ class SlotStorage:
         grow = np.concatenate(([self._len], np.maximum(slots + 1, self._len)))
         return np.maximum.accumulate(grow)[: len(slots)]
 
-    def _draw_numeric(self, u: np.ndarray) -> np.ndarray:
-        """For one incoming row with draw uniforms ``u`` of shape (n,): the drawn held rows'
-        numeric block, shape (n, n_numeric) -- what :meth:`_sample_blocks` draws for a batch
-        of one row from the same uniforms (the storage must hold a row)."""
-        idx = (u * float(self._len)).astype(np.intp)  # uniform_index, inlined (hot path)
-        np.minimum(idx, self._len - 1, out=idx)
-        return self._num.take(idx, axis=0)  # take: faster than [idx]
+    def _draw_numeric(self, draws: CachedRows, t: int) -> np.ndarray:
+        """For incoming row ``t`` with draw uniforms ``draws.row(t)`` of shape (n,): the drawn
+        held rows' numeric block, shape (n, n_numeric) -- what :meth:`_sample_blocks` draws for
+        a batch of one row from the same uniforms (the storage must hold a row)."""
+        return self._num.take(draws.index(t, self._len), axis=0)  # take: faster than [idx]
 
     def _sample_during(
         self, batch: dict[str, np.ndarray], slots: np.ndarray, u: np.ndarray

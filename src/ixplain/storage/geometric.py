@@ -64,6 +64,8 @@ class GeometricReservoir(SlotStorage):
         if n == 1:  # the per-row hot path: the same decision in Python scalars
             if start < self.size:
                 return np.array([start], dtype=np.intp)
+            if self.p >= 1.0:  # the slot alone, from the cached block's indices
+                return self._decision_index(start, self.size).copy()
             u = self._decision(start)
             if self.p < 1.0 and not u[0] < self.p:
                 return np.array([-1], dtype=np.intp)
