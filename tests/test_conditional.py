@@ -292,8 +292,10 @@ def test_stream_batch_invariant_and_pickle(gauss):
     for s in range(0, 300, 37):
         e = min(s + 37, 300)
         b.explain_many(X[s:e], y[s:e])
-    # the same draws for every row; the smoothing of a batch differs in the last bits only
-    np.testing.assert_allclose(a.importances_, b.importances_, rtol=1e-12)
+    # the same draws for every row, the same leaf pools: bit for bit
+    np.testing.assert_array_equal(a.importances_, b.importances_)
+    for p, q in zip(a.storage._conformance_state(), b.storage._conformance_state()):
+        np.testing.assert_array_equal(p, q)
     c = pickle.loads(pickle.dumps(a))
     a.explain_many(X[300:], y[300:])
     c.explain_many(X[300:], y[300:])
@@ -301,6 +303,38 @@ def test_stream_batch_invariant_and_pickle(gauss):
     d = IncrementalPFI(f_lin, "squared_error", random_state=5, removal="conditional",
                        storage=ConditionalStorage(300, 100))
     assert not np.array_equal(d.explain_many(X, y), a.importances_)
+
+
+@pytest.mark.parametrize("reservoir", ["uniform", "geometric"])
+def test_stream_leaf_pools_take_every_row(reservoir):
+    """Between two refits the leaf pools take the new rows. x1 ~ N(0, 1); x0 = x1 + e for rows
+    0..1023, x0 = x1 + 5 + e after (e ~ N(0, 0.1^2)); refits at rows 1, 2, 4, ..., 1024 only,
+    so rows 1024..2046 reach the sampler through the pools alone. A draw of x0 given x1 comes
+    from x1's leaf of tree x0 (x1 is the only split feature), which holds old values (x0 - x1
+    ~ 0) and new ones (~ 5) (the stream stops at row 2046, before the refit of row 2048). For the uniform reservoir each leaf's pool is a uniform sample of
+    the values it was offered since the refit, so E[x0~ - x1] = 5 f with f = N_new / N_offered
+    (every leaf gets the same share of new rows: the x1 distribution does not change), read
+    from the tree's counters. The geometric reservoir forgets the old values faster: f is at
+    least that. A sampler rebuilt only at refits would give 0."""
+    rng = np.random.default_rng(0)
+    n = 2047
+    x1 = rng.normal(size=n)
+    x0 = x1 + 0.1 * rng.normal(size=n) + np.where(np.arange(n) >= 1024, 5.0, 0.0)
+    s = ConditionalStorage(size=1024, refit_every=10**6, reservoir=reservoir, random_state=0)
+    s.update_many(np.column_stack([x0, x1])[:1024])
+    offered0 = int(s.sampler_.trees_[0][0].seen.sum())
+    s.update_many(np.column_stack([x0, x1])[1024:])
+    assert s.fitted_at_ == 1024
+    offered = int(s.sampler_.trees_[0][0].seen.sum())
+    f = (offered - offered0) / offered
+    q = rng.normal(size=4000)
+    drawn = s.sampler_.sample(np.column_stack([q + 5, q]), ["x0"], random_state=1).to_frame()
+    shift = float(np.mean(drawn["x0"].to_numpy() - q))
+    if reservoir == "uniform":
+        assert abs(shift - 5 * f) < 0.2, (shift, 5 * f)
+    else:
+        assert shift > 5 * f - 0.2, (shift, 5 * f)
+    assert shift > 2.5
 
 
 def test_stream_isage_conditional_efficiency(gauss):

@@ -217,7 +217,7 @@ def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray, sampler: Any
         if b == 0:  # rows met by an empty storage: their values are discarded
             out[obs] = 0.0
             continue
-        cond = storage.sampler_at(b, batch)
+        cond = storage.sampler_at(b, batch, start, stop)
         Z = xm if xm is not None else cond.encode(X)
         q = np.arange(start * d * S, stop * d * S)
         don = cond.donors(Z, np.repeat(obs, d * S), np.tile(removed_one, (len(obs), 1)), u[q])
@@ -260,7 +260,8 @@ def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray, orders: np.
         part = np.arange(start, stop)
         losses[start:stop] = conditional_coalition_losses(
             explainer._model, explainer._loss, explainer._correction, X.take(part),
-            np.asarray(y)[start:stop], storage.sampler_at(b, batch), u[start:stop],
+            np.asarray(y)[start:stop], storage.sampler_at(b, batch, start, stop, offset=start),
+            u[start:stop],
             orders[start:stop], explainer._col_player, explainer=explainer,
             rows=(None if xm is None else xm[part], None if cols is None else
                   {n: c[part] for n, c in cols.items()}),
