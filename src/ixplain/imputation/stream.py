@@ -239,13 +239,16 @@ class ConditionalStorage(SlotStorage):
     def _refit(self, b: int, batch: dict[str, np.ndarray]) -> ConditionalSampler:
         """The sampler of position ``b``: refitted (splits and fresh pools) if ``b`` is new."""
         if b != self.fitted_at_ or self.sampler_ is None:
-            window = self._window_at(b, batch)
-            fitted = ConditionalSampler(self.min_samples_leaf, allow_nan=True,
-                                        cross_fit=False).fit(window)
-            self.sampler_ = _with_pools(fitted, window)
+            self.sampler_ = self._fit_window(self._window_at(b, batch))
             self.fitted_at_ = b
             self._cache = None
         return self.sampler_
+
+    def _fit_window(self, window: Table) -> ConditionalSampler:
+        """The trees learnt on ``window`` with their leaf pools as reservoirs."""
+        fitted = ConditionalSampler(self.min_samples_leaf, allow_nan=True,
+                                    cross_fit=False).fit(window)
+        return _with_pools(fitted, window)
 
     def _window_at(self, b: int, batch: dict[str, np.ndarray]) -> Table:
         """Rows ``[b - size, b)``: held rows, then rows of ``batch`` (it starts at ``n_seen``)."""
