@@ -294,3 +294,52 @@ def test_public_functions_reject_a_bad_progress():
         _run_public("partial_dependence", "yes")
     with pytest.raises(TypeError, match="The 'progress' parameter of permutation_importance"):
         _run_public("permutation_importance", 1)
+
+
+def test_incremental_explainers_evaluate_their_registered_methods(monkeypatch):
+    """iPFI and iSAGE compute their values through the registered Method objects
+    (BackgroundPFI, SAGEFunction), on every path: the one-row numeric hot path, mini-batches
+    and a categorical table (the column route); wrapping the methods counts the calls."""
+    from collections import Counter
+
+    from ixplain import IncrementalPFI, IncrementalSAGE
+    from ixplain.methods.pfi import BackgroundPFI
+    from ixplain.methods.sage import SAGEFunction
+
+    assert engine.METHODS["permutation_importance_background"] is BackgroundPFI
+    assert engine.METHODS["sage"] is SAGEFunction
+    calls: Counter = Counter()
+    def counted(cls, attr):
+        orig, key = getattr(cls, attr), f"{cls.__name__}.{attr}"
+
+        def wrap(self, *args):
+            calls[key] += 1
+            return orig(self, *args)
+        return wrap
+
+    for cls, attr in [(BackgroundPFI, "explain_sampled"), (BackgroundPFI, "explain_numeric"),
+                      (SAGEFunction, "explain_sampled")]:
+        monkeypatch.setattr(cls, attr, counted(cls, attr))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] - X[:, 1]
+    from sklearn.linear_model import LinearRegression
+
+    pfi = IncrementalPFI(LinearRegression().fit(X, y), "squared_error", random_state=0)
+    for x, t in zip(X[:5], y[:5]):  # records: row 0 is only stored, row 1 is a batch of one,
+        pfi.explain_one(dict(zip(["x0", "x1", "x2"], x)), t)  # rows 2-4 the one-row path
+    pfi.explain_many(X[5:], y[5:])
+    # explain_sampled: row 1 and the batch, explain_numeric: those two and the three rows
+    assert calls == {"BackgroundPFI.explain_sampled": 2, "BackgroundPFI.explain_numeric": 5}
+    assert np.all(pfi.importances_[:2] > 0) and abs(pfi.importances_[2]) < 1e-12
+    frame = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(np.where(X[:, 1] > 0, "p", "n"))})
+    calls.clear()
+    pfi = IncrementalPFI(lambda D: D["a"].to_numpy() + (D["c"] == "p").to_numpy(),
+                         "squared_error", random_state=0)
+    pfi.explain_many(frame, frame["a"].to_numpy())
+    assert calls == {"BackgroundPFI.explain_sampled": 1}  # column route, no numeric layout
+    sage = IncrementalSAGE(lambda A: A[:, 0] - A[:, 1], loss="squared_error", random_state=0)
+    sage.explain_one(X[0], y[0])
+    sage.explain_many(X[1:], y[1:])
+    assert calls["SAGEFunction.explain_sampled"] == 1  # row 0 found an empty storage
+    np.testing.assert_allclose(sage.importances_.sum(), sage.marginal_loss_ - sage.model_loss_)

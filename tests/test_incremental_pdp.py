@@ -191,15 +191,58 @@ def test_explain_many_equals_explain_one_in_order_under_drift():
         many.explain_many(chunk)
     a, b = one.pd_, many.pd_
     np.testing.assert_array_equal(a.grid_values[0], b.grid_values[0])
-    np.testing.assert_allclose(a.average, b.average, rtol=1e-10)
-    np.testing.assert_allclose(a.extra["weight"], b.extra["weight"], rtol=1e-10)
-    np.testing.assert_allclose(a.individual, b.individual, rtol=1e-12)
+    np.testing.assert_array_equal(a.average, b.average)  # bit for bit, not to a tolerance
+    np.testing.assert_array_equal(a.extra["weight"], b.extra["weight"])
+    np.testing.assert_array_equal(a.extra["standard_error"], b.extra["standard_error"])
+    np.testing.assert_array_equal(a.individual, b.individual)
     assert len(one.history_) == len(many.history_) == 18
     for h1, h2 in zip(one.history_, many.history_):
         assert h1.n_seen == h2.n_seen
         np.testing.assert_array_equal(h1.grid_values, h2.grid_values)
-        np.testing.assert_allclose(h1.average, h2.average, rtol=1e-10)
+        np.testing.assert_array_equal(h1.average, h2.average)
+        np.testing.assert_array_equal(h1.variance, h2.variance)
     assert many.model_.n_calls == 7  # one model call per batch
+
+
+@pytest.mark.parametrize("grid", ["range", np.linspace(0.0, 6.0, 7)])
+def test_explain_many_is_bit_identical_across_renormalisations_splits_and_pickle(grid):
+    """alpha=0.5 halves the lazy decay scale every row, so it falls below 1e-60 (and the sums
+    are renormalised) every 199 rows: 1,000 rows cross four renormalisations, some inside a
+    batch, one just after a pickle round trip."""
+    rng = np.random.default_rng(11)
+    X = np.column_stack([rng.uniform(0, 6, 1000), rng.normal(size=1000)])
+    kw = dict(grid=grid, alpha=0.5, history_every=13, ice_history=3, kind="both")
+    one = IncrementalPDP(_linear, "x0", **kw)
+    for x in X:
+        one.explain_one(x)
+    many = IncrementalPDP(_linear, "x0", max_batch=37, **kw)
+    s = 0
+    for size in [1, 250, 3, 180, 1, 1, 300, 264]:
+        many.explain_many(X[s : s + size])
+        s += size
+        if s == 434:
+            many = pickle.loads(pickle.dumps(many))
+    assert s == len(X)
+    a, b = one.pd_, many.pd_
+    for key in ("weight", "standard_error", "n_effective"):
+        np.testing.assert_array_equal(a.extra[key], b.extra[key])
+    np.testing.assert_array_equal(a.average, b.average)
+    np.testing.assert_array_equal(a.individual, b.individual)
+    assert [h.n_seen for h in one.history_] == [h.n_seen for h in many.history_]
+    for h1, h2 in zip(one.history_, many.history_):
+        np.testing.assert_array_equal(h1.average, h2.average)
+        np.testing.assert_array_equal(h1.variance, h2.variance)
+
+
+def test_max_batch_is_one_model_call_per_max_batch_rows():
+    X = np.random.default_rng(0).normal(size=(250, 2))
+    explainer = IncrementalPDP(_linear, "x0", max_batch=100)
+    assert explainer.max_batch == 100
+    explainer.explain_many(X)
+    assert explainer.model_.n_calls == 3  # 100 + 100 + 50 rows
+    assert IncrementalPDP(_linear, "x0").max_batch == 10_000
+    with pytest.raises(ValueError, match="'max_batch' parameter of IncrementalPDP must be an int >= 1"):
+        IncrementalPDP(_linear, "x0", max_batch=0)
 
 
 # --------------------------------------------------------------------------- Agrawal ground truth

@@ -417,8 +417,8 @@ def test_memory_budget_and_n_jobs_do_not_change_values(numeric_data):
     ref = partial_dependence(f, X, [0, 1], kind="both", grid_resolution=7)
     n_ref = len(calls)
     calls.clear()
-    small = partial_dependence(f, X, [0, 1], kind="both", grid_resolution=7, memory_budget=8 * 4 * 100)
-    assert max(calls) <= 100 and len(calls) > n_ref
+    small = partial_dependence(f, X, [0, 1], kind="both", grid_resolution=7, memory_budget=8 * 4 * 128)
+    assert max(calls) <= 128 and len(calls) > n_ref
     par = partial_dependence(f, X, [0, 1], kind="both", grid_resolution=7, n_jobs=2)
     for res in (small, par):
         assert np.array_equal(res.individual, ref.individual)

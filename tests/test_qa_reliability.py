@@ -133,7 +133,7 @@ def test_impossible_sizes_are_refused_up_front_with_the_bytes():
 
     for storage in (UniformReservoir(10**12), GeometricReservoir(10**12)):
         with pytest.raises(MemoryError, match=r"size=1,000,000,000,000\) for 3 features would "
-                                              r"need 2.*GiB, more than the .* GiB"):
+                                              r"need 2.*GiB \(24,000,000,000,000 bytes\), more than the .* GiB"):
             storage.update_many(X[:5])
     with pytest.raises(ValueError, match="'grid_resolution' parameter of IncrementalPDP must be "
                                          "at most 10,000"):

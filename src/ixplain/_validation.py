@@ -284,32 +284,92 @@ def available_memory() -> int | None:
         return None
 
 
-def check_allocation(n_bytes: int, what: str, owner: str, fix: str) -> None:
-    """Refuse, before allocating, a size that cannot fit in this machine's memory.
+def check_allocation(
+    n_bytes: int, what: str, owner: str, fix: str, *, memory_budget: int | None = None
+) -> None:
+    """Refuse, before allocating, a size that cannot fit in this machine's memory (or in the
+    caller's ``memory_budget``).
+
+    The one check of sizes known up front (storages, permutation indices and importances, the
+    smallest model call of a method, PD grids and ICE outputs): called before the allocation,
+    so an absurd size is refused at once, with the bytes it needs, instead of growing memory
+    until the machine swaps.
 
     Parameters
     ----------
     n_bytes : int
         What the allocation needs.
     what : str
-        What it is, e.g. ``"UniformReservoir(size=1,000,000,000) for 3 features"``.
+        What it is, naming the parameter that sets it, e.g. ``"UniformReservoir(size=
+        1,000,000,000) for 3 features"``.
     owner : str
         The class or function, for the message.
     fix : str
         What to change.
+    memory_budget : int, optional
+        For the smallest unit of work of a function with a ``memory_budget``: ``n_bytes``
+        must also fit in it (one model call cannot be split further).
 
     Raises
     ------
+    ValueError
+        ``"<owner>: <what> needs 1,280,000,032 bytes in one model call, more than
+        memory_budget=268,435,456. <fix>"`` when ``n_bytes`` exceeds ``memory_budget``.
     MemoryError
-        ``"<owner>: <what> would need 22.4 GiB, more than the 19.8 GiB of memory available.
-        <fix>"`` when ``n_bytes`` exceeds the memory available now.
+        ``"<owner>: <what> would need 22.4 GiB (24,000,000,000 bytes), more than the 19.8 GiB
+        of memory available. <fix>"`` when ``n_bytes`` exceeds the memory available now.
+
+    Examples
+    --------
+    >>> check_allocation(10**6, "a small array", "f", "")  # fits: nothing happens
+    >>> try:
+    ...     check_allocation(2**80, "n_repeats=10**20", "permutation_importance", "Use fewer.")
+    ... except MemoryError as e:
+    ...     print(str(e)[:80])
+    permutation_importance: n_repeats=10**20 would need 1,125,899,906,842,624.0 GiB
     """
+    if memory_budget is not None and n_bytes > memory_budget:
+        raise ValueError(
+            f"{owner}: {what} needs {int(n_bytes):,} bytes in one model call, more than "
+            f"memory_budget={int(memory_budget):,}. {fix}"
+        )
     free = available_memory()
     if free is not None and n_bytes > free:
         raise MemoryError(
-            f"{owner}: {what} would need {n_bytes / 2**30:,.1f} GiB, more than the "
-            f"{free / 2**30:,.1f} GiB of memory available. {fix}"
+            f"{owner}: {what} would need {n_bytes / 2**30:,.1f} GiB ({int(n_bytes):,} bytes), "
+            f"more than the {free / 2**30:,.1f} GiB of memory available. {fix}"
         )
+
+
+#: The smallest ``memory_budget`` (bytes) of the static functions and the Dask driver: 4 KiB,
+#: 512 float64 cells per model call. Below it model calls shrink to a few rows each (a budget
+#: of 1 byte meant one-row calls: effectively a hang).
+MIN_MEMORY_BUDGET = 4096
+
+
+def check_memory_budget(value: Any, owner: str) -> int:
+    """Return ``memory_budget`` as an int, refusing values below :data:`MIN_MEMORY_BUDGET`.
+
+    Raises
+    ------
+    TypeError
+        For a non-integer (or a bool).
+    ValueError
+        ``"The 'memory_budget' parameter of <owner> must be an int >= 4096 (bytes; the
+        minimum memory budget, MIN_MEMORY_BUDGET). Got 1 instead."``
+
+    Examples
+    --------
+    >>> check_memory_budget(2**20, "partial_dependence")
+    1048576
+    """
+    rule = (f"an int >= {MIN_MEMORY_BUDGET} (bytes; the minimum memory budget, "
+            "MIN_MEMORY_BUDGET)")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise param_error(owner, "memory_budget", rule, value, exc=TypeError)
+    if int(value) < MIN_MEMORY_BUDGET:
+        raise param_error(owner, "memory_budget", rule, value)
+    return int(value)
 
 
 def check_2d(X: Any, owner: str) -> None:

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from ._random import keyed_generator, root_seed
-from ._validation import check_bool, check_int, check_options, param_error
+from ._validation import check_bool, check_int, check_memory_budget, check_options, param_error
 from .grids import FeatureGrid, feature_grid
 from .imputation import ConditionalSampler, check_removal
 from .losses import get_loss
@@ -64,6 +64,7 @@ from .methods._conditional import ConditionalPFI
 from .methods._engine import Method, explain_partitions, make_progress
 from .methods._sage_core import correction_for, resolve_players
 from .methods.pfi import _SCORER_LOSSES, BackgroundPFI, _batched_scoring, _response_for
+from .methods.pfi import _check_sizes as _check_pfi_sizes
 from .models import as_model
 from .models.base import DEFAULT_MEMORY_BUDGET
 from .results.importance import FeatureImportance
@@ -214,7 +215,7 @@ def explain(
     features : list of str, optional
         The feature columns in the model's order (default: every other column).
     memory_budget : int, default=256 MB
-        Bytes of model input per call on a worker.
+        Bytes of model input per call on a worker (at least ``MIN_MEMORY_BUDGET``, 4096).
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable gets a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
@@ -257,8 +258,7 @@ def explain(
     columns = _plain_columns(ddf, features, (y, sample_weight), _EXPLAIN_OWNER)
     out = explain_partitions(
         method, ddf, columns=columns, y=y, sample_weight=sample_weight,
-        memory_budget=int(check_int(memory_budget, "memory_budget", _EXPLAIN_OWNER,  # type: ignore[arg-type]
-                                    min_value=1)),
+        memory_budget=check_memory_budget(memory_budget, _EXPLAIN_OWNER),
         progress=make_progress(progress, _EXPLAIN_OWNER), owner=_EXPLAIN_OWNER,
     )
     return method.result(out)
@@ -372,11 +372,14 @@ def partial_dependence(
     """
     _require_dask_frame(ddf, _PD_OWNER)
     _check_pd_options(grid_resolution, percentiles, method, kind, include_missing, centered)
+    memory_budget = check_memory_budget(memory_budget, _PD_OWNER)
     report = make_progress(progress, _PD_OWNER)
     columns = _plain_columns(ddf, None, (None, sample_weight), _PD_OWNER)
     labels = _feature_labels(features, columns, _PD_OWNER)
     grids = _pd_grids(ddf, labels, categorical_features, percentiles, grid_resolution,
                       custom_values, grid, include_missing)
+    _pdp._check_sizes(grids, 0, len(columns), "average", grid_resolution, memory_budget,
+                      _PD_OWNER)  # the grid's smallest model call (ICE: gathered per partition)
     model = _pdp._make_model(estimator, response_method, target, "auto", method)
     head = _head(ddf, columns, _PD_OWNER)
     req = _pdp.PDRequest(
@@ -545,7 +548,7 @@ def permutation_importance(
     random_state : int, Generator or None, default=None
         Seeds the background sample and the draws.
     memory_budget : int, default=256 MB
-        Bound on one model input per worker, in bytes.
+        Bound on one model input per worker, in bytes (at least ``MIN_MEMORY_BUDGET``, 4096).
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable receives a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
@@ -598,7 +601,7 @@ def permutation_importance(
     background_size = int(
         check_int(background_size, "background_size", _PFI_OWNER, min_value=1)  # type: ignore[arg-type]
     )
-    memory_budget = int(check_int(memory_budget, "memory_budget", _PFI_OWNER, min_value=1))  # type: ignore[arg-type]
+    memory_budget = check_memory_budget(memory_budget, _PFI_OWNER)
     seed = root_seed(random_state, _PFI_OWNER)
     report = make_progress(progress, _PFI_OWNER)
     y = _label_column(y, ddf, _PFI_OWNER)
@@ -611,6 +614,8 @@ def permutation_importance(
             f"{_PFI_OWNER}: unknown feature(s) {unknown or feats!r}. Available features: {names}."
         )
     loss_obj, model, scale, what = _pfi_loss(estimator, loss, scoring, response_method, ddf, y)
+    for budget in (None, memory_budget):  # the importances; one observation's model call
+        _check_pfi_sizes(_PFI_OWNER, 1, 1, len(columns), len(feats), n_repeats, budget)
     fn, method, rows = _pfi_method(ddf, columns, feats, model, loss_obj, n_repeats, seed,
                                    removal, background_size, sampler_size)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,
@@ -737,7 +742,7 @@ def sage(
     random_state : int, Generator or None, default=None
         Seeds the background sample, the orders and the draws.
     memory_budget : int, default=256 MB
-        Bound on one model input per worker, in bytes.
+        Bound on one model input per worker, in bytes (at least ``MIN_MEMORY_BUDGET``, 4096).
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable receives a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
@@ -782,7 +787,7 @@ def sage(
     seed = root_seed(random_state, _SAGE_OWNER)
     report = make_progress(progress, _SAGE_OWNER)
     size = int(check_int(background_size, "background_size", _SAGE_OWNER, min_value=1))  # type: ignore[arg-type]
-    memory_budget = int(check_int(memory_budget, "memory_budget", _SAGE_OWNER, min_value=1))  # type: ignore[arg-type]
+    memory_budget = check_memory_budget(memory_budget, _SAGE_OWNER)
     control_variate = check_bool(control_variate, "control_variate", _SAGE_OWNER)
     loss_obj = get_loss(loss, _SAGE_OWNER)
     y = _label_column(y, ddf, _SAGE_OWNER)

@@ -386,3 +386,144 @@ def test_ale_custom_edges_take_column_indices_and_name_a_bad_key():
     np.testing.assert_array_equal(by_index.average, by_name.average)
     with pytest.raises(ValueError, match="key 'x2', which is not an explained feature"):
         accumulated_local_effects(lambda A: A[:, 0], X, 0, custom_edges={"x2": [0.0, 1.0]})
+
+
+def test_min_bin_size_holds_whatever_grid_resolution():
+    """30 continuous rows with grid_resolution=50: every value used to be a one-row "discrete"
+    level. Now the quantile rule holds: 3 bins of at least 10 rows. Few integer levels keep
+    their steps only when every level has min_bin_size rows; fewer rows than min_bin_size is a
+    clear error."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    res = accumulated_local_effects(lambda A: A[:, 0], X, 0, grid_resolution=50)
+    assert res.feature_kinds == ("numeric",) and res.bin_counts.tolist() == [10, 10, 10]
+    ints = np.r_[np.zeros(40), np.ones(40), np.full(3, 2.0)]  # level 2 has 3 rows
+    Xi = np.c_[ints, np.zeros(83)]
+    res = accumulated_local_effects(lambda A: 2 * A[:, 0], Xi, 0)
+    assert res.feature_kinds == ("numeric",) and res.bin_counts.min() >= 10
+    assert res.grid_values[0].dtype.kind in "iuf" and set(res.grid_values[0]) <= {0, 1, 2}
+    res = accumulated_local_effects(lambda A: 2 * A[:, 0], Xi, 0, min_bin_size=3)
+    assert res.feature_kinds == ("discrete",) and res.bin_counts.tolist() == [40, 40, 3]
+    np.testing.assert_allclose(np.diff(res.average[0]), [2.0, 2.0], atol=1e-12)
+    with pytest.raises(ValueError, match="'x0' has 2 non-missing values, fewer than min_bin_size"):
+        accumulated_local_effects(lambda A: A[:, 0], X[:2], 0)
+    two = accumulated_local_effects(lambda A: A[:, 0], X[:2], 0, min_bin_size=1)
+    assert two.bin_counts.tolist() == [1, 1] and two.feature_kinds == ("discrete",)
+
+
+def _time_frame(n=400, unit="ns", tz=None, seed=0):
+    rng = np.random.default_rng(seed)
+    days = np.sort(rng.uniform(0, 365, n))
+    t = (pd.Timestamp("2020-01-01") + pd.to_timedelta(days, unit="D")).as_unit(unit)
+    t = t.tz_localize("UTC").tz_convert(tz) if tz is not None else t
+    return pd.DataFrame({"t": t, "x": rng.normal(size=n) + days / 100}), days
+
+
+def _days(t):
+    t = pd.Series(t)
+    if t.dt.tz is not None:
+        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+    return ((t - pd.Timestamp("2020-01-01")).dt.total_seconds() / 86400).to_numpy()
+
+
+def _time_model(d):
+    days = _days(d["t"])
+    return np.sin(days / 50) * (1 + d["x"].to_numpy())
+
+
+@pytest.mark.parametrize("unit, tz", [("ns", None), ("us", None), ("ns", "Europe/Berlin")])
+def test_datetime_feature_is_numeric_in_time_order(unit, tz):
+    """A datetime column is binned in time (it used to be categorical, ordered by similarity).
+
+    Reference: the same model reading the time as a number of days, ALE of that number on
+    the days of the datetime edges (custom_edges): equal to 1e-9 (float days).
+    """
+    df, days = _time_frame(unit=unit, tz=tz)
+    res = accumulated_local_effects(_time_model, df, "t")
+    assert res.feature_kinds == ("numeric",) and res.edge_rule == ("quantile",)
+    grid = res.grid_values[0]
+    assert grid.dtype == df["t"].dtype and len(grid) == 21
+    assert (np.diff(_days(grid)) > 0).all() and grid[0] == df["t"].min()
+    num = pd.DataFrame({"t": _days(df["t"]), "x": df["x"]})  # the same float days
+    ref = accumulated_local_effects(
+        lambda d: np.sin(d["t"].to_numpy() / 50) * (1 + d["x"].to_numpy()), num, "t",
+        custom_edges={"t": _days(grid)})
+    np.testing.assert_allclose(res.average, ref.average, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(res.std, ref.std, rtol=1e-6)
+    frame = res.to_frame()
+    assert frame["t"].dtype == df["t"].dtype
+    d = res.to_dict()
+    assert d["grid_values"][0][0] == pd.Timestamp(grid[0]).isoformat() and len(d["deciles"][0]) == 9
+    if tz is not None:
+        assert d["grid_values"][0][0].endswith("+01:00")
+
+
+def test_datetime_two_way_custom_edges_missing_and_levels():
+    df, days = _time_frame()
+    df.loc[::10, "t"] = pd.NaT
+    res = accumulated_local_effects(_time_model, df, "t", custom_edges={
+        "t": ["2020-01-01", "2020-07-01", "2021-01-01"]})
+    assert res.n_missing == (40,) and res.bin_counts.sum() == 360
+    assert str(res.grid_values[0][1])[:10] == "2020-07-01"
+    two = accumulated_local_effects(_time_model, df, ["t", "x"], grid_resolution=5)
+    assert two.average.shape == (1, 6, 6) and two.grid_values[0].dtype.kind == "M"
+    few = pd.DataFrame({"t": pd.to_datetime(["2020-01-01", "2020-03-01", "2020-02-01"] * 20),
+                        "x": np.zeros(60)})
+    lv = accumulated_local_effects(lambda d: _days(d["t"]), few, "t")
+    assert lv.feature_kinds == ("discrete",)
+    np.testing.assert_allclose(np.diff(lv.average[0]), [31, 29], atol=1e-9)  # 2020: leap year
+    objects = pd.DataFrame({"t": np.asarray(few["t"].dt.to_pydatetime(), dtype=object),
+                            "x": np.zeros(60)})
+    ob = accumulated_local_effects(lambda d: _days(pd.to_datetime(d["t"])), objects, "t")
+    np.testing.assert_allclose(ob.average, lv.average, atol=1e-9)
+    with pytest.raises(ValueError, match="'custom_edges' .* datetimes for the datetime feature"):
+        accumulated_local_effects(_time_model, df, "t", custom_edges={"t": ["a", "b"]})
+    with pytest.raises(ValueError, match="strictly increasing datetimes"):
+        accumulated_local_effects(_time_model, df, "t", custom_edges={
+            "t": ["2021-01-01", "2020-01-01"]})
+
+
+def test_datetime_stream_is_refused_with_the_fix():
+    from ixplain import IncrementalALE
+
+    df, _ = _time_frame(n=50)
+    with pytest.raises(ValueError, match="'t' holds datetimes.*astype"):
+        IncrementalALE(_time_model, "t").explain_many(df)
+
+
+def test_durations_are_numeric_too():
+    """A timedelta column was categorical (one level per distinct duration, similarity order);
+    it is binned in time like a datetime: f = 2 * seconds gives slope 2 per second."""
+    n = 300
+    df = pd.DataFrame({"d": pd.to_timedelta(np.arange(n) * 7, unit="s"), "x": np.zeros(n)})
+    res = accumulated_local_effects(lambda d: 2 * d["d"].dt.total_seconds().to_numpy(), df, "d")
+    assert res.feature_kinds == ("numeric",) and res.grid_values[0].dtype.kind == "m"
+    secs = res.grid_values[0] / np.timedelta64(1, "s")
+    np.testing.assert_allclose(np.diff(res.average[0]), 2 * np.diff(secs), rtol=1e-12)
+    assert res.to_dict()["grid_values"][0][0] == "P0DT0H0M0S"
+
+
+def test_weight_zero_bins_and_unknown_categorical_features_and_many_levels():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    w = (X[:, 0] > 0).astype(float)
+    res = accumulated_local_effects(lambda A: A[:, 0], X, 0, sample_weight=w,
+                                    custom_edges={0: [-3, -1, 0, 1, 3]})
+    assert res.empty_bins.tolist() == [True, True, False, False]  # rows, but weight 0
+    assert np.isnan(res.std[0, :2]).all() and np.isfinite(res.std[0, 2:]).all()
+    with pytest.raises(ValueError, match="'categorical_features' parameter .* unknown feature 'zz'"):
+        accumulated_local_effects(lambda A: A[:, 0], X, 0, categorical_features=["zz"])
+    df = pd.DataFrame({"id": np.arange(1000) % 150, "x": rng.normal(size=1000)}).astype({"id": str})
+    with pytest.warns(UserWarning, match="'id' has 150 levels.*sorted order is used"):
+        many = accumulated_local_effects(lambda d: d["x"].to_numpy(), df, "id")
+    assert many.edge_rule == ("sorted",)
+
+
+def test_an_infinite_prediction_is_refused_not_accumulated():
+    """A model returning inf above x0 > 1 gave a curve of -inf, NaN and inf (NaN outputs were
+    already refused)."""
+    from ixplain import ModelEvaluationError
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    with pytest.raises(ModelEvaluationError, match="infinite prediction at a bin edge"):
+        accumulated_local_effects(lambda A: np.where(A[:, 0] > 1, np.inf, A[:, 0]), X, 0)

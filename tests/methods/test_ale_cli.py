@@ -64,3 +64,16 @@ def test_stream_explain_ale_writes_curves_over_time(tmp_path):
     assert (last["row"] == 400).all() and np.isfinite(last["ale"]).all()
     assert np.all(np.diff(last["edge"]) > 0)
     assert "ale_over_time.png" in (out / "report.html").read_text()
+
+
+def test_stream_ale_skips_a_categorical_pd_feature_with_a_warning():
+    """``stream --pd-features c,a`` with a categorical c: iALE refused c and ended the whole
+    run (the default --explain includes ale); now c is skipped with a warning, a is explained."""
+    from ixplain.cli._stream_methods import ExplainerOptions, StreamExplainers
+
+    options = ExplainerOptions(loss="squared_error", feature_names=["a", "c"],
+                               pd_features=["c", "a"], alpha=0.05, seed=0,
+                               numeric_features=("a",))
+    with pytest.warns(UserWarning, match=r"skipped \['c'\]"):
+        ex = StreamExplainers.build(["ale"], lambda A: A[:, 0], options)
+    assert [k for k in ex.explainers if k.startswith("ale:")] == ["ale:a"]

@@ -128,3 +128,116 @@ def test_stream_on_pandas_and_errors():
     cat = pd.DataFrame({"c": ["u", "v"] * 5, "x": np.arange(10.0)})
     with pytest.raises(ValueError, match="'c' is not numeric"):
         IncrementalALE(lambda d: d["x"].to_numpy(), "c").explain_many(cat)
+
+
+def test_empty_bin_is_interpolated_but_claims_no_certainty():
+    """Fixed edges [0, .25, .5, .75, 1] and no row in (0.25, 0.5]: f = x0^2.
+
+    The empty bin's effect is the nearest bin's slope times its width (the curve is drawn),
+    but its variance is unknown, so the band is NaN (was about 1e-10: certainty claimed about a
+    bin that never saw a row), ``bin_counts`` is 0 there and ``empty_bins`` flags it. Once a
+    row lands in every bin (two rows each at least) the band is finite again.
+    """
+    rng = np.random.default_rng(0)
+    x0 = rng.uniform(size=400)
+    x0 = np.where((x0 > 0.25) & (x0 <= 0.5), x0 - 0.25, x0)
+    X = np.c_[x0, rng.uniform(size=400)]
+    iale = IncrementalALE(lambda A: A[:, 0] ** 2, "x0", edges=[0, 0.25, 0.5, 0.75, 1.0],
+                          aggregation="mean")
+    iale.explain_many(X)
+    res = iale.ale_
+    np.testing.assert_array_equal(res.empty_bins, [False, True, False, False])
+    assert res.bin_counts[1] == 0 and np.isnan(res.std).all()
+    # the interpolation: bin 1 has the slope of its nearest bin (the tie goes left: bin 0, x^2
+    # over [0, .25] rises .0625), bins 0, 2, 3 their own x^2 rises
+    steps = np.diff(res.average[0])
+    np.testing.assert_allclose(steps, [0.0625, 0.0625, 0.3125, 0.4375], atol=1e-12)
+    lo, hi = res.band()
+    assert np.isnan(lo).all() and np.isnan(hi).all()  # no band rather than a false one
+    iale.explain_many(np.c_[[0.3, 0.4, 0.45], [0.0, 0.0, 0.0]])
+    res = iale.ale_
+    assert not res.empty_bins.any() and np.isfinite(res.std).all()
+
+
+def test_nan_warning_counts_what_n_skipped_counts():
+    """A model returning NaN for x0 > 0.8 on 300 rows split at the re-grid points (50): the
+    warning used to name the first sub-batch's 19 rows while n_skipped_ held 71."""
+    X = np.random.default_rng(0).uniform(size=(300, 2))
+    X[5::13, 1] = np.nan  # and NaN observations: both reasons are counted
+    iale = IncrementalALE(lambda A: np.where(A[:, 0] > 0.8, np.nan, A[:, 0]), "x0",
+                          grid_resolution=4, regrid_every=50)
+    with pytest.warns(RuntimeWarning) as record:
+        iale.explain_many(X)
+    assert len(record) == 1
+    msg = str(record[0].message)
+    assert f"{iale.n_skipped_} of 300 observation(s)" in msg and "n_skipped_" in msg
+    assert iale.n_skipped_ == iale.n_seen_ - iale.n_explained_ - iale.n_warmup_
+    assert iale.n_skipped_ > 23
+
+
+def test_fixed_edges_leave_outside_and_infinite_rows_out_as_static():
+    """Fixed edges [-1, 0, 1]: rows outside them used to be clipped into the outer bins
+    forever (static ALE with the same custom_edges leaves them out), an infinite value of
+    the feature was counted in the last bin (static: missing). Now both agree to 1e-12."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(800, 2))
+    X[::37, 0] = np.inf
+    g = lambda A: np.sin(np.where(np.isfinite(A[:, 0]), A[:, 0], 0)) * (1 + A[:, 1])  # noqa: E731
+    iale = IncrementalALE(g, "x0", edges=[-1, 0, 1], aggregation="mean")
+    for s in range(0, 800, 64):
+        iale.explain_many(X[s:s + 64])
+    static = accumulated_local_effects(g, X, "x0", custom_edges={"x0": [-1, 0, 1]})
+    res = iale.ale_
+    np.testing.assert_allclose(res.average, static.average, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.bin_counts, static.bin_counts, atol=1e-9)
+    assert res.n_outside == static.n_outside and res.n_missing == static.n_missing
+    assert res.n_rows == static.n_rows
+
+
+def test_warm_up_message_and_huge_grid_resolution():
+    """A constant feature (or too few rows) leaves iALE warming up: the error says so instead
+    of "has not explained any observation"; grid_resolution=10**6 was a 7 TiB MemoryError,
+    it is capped at one bin per stored value."""
+    X = np.c_[np.ones(300), np.arange(300.0)]
+    iale = IncrementalALE(lambda A: A[:, 0], "x0")
+    iale.explain_many(X)
+    with pytest.raises(ValueError, match="still warming up.*two distinct finite values.*300 rows"):
+        _ = iale.ale_
+    big = IncrementalALE(lambda A: A[:, 1], "x1", grid_resolution=10**6)
+    big.explain_many(X)
+    assert len(big.edges_) == 100 and big.ale_.average.shape == (1, 100)
+
+
+def test_non_numeric_output_names_the_stream_explainer():
+    with pytest.raises(ValueError, match="^IncrementalALE: .* returned non-numeric values"):
+        IncrementalALE(lambda A: np.array(["a"] * len(A)), 0).explain_many(_data(200))
+
+
+def test_fixed_edges_with_every_row_outside():
+    """A batch with no row inside fixed edges crashed in a reshape; it is counted outside."""
+    iale = IncrementalALE(lambda A: A[:, 0], "x0", edges=[10, 11, 12], aggregation="mean")
+    iale.explain_many(_data(100))
+    assert iale.n_outside_ == 100 and iale.ale_.n_rows == 0
+    iale.explain_many(np.c_[[10.2, 10.4, 11.5, 11.7], np.zeros(4)])
+    np.testing.assert_allclose(np.diff(iale.ale_.average[0]), [1.0, 1.0], atol=1e-12)
+
+
+def test_ema_band_is_calibrated_early_in_the_stream():
+    """alpha=0.001 after 350 rows: the exponential weights are almost uniform (0.70..1), so
+    the band should be close to the static ALE's on the same rows and edges. The moments of a
+    smoothed mean that starts at zero sum to 1 - (1 - alpha)^n = 0.30, and were read as 350
+    rows: the counts were 3.4x too small and the band 1.8x too wide (NaN in thin bins)."""
+    X = _data(350, seed=5)
+    edges = np.linspace(0, 1, 6)
+    iale = IncrementalALE(f, "x0", edges=edges, alpha=0.001)
+    iale.explain_many(X)
+    static = accumulated_local_effects(f, X, "x0", custom_edges={"x0": edges})
+    res = iale.ale_
+    a, n = 0.001, 350
+    q = (1 - a) ** n
+    n_eff = (1 - q) ** 2 * (2 - a) / (a * (1 - q * q))  # (sum w)^2 / sum w^2
+    assert res.bin_counts.sum() == pytest.approx(n_eff, rel=1e-9)
+    assert n_eff == pytest.approx(346.5, abs=0.1)
+    ratio = res.std[0] / static.std[0]
+    assert np.all((0.9 < ratio) & (ratio < 1.12))
+    np.testing.assert_allclose(res.average, static.average, atol=0.02)

@@ -76,3 +76,41 @@ def test_pd_and_ale_on_one_axis():
         PartialDependenceDisplay(disp.results, ale=[None, accumulated_local_effects(f, X, 0)]).plot()
     with pytest.raises(TypeError, match="'ale' parameter"):
         PartialDependenceDisplay(disp.results, ale=[None])
+
+
+def test_empty_bins_are_shaded_and_have_no_band():
+    """Custom edges with an empty bin: the curve is drawn, the bin is shaded grey, no band."""
+    x0 = np.r_[np.linspace(0, 1, 50), np.linspace(2.1, 3, 50)]
+    X = np.c_[x0, np.zeros(100)]
+    res = accumulated_local_effects(lambda A: A[:, 0], X, 0, custom_edges={0: [0, 1, 2, 3]})
+    assert res.empty_bins.tolist() == [False, True, False] and np.isnan(res.std).all()
+    disp = AccumulatedLocalEffectsDisplay.from_result(res)
+    spans = disp.empty_bins_[0]
+    assert len(spans) == 1
+    box = spans[0].get_extents().transformed(disp.axes_[0, 0].transData.inverted())
+    np.testing.assert_allclose([box.x0, box.x1], [1.0, 2.0])
+    band = disp.bands_[0]
+    assert band is None or len(band.get_paths()) == 0 or all(
+        len(p.vertices) == 0 for p in band.get_paths())
+    full = AccumulatedLocalEffectsDisplay.from_estimator(lambda A: A[:, 0], X, [0])
+    assert full.empty_bins_ == [None]
+
+
+def test_datetime_panels_draw_in_time():
+    rng = np.random.default_rng(0)
+    t = pd.Timestamp("2021-03-01", tz="US/Eastern") + pd.to_timedelta(
+        np.sort(rng.uniform(0, 60, 300)), unit="D")
+    df = pd.DataFrame({"t": t, "x": rng.normal(size=300)})
+
+    def g(d):
+        return (d["t"] - t[0]).dt.total_seconds().to_numpy() / 86400 + d["x"].to_numpy()
+
+    disp = AccumulatedLocalEffectsDisplay.from_estimator(g, df, ["t", ("t", "x")],
+                                                         grid_resolution=6)
+    import matplotlib.dates as mdates
+
+    res = disp.results[0]
+    x = mdates.date2num(disp.lines_[0].get_xdata())
+    np.testing.assert_allclose(x, mdates.date2num(res.grid_values[0].to_pydatetime()))
+    assert np.all(np.diff(x) > 0) and disp.deciles_vlines_[0] is not None
+    assert disp.contours_[1] is not None

@@ -400,7 +400,7 @@ def test_single_row_path_equals_general_path(kind, n_samples, mode):
                               random_state=2)
 
     fast, general = make("fast"), make("general")
-    general._all_numeric = False  # forces the source-table route of pfi_losses
+    general._all_numeric = False  # forces the source-table route of pfi_losses (BackgroundPFI.numeric_layout)
     if mode == "explain_one":
         for r, t in zip(rows, y):
             fast.explain_one(r, t)
@@ -418,7 +418,7 @@ def test_single_row_path_equals_general_path(kind, n_samples, mode):
             start += size
         assert start == len(rows) and fast.n_explained_ == len(rows) - 1
     assert seen["fast"] == seen["general"]
-    assert fast._plan.native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
+    assert fast._method._numeric_plan[0].native_kind == {"records": "records", "numpy": "numpy", "pandas_int": None,
                                  "sklearn": "numpy"}[kind]
     assert np.any(fast.importances_ != 0)
     np.testing.assert_array_equal(fast.importances_, general.importances_)

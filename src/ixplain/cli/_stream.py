@@ -252,6 +252,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
         feature_names=names,
         pd_features=pd_features,
         pd_options={f: integer_pd_options(frame[f]) for f in pd_features if f in numeric},
+        numeric_features=tuple(numeric),
         alpha=alpha,
         seed=cfg.seed,
         grid_resolution=cfg.grid_resolution,

@@ -55,6 +55,8 @@ class ExplainerOptions:
     nan_policy: str = "pass"
     #: Per PD feature, extra IncrementalPDP arguments (integer features on their levels).
     pd_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The numeric features (None: unknown, all taken as numeric); iALE explains only these.
+    numeric_features: Sequence[str] | None = None
 
 
 @dataclass
@@ -408,7 +410,14 @@ def _plot_pdp(run: StreamRun, out: Path) -> list[Image]:
 def _build_ale(
     ex: StreamExplainers, method: str, klass: Any, model: Any, options: ExplainerOptions
 ) -> None:
-    for feature in options.pd_features:
+    numeric = options.numeric_features
+    skipped = [f for f in options.pd_features if numeric is not None and f not in numeric]
+    if skipped:  # iPDP draws them; iALE bins numbers only (one categorical must not end the run)
+        import warnings
+
+        warnings.warn(f"ale: iALE explains numeric features only; skipped {skipped}.",
+                      UserWarning, stacklevel=2)
+    for feature in (f for f in options.pd_features if f not in skipped):
         ex.explainers[f"ale:{feature}"] = klass(
             model, feature, grid_resolution=options.grid_resolution, alpha=options.alpha,
             random_state=options.seed,

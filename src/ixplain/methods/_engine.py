@@ -21,7 +21,11 @@ It then gets from the engine
   same ``explain`` on every partition of a ``dask.dataframe.DataFrame``, the partitions' ``Mean``
   states merged on the client;
 * the **incremental form**: an :class:`~ixplain.methods._incremental.IncrementalExplainer`
-  subclass whose ``_explain_batch`` calls the same ``explain`` (the storage supplies ``P``).
+  subclass whose ``_explain_batch`` evaluates the same method object through
+  :meth:`Method.explain_sampled` (the storage supplies ``P``, the driver's
+  :class:`~ixplain.methods._incremental.Sampler` the random numbers): iPFI evaluates
+  :class:`~ixplain.methods.pfi.BackgroundPFI`, iSAGE
+  :class:`~ixplain.methods.sage.SAGEFunction`.
 
 Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunction`, the
 ICE curve on a fixed grid), ``permutation_importance`` and
@@ -95,7 +99,7 @@ running mean, equal to the static mean on the same rows):
 ...         super().__init__(model, **kwargs)
 ...         self._method = MeanShift(self._model)
 ...     def _explain_batch(self, X, y, sampler):
-...         return self._method.explain(RowBatch(X, y, self.n_seen_))
+...         return self._method.explain_sampled(RowBatch(X, y, sampler.rows[0]), sampler)
 >>> inc = IncrementalMeanShift(lambda A: 3 * A[:, 0] + A[:, 1] ** 2, aggregation="mean")
 >>> bool(np.allclose(inc.explain_many(X), mean, rtol=1e-12))
 True
@@ -211,6 +215,18 @@ class Method:
     def explain(self, batch: RowBatch) -> np.ndarray:  # pragma: no cover - abstract
         """Explanation values of the batch's rows, shape ``(B, *value_shape)`` (float)."""
         raise NotImplementedError
+
+    def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
+        """The incremental form's values of the batch's rows, ``(B, *value_shape)``.
+
+        ``sampler`` is the incremental driver's
+        :class:`~ixplain.methods._incremental.Sampler`: the perturbation rows ``P`` are drawn
+        from the stream's storage and every random number is read through it, keyed by the
+        row's stream index (so a row's values do not depend on the batching). Default:
+        :meth:`explain` (a method that needs neither). ``batch.start`` is the stream index of
+        the batch's first row.
+        """
+        return self.explain(batch)
 
     def result(self, explained: Explained) -> Any:
         """The typed result from the aggregated values (default: the mean array)."""

@@ -96,6 +96,7 @@ from .._validation import (
     check_bool,
     check_float,
     check_int,
+    check_memory_budget,
     check_options,
     check_sample_weight,
     param_error,
@@ -203,7 +204,8 @@ def h_statistic(
     random_state : int, Generator or None, default=None
         Seeds the row subsample (only used when there are more than ``n_max`` rows).
     memory_budget : int, default=256 MiB
-        Bound on the size of one stacked model call of the brute method, in bytes.
+        Bound on the size of one stacked model call of the brute method, in bytes. At least
+        ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
 
     Returns
     -------
@@ -256,7 +258,7 @@ def _validate(model, X, features, pairs, sample_weight, n_max, pairwise_m, metho
         n_max = check_int(n_max, "n_max", _OWNER, min_value=2, allow_none=True)
     pairwise_m = check_int(pairwise_m, "pairwise_m", _OWNER, min_value=0)  # type: ignore[assignment]
     eps = check_float(eps, "eps", _OWNER, low=0.0)  # type: ignore[assignment]
-    memory_budget = check_int(memory_budget, "memory_budget", _OWNER, min_value=1)  # type: ignore[assignment]
+    memory_budget = check_memory_budget(memory_budget, _OWNER)
     table = as_table(X, feature_names, owner=_OWNER)
     if table.n_rows == 0:
         raise ValueError(f"{_OWNER} got empty data (0 rows).")

@@ -9,6 +9,13 @@ Its moments (:func:`~ixplain.methods.ale.row_moments`) placed in bin ``k`` are s
 exponentially smoothed mean difference, its spread and its share of the rows; the curve is
 accumulated and centred exactly as the static ALE, with the accumulated band.
 
+A bin without rows (before its first row, or a new bin after the range grew) takes the slope
+of the nearest bin, so the curve stays drawn, but that effect is an interpolation, not an
+estimate: its variance is unknown, so ``std`` is NaN at every point the bin's effect reaches
+(with the centring: all of them), ``bin_counts`` is 0 there and ``ale_.empty_bins`` flags it;
+the Display shades such bins and draws no band. A bin with a single (effective) row has a mean
+but no variance either: NaN ``std`` as well, as in the static ALE.
+
 Edges on a stream
 -----------------
 Unless ``edges`` are given, the first ``regrid_every`` rows are a warm-up: they are stored,
@@ -21,15 +28,18 @@ per unit width): a new bin receives from every old bin the fraction of the old b
 with the differences scaled by the ratio of the widths (merging and splitting are the same
 rule). A new bin with no overlap (the range grew) takes the slope of the nearest bin until its
 own rows arrive. Rows outside the current range count in the nearest outer bin until the next
-re-grid. Re-grids happen at multiples of ``regrid_every`` of the rows seen, so the state after a
+re-grid (with fixed ``edges`` they are left out and counted, as in the static ALE). Re-grids happen at multiples of ``regrid_every`` of the rows seen, so the state after a
 row does not depend on how the stream was batched.
 
 With fixed ``edges`` and ``aggregation='mean'`` over a dataset the estimate equals
 :func:`~ixplain.accumulated_local_effects` with ``custom_edges`` on the same rows (float
 rounding).
 
-The band of ``'ema'`` treats the smoothed moments as means over ``(2 - alpha) / alpha``
-effective rows (capped by the rows explained), the effective size of an exponential window.
+The band of ``'ema'`` treats the smoothed moments as sums over the effective number of rows of
+the exponential weights ``alpha (1 - alpha)^(n - i)`` of the ``n`` rows explained, ``(sum w)^2 /
+sum w^2`` (about ``n`` early on, ``(2 - alpha) / alpha`` in the long run); the smoothed mean
+starts at zero, so early on the weights sum to ``1 - (1 - alpha)^n``, not 1, and the moments are
+scaled by that too (the bins' counts and the band are right from the first rows).
 """
 
 from __future__ import annotations
@@ -45,7 +55,13 @@ from ..storage.base import Batch
 from ..tabular import Table
 from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
-from .ale import ALEFunction, _interval_bins, accumulation_matrix, bin_statistics
+from .ale import (
+    ALEFunction,
+    _interval_bins,
+    accumulated_std,
+    accumulation_matrix,
+    bin_statistics,
+)
 
 __all__ = ["IncrementalALE"]
 
@@ -95,9 +111,12 @@ class IncrementalALE(IncrementalExplainer):
     model : estimator, River model, Booster or callable
         Anything :func:`ixplain.as_model` accepts; called at explain time.
     feature : str or int
-        The numeric feature (a name, or a position in the observations).
+        The numeric feature (a name, or a position in the observations). A categorical or
+        datetime feature is refused (``ValueError``; the static
+        :func:`~ixplain.accumulated_local_effects` bins datetimes in time order).
     grid_resolution : int, default=20
-        Number of bins ``K`` (ignored when ``edges`` are given).
+        Number of bins ``K`` (ignored when ``edges`` are given), at most the number of values
+        stored at the end of the warm-up minus one.
     edges : array-like of shape (K + 1,), optional
         Fixed, strictly increasing edges (no re-grid).
     regrid_every : int, default=100
@@ -117,6 +136,13 @@ class IncrementalALE(IncrementalExplainer):
     n_warmup_ : int
         Rows that only filled the storage before the first edges (the first ``regrid_every``
         rows when ``edges`` is None; a constant feature extends the warm-up).
+    n_missing_ : int
+        Explained rows whose value of the feature is infinite (or NaN with
+        ``nan_policy='pass'``): they enter no bin, as in the static ALE.
+    n_outside_ : int
+        Explained rows outside fixed ``edges``: left out, as the static ALE with
+        ``custom_edges`` leaves them (with estimated edges such rows count in the nearest
+        outer bin until the next re-grid).
     history_ : deque of (n_seen, ale, std)
         Snapshots of the centred curve (shape (n_outputs, K + 1)) and its standard error.
     edges_history_ : deque of ndarray
@@ -177,7 +203,10 @@ class IncrementalALE(IncrementalExplainer):
         self.edges_ = _check_edges(edges, owner)
         self.n_regrids_ = 0
         self.n_warmup_ = 0
+        self.n_missing_ = 0
+        self.n_outside_ = 0
         self._method: ALEFunction | None = None
+        self._deferred: list[str] | None = None
         super().__init__(
             model, feature_names=feature_names, storage=storage, aggregation=aggregation,
             alpha=alpha, bias_corrected=False, history_every=history_every,
@@ -204,6 +233,14 @@ class IncrementalALE(IncrementalExplainer):
         assert self._schema is not None
         name = self._feature_name(self._schema.names)
         if self._schema.kind(name) != "numeric":
+            dtype = self._schema.dtypes[self._schema.index(name)]
+            if getattr(dtype, "kind", None) in ("M", "m"):
+                raise ValueError(
+                    f"{self._owner}: feature {name!r} holds datetimes (or durations); iALE bins "
+                    "numbers on a "
+                    "stream. Pass the time as a number the model reads (e.g. seconds since the "
+                    f"epoch: X[{name!r}].astype('int64') / 1e9 for nanosecond datetimes), or "
+                    "use accumulated_local_effects, which bins datetimes in time order.")
             raise ValueError(f"{self._owner}: feature {name!r} is not numeric; iALE explains a "
                              "numeric feature.")
         return name
@@ -212,8 +249,55 @@ class IncrementalALE(IncrementalExplainer):
         name = self._numeric_feature()
         assert self.edges_ is not None
         if self._method is None or self._method.edges is not self.edges_:
-            self._method = ALEFunction(self._model, name, self.edges_, outside="clip")
-        return self._method.explain(RowBatch(X, y, self.n_seen_))
+            outside = "clip" if self.edges is None else "exclude"  # fixed edges: as static
+            self._method = ALEFunction(self._model, name, self.edges_, outside=outside,
+                                       owner=self._owner)
+        values = self._method.explain(RowBatch(X, y, self.n_seen_))
+        x = X.numeric_column(name)
+        missing = ~np.isfinite(x)  # +-inf (NaN with nan_policy='pass'): no bin, no difference
+        if missing.any():
+            values[missing] = 0.0
+            self.n_missing_ += int(missing.sum())
+        if self.edges is not None:
+            out = (x < self.edges_[0]) | (x > self.edges_[-1])
+            self.n_outside_ += int((out & ~missing).sum())
+        return values
+
+    def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
+        """Explain a mini-batch (see the base class); one warning counts every skipped row.
+
+        The batch is cut at the re-grid points (and at ``max_batch``): a warning about
+        skipped rows (NaN observations, a model returning NaN) is issued once, after the
+        whole batch, with the number of its rows that ``n_skipped_`` counted.
+
+        Parameters
+        ----------
+        X : ndarray of shape (B, n_features), DataFrame or list of dict
+        y : array-like of shape (B,), optional
+            Not used by ALE (accepted as by every incremental explainer).
+
+        Returns
+        -------
+        ndarray
+            The estimate after the last row (:attr:`importances_`, a copy).
+        """
+        skipped, seen, self._deferred = self.n_skipped_, self.n_seen_, []
+        try:
+            out = super().explain_many(X, y)
+        finally:
+            reasons, self._deferred = self._deferred, None
+        if reasons and not self._warned:
+            IncrementalExplainer._warn(
+                self, f"{self.n_skipped_ - skipped} of {self.n_seen_ - seen} observation(s) "
+                f"skipped ({'; '.join(dict.fromkeys(reasons))})", depth=-1)
+        return out
+
+    def _warn(self, message: str, depth: int = 0) -> None:
+        deferred = getattr(self, "_deferred", None)
+        if deferred is None:
+            super()._warn(message, depth + 2)  # this frame and the splitting _process
+        else:  # the reason without the partial count (re-worded after the batch)
+            deferred.append(message.split(" ", 1)[1] if message[:1].isdigit() else message)
 
     # ------------------------------------------------------------------ re-gridding
     def _process(self, cols: Any, y: np.ndarray | None, has_nan: bool | None = None) -> None:
@@ -260,7 +344,8 @@ class IncrementalALE(IncrementalExplainer):
         values = values[np.isfinite(values)]
         old = self.edges_
         if old is None:  # end of the warm-up
-            self.edges_ = stream_edges(values, self.grid_resolution)
+            # at most one bin per stored value (a huge grid_resolution is not a huge matrix)
+            self.edges_ = stream_edges(values, min(self.grid_resolution, max(1, len(values) - 1)))
             return
         counts = np.bincount(np.clip(_interval_bins(np.clip(values, old[0], old[-1]), old), 0,
                                      None), minlength=len(old) - 1)
@@ -286,21 +371,32 @@ class IncrementalALE(IncrementalExplainer):
         if isinstance(agg, Mean):
             return float(agg.n)
         assert isinstance(agg, EWMean)
-        return float(min(agg.n, (2 - self.alpha) / self.alpha))
+        # the smoothed moments weigh row i by a (1 - a)^(n - i): total w = 1 - (1 - a)^n (it
+        # starts at zero), effective rows (sum w)^2 / sum w^2; scale so they count that many
+        a, n = self.alpha, agg.n
+        q = (1.0 - a) ** n
+        if q >= 1.0:  # a * n below float resolution: uniform weights
+            return 1.0 / a
+        return float((2.0 - a) * (1.0 - q) / (a * (1.0 - q * q)))
 
     def _curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(centred ALE, its std, effective rows per bin) from the smoothed moments."""
+        if self.edges_ is None and self.n_seen_:
+            raise ValueError(
+                f"{self._owner} is still warming up: the first edges come from the stored values "
+                f"of the feature at a multiple of regrid_every={self.regrid_every} rows, and need "
+                f"two distinct finite values ({self.n_seen_} rows seen, {self.n_warmup_} stored, "
+                f"{self.n_skipped_} skipped). A constant feature has no ALE.")
         if self._aggregator.n == 0 or self.edges_ is None:
             raise ValueError(f"{self._owner} has not explained any observation yet.")
         sums = self._aggregator.get() * self._scale()
         mean, var, _ = bin_statistics(sums)
-        widths = np.diff(self.edges_)
-        mean, var = _fill_by_slope(mean, widths), _fill_by_slope(var, widths**2)
+        # an empty bin's effect is the nearest bin's slope times its width (an interpolation,
+        # not an estimate): its variance stays unknown, so the band is NaN where it matters
+        mean = _fill_by_slope(mean, np.diff(self.edges_))
         share = sums[0, 0]
         A = accumulation_matrix("numeric", share if share.sum() > 0 else np.ones_like(share))
-        ale = mean @ A.T
-        std = np.sqrt(np.nan_to_num(var, nan=np.inf) @ (A * A).T)
-        return ale, np.where(np.isinf(std), np.nan, std), share
+        return mean @ A.T, accumulated_std(var, A), share
 
     @property
     def ale_(self) -> AccumulatedLocalEffects:
@@ -312,7 +408,8 @@ class IncrementalALE(IncrementalExplainer):
             grid_values=[self.edges_.copy()], average=ale, std=std, bin_counts=share,
             features=(name,), feature_kinds=("numeric",), deciles=[None],
             output_names=self._model.output_names, response_method=self._model.response_method,
-            n_rows=self.n_explained_, n_missing=(0,), n_outside=(0,), edge_rule=("stream",),
+            n_rows=self.n_explained_ - self.n_missing_ - self.n_outside_,
+            n_missing=(self.n_missing_,), n_outside=(self.n_outside_,), edge_rule=("stream",),
             extra={"n_seen": self.n_seen_, "aggregation": self.aggregation, "alpha": self.alpha,
                    "n_regrids": self.n_regrids_},
         )

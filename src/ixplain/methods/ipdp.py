@@ -138,27 +138,66 @@ class _PointStore:
     def accumulate(
         self, ids: np.ndarray, rows: np.ndarray, values: np.ndarray, n_rows: int, d: float, c: float
     ) -> None:
-        """Apply ``n_rows`` smoothing steps; row ``r`` adds ``values`` at ``ids`` where ``rows == r``."""
-        if d != 1.0:
-            self.scale *= d**n_rows
-            if self.scale < self._RENORMALISE_BELOW:
-                self._renormalise()
+        """Apply ``n_rows`` smoothing steps; row ``r`` adds ``values`` at ``ids`` where ``rows == r``.
+
+        The state is bit for bit that of ``n_rows`` one-row calls (the ``explain_one`` loop):
+        the scale is stepped row by row (a sequential ``multiply.accumulate``, renormalised at
+        the same rows), and each point's sums take the rows' terms one after the other, in row
+        order (``numpy.add.at``: unbuffered, in index order) -- the aggregation
+        ``update_sequence`` gives the other explainers.
+        """
         if n_rows == 1:  # one observation: its grid values are distinct
+            if d != 1.0:
+                self.scale *= d
+                if self.scale < self._RENORMALISE_BELOW:
+                    self._renormalise()
             w1 = c / self.scale
             self._W[ids] += w1
             self._W2[ids] += w1 * w1
             self._S[ids] += w1 * values
             self._Q[ids] += w1 * values * values
             return
-        w_row = (c / self.scale) * d ** np.arange(n_rows - 1, -1, -1, dtype=np.float64)
-        w = w_row[rows]
-        n = len(self.keys)
-        self._W += np.bincount(ids, weights=w, minlength=n)
-        self._W2 += np.bincount(ids, weights=w * w, minlength=n)
+        start = 0
+        while start < n_rows:
+            w_row, stop = self._row_weights(n_rows - start, d, c)
+            sel = slice(None) if start == 0 and stop == n_rows - start else (
+                (rows >= start) & (rows < start + stop))
+            self._add_rows(ids[sel], w_row[rows[sel] - start], values[sel])
+            start += stop
+            if start < n_rows:
+                self._renormalise_then_step(d)
+                self._add_rows(ids[rows == start], np.full(int((rows == start).sum()), c),
+                               values[rows == start])
+                start += 1
+
+    def _row_weights(self, n_rows: int, d: float, c: float) -> tuple[np.ndarray, int]:
+        """The weights ``c / scale_r`` of the next rows, stepping ``scale`` by ``d`` per row, up
+        to (not including) the first row whose scale falls below the renormalisation level:
+        ``(weights, number of rows)``; ``scale`` is left at the last of those rows."""
+        if d == 1.0:
+            return np.full(n_rows, c / self.scale), n_rows
+        steps = np.full(n_rows + 1, d)
+        steps[0] = self.scale
+        scales = np.multiply.accumulate(steps)[1:]  # sequential: scale * d * d * ...
+        low = np.flatnonzero(scales < self._RENORMALISE_BELOW)
+        stop = int(low[0]) if low.size else n_rows
+        if stop:
+            self.scale = float(scales[stop - 1])
+        return c / scales[:stop], stop
+
+    def _renormalise_then_step(self, d: float) -> None:
+        """One row's scale step that falls below the renormalisation level (as a one-row call)."""
+        self.scale *= d
+        self._renormalise()
+
+    def _add_rows(self, ids: np.ndarray, w: np.ndarray, values: np.ndarray) -> None:
+        """Add the terms of consecutive rows point by point in row order (``w`` per entry)."""
+        np.add.at(self._W, ids, w)
+        np.add.at(self._W2, ids, w * w)
         for j in range(values.shape[1]):
-            f = values[:, j]
-            self._S[:, j] += np.bincount(ids, weights=w * f, minlength=n)
-            self._Q[:, j] += np.bincount(ids, weights=w * f * f, minlength=n)
+            wf = w * values[:, j]
+            np.add.at(self._S[:, j], ids, wf)
+            np.add.at(self._Q[:, j], ids, wf * values[:, j])
 
     def _renormalise(self) -> None:
         sc = self.scale
@@ -258,6 +297,9 @@ class IncrementalPDP(IncrementalExplainer):
         does not move the range (its ICE curve is still evaluated).
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the default storage; the iPDP itself is deterministic.
+    max_batch : int, default=10000
+        Rows of :meth:`explain_many` whose ICE curves go through the model in one call (``B *
+        n_grid`` model rows); it bounds the memory of a call and has no effect on the results.
 
     Attributes
     ----------
@@ -335,7 +377,7 @@ class IncrementalPDP(IncrementalExplainer):
     _owner = _OWNER
     requires_labels = False
     requires_storage = False
-    #: Rows whose ICE curves go through the model together (rows x grid values per call).
+    #: Default ``max_batch``: rows whose ICE curves go through the model together.
     max_batch = 10_000
 
     def __init__(
@@ -362,6 +404,7 @@ class IncrementalPDP(IncrementalExplainer):
         target: Any = None,
         nan_policy: str = "skip",
         random_state: Any = None,
+        max_batch: int | None = None,
     ) -> None:
         if not isinstance(feature, (str, numbers.Integral)) or isinstance(feature, bool):
             raise param_error(_OWNER, "feature", "a str or an int", feature, exc=TypeError)
@@ -377,6 +420,7 @@ class IncrementalPDP(IncrementalExplainer):
             response_method=response_method,
             nan_policy=nan_policy,
             random_state=random_state,
+            max_batch=max_batch,
         )
         self.feature = feature
         self.grid_resolution = _int(grid_resolution, "grid_resolution", 2)
@@ -417,9 +461,10 @@ class IncrementalPDP(IncrementalExplainer):
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
         """Add the ICE curves of ``X``'s rows in order, as a loop of ``explain_one`` would.
 
-        All ICE curves of the batch (up to :attr:`max_batch` rows at a time) go through the
-        model in one call; the smoothing is vectorised and ``history_`` snapshots are still
-        taken exactly every ``history_every`` observations.
+        The ICE curves of up to ``max_batch`` rows at a time go through the model in one call;
+        the smoothing takes them row after row, so the state after the call (estimate,
+        variances, ``history_``, ICE history) is bit for bit that of the ``explain_one`` loop,
+        for any split of the stream into calls, ``history_every`` or pickling in between.
 
         Parameters
         ----------
@@ -433,14 +478,7 @@ class IncrementalPDP(IncrementalExplainer):
         ndarray of shape (n_outputs, n_grid)
             The PD values after the last row (:attr:`importances_`).
         """
-        cols = self._convert(X, single=False)
-        B = len(next(iter(cols.values())))
-        yarr = self._convert_y(y, B, single=False)
-        for s in range(0, B, self.max_batch):
-            e = min(s + self.max_batch, B)
-            part = cols if (s == 0 and e == B) else {k: v[s:e] for k, v in cols.items()}
-            self._process(part, None if yarr is None else yarr[s:e])
-        return self.importances_
+        return super().explain_many(X, y)
 
     @property
     def pd_(self) -> Any:

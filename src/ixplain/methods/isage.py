@@ -50,17 +50,12 @@ from .._validation import check_int, param_error
 from ..drift.detector import attach_detector
 from ..imputation import check_removal
 from ..losses import get_loss
-from ..models import rows_for_budget
 from ..tabular import Table
 from ._conditional import conditional_isage_batch, conditional_storage
+from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
-from ._sage_core import (
-    coalition_losses,
-    contributions,
-    correction_for,
-    random_orders,
-    resolve_players,
-)
+from ._sage_core import correction_for, random_orders, resolve_players
+from .sage import SAGEFunction
 
 __all__ = ["IncrementalSAGE"]
 
@@ -231,6 +226,7 @@ class IncrementalSAGE(LossGameValues, IncrementalExplainer):
         self.groups = groups
         self.players_: list[str] | None = None
         self._col_player: np.ndarray | None = None
+        self._method: SAGEFunction | None = None  # the explanation function, at the first row
         super().__init__(
             model,
             feature_names=feature_names,
@@ -252,29 +248,19 @@ class IncrementalSAGE(LossGameValues, IncrementalExplainer):
     # ------------------------------------------------------------------ the explanation function
     def _set_players(self, names: list[str]) -> None:
         self.players_, self._col_player = resolve_players(names, self.groups, self._owner)
+        self._method = None  # rebuilt for the new players
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         if self._col_player is None or len(self._col_player) != len(X.names):
             self._set_players(list(X.names))
         assert self.players_ is not None and self._col_player is not None and y is not None
-        B, s = X.n_rows, self.n_samples_
         if self.removal == "conditional":  # the removal step handed to the storage's sampler
             orders = random_orders(sampler.uniforms(len(self.players_), "order"))
             return conditional_isage_batch(self, X, np.asarray(y), orders, sampler)
-        draws = sampler.draw(s)
-        draw_idx = np.arange(B * s).reshape(B, s)
-        orders = random_orders(sampler.uniforms(len(self.players_), "order"))
-        per_obs = len(self.players_) * s + 1
-        losses, _ = coalition_losses(
-            self._model, self._loss, self._correction, X, np.asarray(y), draws, draw_idx,
-            orders, self._col_player,
-            # one call per observation at least; a mini-batch in one call within the memory budget
-            batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
-        )
-        # values: the contributions, then the losses of the empty coalition and of the model
-        return np.concatenate(
-            [contributions(losses, orders), losses[:, :1], losses[:, -1:]], axis=1
-        )
+        if self._method is None:  # the registered method, its P the storage
+            self._method = SAGEFunction(self._model, self._loss, None, self._col_player,
+                                        self.players_, self.n_samples_, False, self._seed, 0)
+        return self._method.explain_sampled(RowBatch(X, y, int(sampler.rows[0])), sampler)
 
     def _value_shape(self) -> tuple[int, ...]:
         if self.players_ is None:

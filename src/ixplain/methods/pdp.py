@@ -39,8 +39,10 @@ import numpy as np
 from .._random import keyed_generator
 from .._validation import (
     check_2d,
+    check_allocation,
     check_bool,
     check_int,
+    check_memory_budget,
     check_n_jobs,
     check_options,
     check_sample_weight,
@@ -704,6 +706,24 @@ def _subsample_rows(n: int, subsample: int | float | None, rng: np.random.Genera
 
 
 # ---------------------------------------------------------------------------------------- public
+def _check_sizes(grids: Sequence[Any], n_rows: int, d: int, kind: str,
+                 grid_resolution: int, memory_budget: int, owner: str = _OWNER) -> None:
+    """Refuse up front (:func:`~ixplain._validation.check_allocation`) a grid that cannot
+    run within the budget or whose outputs cannot fit in memory: one row's model input
+    (n_points rows of d cells, the smallest stacked call) must fit ``memory_budget``; the
+    average (n_points values per output) and, for ``kind`` other than "average", the ICE
+    curves (n_rows x n_points) the memory available."""
+    n_points = math.prod(len(g.values) for g in grids)
+    grid = (f"{n_points:,} grid points (grid_resolution={grid_resolution:,}, {len(grids)} "
+            "feature(s))")
+    fix = "Use a smaller grid_resolution or fewer features per partial dependence"
+    check_allocation(8 * n_points * max(d, 1), f"{grid} for one row of {d} features", owner,
+                     fix + " (or a larger memory_budget).", memory_budget=memory_budget)
+    ice = n_rows * n_points if kind != "average" else 0
+    check_allocation(8 * (n_points + ice), f"kind={kind!r} with {grid} for {n_rows:,} rows",
+                     owner, fix + ", kind='average' or subsample=.")
+
+
 def partial_dependence(
     estimator: Any,
     X: Any,
@@ -799,7 +819,8 @@ def partial_dependence(
         Boosters). Categorical features with missing values always get a missing level.
     memory_budget : int, default=268435456
         Bytes of model input per model call (8 bytes per cell); rows x grid points are stacked
-        into calls of at most this size.
+        into calls of at most this size. At least
+        ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
     n_jobs : int, default=None
         Threads evaluating chunks concurrently (``-1``: all cores); ``None`` is 1.
     input_kind : {"auto", "numpy", "pandas", "polars", "records"}, default="auto"
@@ -858,6 +879,8 @@ def partial_dependence(
     model = _make_model(estimator, response_method, target, input_kind, method)
     grids = _grids(model, table, feats, custom, opts)
     rows = _subsample_rows(table.n_rows, opts["subsample"], rng)
+    _check_sizes(grids, table.n_rows if rows is None else len(rows), len(table.names), kind,
+                 opts["grid_resolution"], opts["memory_budget"])
     data = table if rows is None else table.take(rows)
     if rows is not None and weights is not None:
         weights = weights[rows]
@@ -905,8 +928,7 @@ def _check_options(**kw: Any) -> dict[str, Any]:
                                        min_value=2) or 2
     out["centered"] = check_bool(kw["centered"], "centered", _OWNER)
     out["subsample"] = _check_subsample(kw["subsample"])
-    out["memory_budget"] = check_int(kw["memory_budget"], "memory_budget", _OWNER,
-                                     min_value=1) or 1
+    out["memory_budget"] = check_memory_budget(kw["memory_budget"], _OWNER)
     out["n_jobs"] = check_n_jobs(kw["n_jobs"], _OWNER)
     if kw["include_missing"] != "auto":
         out["include_missing"] = check_bool(kw["include_missing"], "include_missing", _OWNER)

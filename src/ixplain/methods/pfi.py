@@ -26,7 +26,9 @@ import numpy as np
 from .._random import RowStream, keyed_generator, uniform_index
 from .._validation import (
     check_2d,
+    check_allocation,
     check_int,
+    check_memory_budget,
     check_n_jobs,
     check_sample_weight,
     check_target,
@@ -480,7 +482,8 @@ def permutation_importance(
     response_method : str, default="auto"
         Model output used with ``loss`` (default: what the loss needs).
     memory_budget : int, default=256 MB
-        Bound on one model input, in bytes (rows are chunked to fit).
+        Bound on one model input, in bytes (rows are chunked to fit). At least
+        ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
     removal : {"marginal", "conditional"}, default="marginal"
         How a feature is removed: shuffled (``"marginal"``, the model's structure) or drawn
         from its conditional distribution given the other features (``"conditional"``:
@@ -536,8 +539,7 @@ def permutation_importance(
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
     seed = seed_of(random_state, owner)
-    if not isinstance(memory_budget, numbers.Integral) or memory_budget < 1:
-        raise param_error(owner, "memory_budget", "an int >= 1 (bytes)", memory_budget)
+    check_memory_budget(memory_budget, owner)
     check_2d(X, owner)
     table = as_table(X, owner=owner)
     n = table.n_rows
@@ -549,7 +551,11 @@ def permutation_importance(
     labels, groups = _resolve_groups(features, table.names, owner)
     # the randomness, keyed by what it is for (never by chunk or worker): the row subsample of
     # repeat r, and permutation r of group g, built when a chunk needs them
-    subsets = [np.arange(n) if m == n else
+    _check_sizes(owner, n, m, len(table.names), len(groups), n_repeats)
+    if m == n and removal == "marginal":  # the repeats share the rows: one call per row
+        _check_sizes(owner, n, m, len(table.names), len(groups), n_repeats, memory_budget)
+    every = np.arange(n)  # one array shared by the repeats when they all use every row
+    subsets = [every if m == n else
                np.sort(keyed_generator(seed, "pfi-rows", r).choice(n, m, replace=False))
                for r in range(n_repeats)]
     perms = _Permutations(seed, labels, m, n_repeats, memory_budget)
@@ -581,6 +587,24 @@ def permutation_importance(
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
                                 labels, settings, memory_budget, report)
+
+
+def _check_sizes(owner: str, n: int, m: int, d: int, G: int, R: int,
+                 memory_budget: int | None = None) -> None:
+    """Refuse up front what cannot fit (:func:`~ixplain._validation.check_allocation`): the
+    (G, R) importances with the row subsets of the repeats, and -- with ``memory_budget`` --
+    one observation's ``1 + G * R`` perturbed rows, the smallest model call of the static
+    driver."""
+    what = f"n_repeats={R:,} for {G:,} feature group(s)"
+    if memory_budget is not None:
+        check_allocation(8 * (1 + G * R) * max(d, 1),
+                         f"{what} ({1 + G * R:,} perturbed rows of {d} features per observation)",
+                         owner, "Use a smaller n_repeats or a larger memory_budget.",
+                         memory_budget=memory_budget)
+        return
+    check_allocation(3 * 8 * G * R + (8 * R * m if m < n else 0),
+                     f"{what} (the importances{' and row subsets' if m < n else ''})", owner,
+                     "Use a smaller n_repeats.")
 
 
 class _Permutations:
@@ -617,12 +641,15 @@ def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_b
     return _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget)[0]
 
 
-def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None):
+def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None,
+               owner="permutation_importance"):
     """:func:`_importances_loss` and the (G,) standard errors of the mean over repeats (from the
     spread of the per-row values), by the engine's static driver."""
     G, R = len(groups), len(subsets)
     perms = _perm_fn(perms)
     same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
+    _check_sizes(owner, table.n_rows, len(subsets[0]), len(table.names), G,
+                 R if same_rows else 1, memory_budget)
     out, se = np.zeros((G, R)), np.zeros(G)
     # when every repeat uses the same rows, all (group, repeat) copies share one baseline
     plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))
@@ -714,22 +741,67 @@ class PermutationPFI(PFIFunction):
 
 @register
 class BackgroundPFI(PFIFunction):
-    """``x'`` of row ``t`` for group ``g``, draw ``r``: a row of ``background`` drawn uniformly
-    with the uniforms of row ``t`` (``RowStream(seed, "pfi_background")``): the same draws for
-    a row however the rows are chunked or partitioned (the Dask form of PFI)."""
+    """``x'`` of row ``t`` for group ``g``, draw ``r``: a row of ``P`` drawn uniformly with
+    row ``t``'s own random numbers, so a row gets the same draws however the rows are chunked,
+    partitioned or batched.
+
+    Static and Dask (:meth:`explain`): ``P`` is ``background``, the uniforms those of
+    ``RowStream(seed, "pfi_background")`` at ``t``. Incremental (:meth:`explain_sampled`, the
+    iPFI): ``P`` is the stream's storage, drawn through the driver's
+    :class:`~ixplain.methods._incremental.Sampler` (``background`` may be None).
+    """
 
     name = "permutation_importance_background"
 
     def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]],
-                 background: Table, n_draws: int, seed: int) -> None:
+                 background: Table | None, n_draws: int, seed: int) -> None:
         super().__init__(model, loss, groups, n_draws)
         self.background, self.seed = background, int(seed)
+        #: :meth:`explain_sampled`'s layout: None picks the numeric one when every feature is
+        #: numeric; False always gathers columns (both give the model the same rows).
+        self.numeric_layout: bool | None = None
+        self._numeric_plan: tuple[_Plan, tuple] | None = None  # (plan, group columns)
 
     def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
         B, G = batch.n_rows, len(self.groups)
+        assert self.background is not None
         u = RowStream(self.seed, "pfi_background", G * self.n_draws).uniforms(batch.start, B)
         repl = B + uniform_index(u, self.background.n_rows).reshape(B, G, self.n_draws)
         return Table.concat([batch.X, self.background]), np.arange(B), repl
+
+    def explain_sampled(self, batch: RowBatch, sampler: Sampler) -> np.ndarray:
+        """The iPFI's values: the per-observation ``lambda`` (the mean over the ``n_draws``
+        storage rows drawn per group; column 0 of :meth:`explain`'s values), shape (B, G)."""
+        X, y = batch.X, np.asarray(batch.y)
+        n = len(self.groups) * self.n_draws
+        numeric = self.numeric_layout
+        if numeric is None:
+            numeric = self.numeric_layout = all(k == "numeric" for k in X.schema.kinds)
+        if numeric:
+            num, _ = sampler.draw_blocks(n)
+            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
+            if xm is None:
+                xm = np.column_stack([X.columns[c] for c in X.names])
+            return self.explain_numeric(X.schema, xm, y, num)
+        source = Table.concat([X, sampler.draw(n)])
+        repl = X.n_rows + np.arange(X.n_rows * n).reshape(X.n_rows, -1, self.n_draws)
+        diffs, _ = pfi_losses(self.model, self.loss, source, np.arange(X.n_rows), repl,
+                              self.groups, y)
+        return diffs[:, :, 0] if self.n_draws == 1 else diffs.mean(axis=2)
+
+    def explain_numeric(self, schema: Any, xm: np.ndarray, y: np.ndarray,
+                        num: np.ndarray) -> np.ndarray:
+        """:meth:`explain_sampled` for all-numeric rows ``xm`` (B, d) in ``schema``, with
+        their drawn rows ``num`` (draw ``s`` for group ``g`` of row ``i`` at
+        ``(i * G + g) * n_draws + s``): :func:`pfi_losses`' numeric layout (the iPFI's
+        per-observation hot path)."""
+        cached = self._numeric_plan
+        if cached is None or cached[0].schema is not schema:
+            cached = self._numeric_plan = (_Plan(schema),
+                                           _group_columns(schema.names, self.groups))
+        diffs, _ = _numeric_losses(self.model, self.loss, cached[0], xm, num, None, cached[1],
+                                   self.n_draws, y)
+        return diffs[:, :, 0] if self.n_draws == 1 else diffs.mean(axis=2)
 
     @classmethod
     def example(cls) -> tuple[Method, Any, Any]:
@@ -965,11 +1037,8 @@ class IncrementalPFI(IncrementalExplainer):
         self._loss = get_loss(loss, self._owner)
         self.removal = check_removal(removal, self._owner)
         storage = conditional_storage(self, storage, random_state)
-        self._groups: tuple[tuple[str, ...], ...] | None = None
         self._all_numeric: bool | None = None
-        # single-row path: (d, destination rows, draw rows, columns) and the model's input kind
-        self._plan: _Plan | None = None  # pfi_losses' reused layout and model-input kind
-        self._cols: tuple = ()
+        self._method: BackgroundPFI | None = None  # the explanation function, at the first row
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -992,44 +1061,29 @@ class IncrementalPFI(IncrementalExplainer):
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         if self.removal == "conditional":  # the removal step handed to the storage's sampler
             return conditional_ipfi_batch(self, X, np.asarray(y), sampler)
-        names = X.names
-        d, S, B = len(names), self.n_samples, X.n_rows
         assert y is not None and self._schema is not None
-        if self._groups is None:
-            self._groups = tuple((n,) for n in names)
-            self._cols = _group_columns(names, self._groups)
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
-        if self._all_numeric:
-            num, _ = sampler.draw_blocks(d * S)
-            xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
-            if xm is None:
-                xm = np.column_stack([X.columns[n] for n in names])
-            return self._numeric(xm, y, num)
-        drawn = sampler.draw_columns(d * S)
-        source = self._make_table({n: np.concatenate((X.columns[n], drawn[n])) for n in names})
-        repl = B + np.arange(B * d * S).reshape(B, d, S)
-        diffs, _ = pfi_losses(self._model, self._loss, source, np.arange(B), repl,
-                              self._groups, y)
-        return diffs[:, :, 0] if S == 1 else diffs.mean(axis=2)
+        return self._pfi().explain_sampled(RowBatch(X, y, int(sampler.rows[0])), sampler)
+
+    def _pfi(self) -> BackgroundPFI:
+        """The registered method evaluated (:class:`BackgroundPFI` with ``P`` the storage),
+        one group per feature, built at the first row."""
+        if self._method is None:
+            assert self._schema is not None
+            groups = [(n,) for n in self._schema.names]
+            self._method = BackgroundPFI(self._model, self._loss, groups, None, self.n_samples,
+                                         self._seed)
+            self._method.numeric_layout = self._all_numeric
+        return self._method
 
     def _explain_numeric_row(
         self, xm: np.ndarray, y: np.ndarray | None, t: int
     ) -> np.ndarray | None:
         if self._all_numeric is not True or y is None or self.removal == "conditional":
             return None  # decided by the first _explain_batch call
-        return self._numeric(xm, y, self._draw_numeric_one(xm.shape[1] * self.n_samples, t))
-
-    def _numeric(self, xm: np.ndarray, y: np.ndarray, num: np.ndarray) -> np.ndarray:
-        """PFI's explanation function (:func:`pfi_losses`' numeric layout) for ``B`` rows
-        ``xm`` (B, d) with their drawn rows ``num`` (draw ``s`` of feature ``j`` for row ``i``
-        at ``(i * d + j) * S + s``), averaged over the draws."""
-        if self._plan is None:
-            assert self._schema is not None
-            self._plan = _Plan(self._schema)
-        diffs, _ = _numeric_losses(self._model, self._loss, self._plan, xm, num, None,
-                                   self._cols, self.n_samples, y)
-        return diffs[:, :, 0] if self.n_samples == 1 else diffs.mean(axis=2)
+        draws = self._draw_numeric_one(xm.shape[1] * self.n_samples, t)
+        return self._pfi().explain_numeric(self._schema, xm, y, draws)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""

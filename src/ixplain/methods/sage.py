@@ -17,6 +17,7 @@ import numpy as np
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
     check_2d,
+    check_allocation,
     check_float,
     check_int,
     check_n_jobs,
@@ -25,7 +26,7 @@ from .._validation import (
 )
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import get_loss
-from ..models import Model, as_model
+from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
@@ -47,8 +48,6 @@ _OWNER = "sage"
 AUTO_SAMPLES = {"variance": 16, "jackknife": 32}
 #: Permutations run when neither ``n_permutations`` nor convergence stops the estimator earlier.
 MAX_PERMUTATIONS = 1_000_000
-#: Largest model input assembled at once (rows), to bound memory.
-_CHUNK_ROWS = 2**18
 
 
 @dataclass
@@ -264,6 +263,30 @@ def _feed(acc: _Accumulator, scores: np.ndarray, totals: np.ndarray, cap: int,
     return used, ratio, converged
 
 
+def _chunk_permutations(d: int, n_players: int, n_samples: int, exact_inner: bool) -> int:
+    """Permutations per model call: their stacked coalition rows make one
+    :func:`~ixplain.models.call_rows` call (cache-sized, within the default memory budget;
+    at least one permutation). The chunking changes no bit of the result."""
+    per = (n_players - (1 if exact_inner else 0)) * n_samples + 1
+    return max(1, call_rows(d, DEFAULT_MEMORY_BUDGET, n_rows=per) // per)
+
+
+def _check_sizes(d: int, n_players: int, n_samples: int, exact_inner: bool, batch: int,
+                 owner: str) -> None:
+    """Refuse up front (:func:`~ixplain._validation.check_allocation`) what cannot fit: one
+    permutation's coalition rows (the smallest model call: ``n_samples`` draws, or the whole
+    background for the exact inner average, per coalition) and the orders, draws and
+    contributions of a batch of ``batch`` permutations."""
+    per = (n_players - (1 if exact_inner else 0)) * n_samples + 1
+    draws = "background rows" if exact_inner else "n_samples"
+    check_allocation(8 * per * max(d, 1), f"{n_samples:,} {draws} x {n_players:,} players "
+                     f"({per:,} model rows of {d} features per permutation)", owner,
+                     "Use a smaller background or n_samples, or groups of features.")
+    check_allocation(8 * batch * (3 * n_players + (0 if exact_inner else n_samples) + 3),
+                     f"batch_size={batch:,} permutations of {n_players:,} players", owner,
+                     "Use a smaller batch_size (or n_permutations).")
+
+
 def _compute(run: Any, draws: _Draws, p0: int, size: int, chunk: int,
              pool: ThreadPoolExecutor | None) -> tuple[np.ndarray, np.ndarray]:
     """Contributions and totals of permutations ``p0 .. p0 + size - 1`` (chunks in parallel)."""
@@ -305,7 +328,7 @@ def estimate_sage(
     ref = _reference(model, table, y, loss, background)
     acc = _Accumulator(n_players, ref.t_bar)
     cap = MAX_PERMUTATIONS if n_permutations is None else n_permutations
-    chunk = max(1, _CHUNK_ROWS // ((n_players - (1 if exact_inner else 0)) * n_samples + 1))
+    chunk = _chunk_permutations(len(table.names), n_players, n_samples, exact_inner)
     draws = _Draws(seed, table.n_rows, n_players, background.n_rows, n_samples, exact_inner,
                    0 if removal is None else removal.width(len(col_player)))
     y_arr = np.asarray(y)
@@ -537,6 +560,8 @@ def _run(
         if exact_inner:
             s, exact_inner = min(32, sampler.n_rows_), False
     assert bs is not None
+    _check_sizes(len(table.names), len(players), s, exact_inner,
+                 bs if n_perm is None else min(bs, n_perm), owner)
     return estimate_sage(
         mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
         players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
@@ -593,16 +618,18 @@ class SAGEFunction(Method):
     name = "sage"
     needs_labels = True
 
-    def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
-                 players: list[str], n_samples: int, exact_inner: bool, seed: int,
-                 n_rows: int, control_variate: bool = True) -> None:
+    def __init__(self, model: Model, loss: Any, background: Table | None,
+                 col_player: np.ndarray, players: list[str], n_samples: int, exact_inner: bool,
+                 seed: int, n_rows: int, control_variate: bool = True) -> None:
         self.model, self.loss, self.background = model, loss, background
         self.col_player, self.players = np.asarray(col_player), list(players)
         self.n_samples, self.exact_inner, self.seed = int(n_samples), bool(exact_inner), seed
         self.n_rows, self.control_variate = int(n_rows), bool(control_variate)
         self.correction = "exact" if exact_inner else correction_for(loss)
-        bg_pred = positive_column(model.predict(background), loss, model)
-        self.empty_pred = bg_pred.mean(axis=0)
+        self.empty_pred = None
+        if background is not None:  # None: the incremental form (explain_sampled) only
+            bg_pred = positive_column(model.predict(background), loss, model)
+            self.empty_pred = bg_pred.mean(axis=0)
         self._position: np.ndarray | None = None
 
     def __getstate__(self) -> dict:
@@ -621,6 +648,7 @@ class SAGEFunction(Method):
         return self._position[start : start + B]
 
     def explain(self, batch: RowBatch) -> np.ndarray:
+        assert self.empty_pred is not None
         G, B = len(self.players), batch.n_rows
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
@@ -638,17 +666,47 @@ class SAGEFunction(Method):
                 orders: np.ndarray) -> np.ndarray:
         """(B, G + 1) coalition losses along ``orders``, removed features from the background
         (the draws of permutations ``ps``)."""
+        assert self.background is not None
         m, B = self.background.n_rows, batch.n_rows
         if self.exact_inner:
             draw_idx = np.broadcast_to(np.arange(m), (B, m))
         else:
             u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
             draw_idx = uniform_index(u, m)
+        _, losses = self.marginal_contributions(
+            batch.X, y, self.background, draw_idx, orders,
+            empty_pred=self.empty_pred if self.exact_inner else None)
+        return losses
+
+    def marginal_contributions(
+        self, X: Table, y: np.ndarray, draws: Table, draw_idx: np.ndarray, orders: np.ndarray,
+        *, empty_pred: np.ndarray | None = None, batch_rows: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """SAGE's explanation function: each row's marginal contributions along its order
+        (features outside a coalition imputed from ``draws[draw_idx[i]]``), shape (B, G), and
+        the coalitions' losses (B, G + 1) (:func:`~._sage_core.coalition_losses`)."""
         losses, _ = coalition_losses(
-            self.model, self.loss, self.correction, batch.X, y, self.background, draw_idx,
-            orders, self.col_player, empty_pred=self.empty_pred if self.exact_inner else None,
+            self.model, self.loss, self.correction, X, y, draws, draw_idx, orders,
+            self.col_player, empty_pred=empty_pred, batch_rows=batch_rows,
         )
-        return losses  # type: ignore[no-any-return]
+        return contributions(losses, orders), losses
+
+    def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
+        """The iSAGE's values: one random order per row (``sampler.uniforms(G, "order")``),
+        ``n_samples`` storage rows per row imputing the removed features, shape (B, G + 2):
+        the marginal contributions, then the losses of the empty coalition and of the model."""
+        X, y, s = batch.X, np.asarray(batch.y), self.n_samples
+        B = X.n_rows
+        draws = sampler.draw(s)
+        draw_idx = np.arange(B * s).reshape(B, s)
+        orders = random_orders(sampler.uniforms(len(self.players), "order"))
+        per_obs = len(self.players) * s + 1
+        scores, losses = self.marginal_contributions(
+            X, y, draws, draw_idx, orders,
+            # one call per observation at least; a mini-batch in one call within the budget
+            batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
+        )
+        return np.concatenate([scores, losses[:, :1], losses[:, -1:]], axis=1)
 
     def result(self, explained: Explained) -> SageEstimate:
         G, mean = len(self.players), explained.mean

@@ -5,11 +5,19 @@ River models and plain callables.
 """
 
 from .adapters import BoosterModel, CallableModel, RiverModel, SklearnModel, as_model
-from .base import CALL_ROWS, DEFAULT_MEMORY_BUDGET, Model, call_rows, rows_for_budget
+from .base import (
+    CALL_ROWS,
+    DEFAULT_MEMORY_BUDGET,
+    MIN_MEMORY_BUDGET,
+    Model,
+    call_rows,
+    rows_for_budget,
+)
 
 __all__ = [
     "CALL_ROWS",
     "DEFAULT_MEMORY_BUDGET",
+    "MIN_MEMORY_BUDGET",
     "BoosterModel",
     "CallableModel",
     "Model",

@@ -25,10 +25,17 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import ModelEvaluationError
+from .._validation import MIN_MEMORY_BUDGET, ModelEvaluationError
 from ..tabular import Table
 
-__all__ = ["CALL_ROWS", "DEFAULT_MEMORY_BUDGET", "Model", "call_rows", "rows_for_budget"]
+__all__ = [
+    "CALL_ROWS",
+    "DEFAULT_MEMORY_BUDGET",
+    "MIN_MEMORY_BUDGET",
+    "Model",
+    "call_rows",
+    "rows_for_budget",
+]
 
 #: Default bound on the size of one model input, in bytes (about 256 MB, 8 bytes per cell).
 DEFAULT_MEMORY_BUDGET = 256 * 2**20

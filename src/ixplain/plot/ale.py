@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_float, check_int, param_error
-from ..results.ale import AccumulatedLocalEffects, band_z
+from ..results.ale import AccumulatedLocalEffects, _is_time, band_z
 from .partial_dependence import _layout, _panel_entries, _tick
 
 __all__ = ["AccumulatedLocalEffectsDisplay", "draw_ale_line"]
@@ -47,6 +47,9 @@ class AccumulatedLocalEffectsDisplay:
     errorbars_ : list of (ErrorbarContainer or None)
         The points and error bars of each discrete / categorical panel.
     deciles_vlines_ : list of (LineCollection or None)
+    empty_bins_ : list of (list of Rectangle or None)
+        The grey spans over the bins without rows of each numeric panel (their effect is
+        interpolated from the nearest bin, so the band is not drawn: its ``std`` is NaN).
     contours_ : list of (QuadContourSet or None)
     colorbars_ : list of (Colorbar or None)
 
@@ -176,6 +179,7 @@ class AccumulatedLocalEffectsDisplay:
         self.figure_, self.axes_ = _layout(len(self.results), n_cols, ax)
         self.lines_, self.bands_, self.errorbars_ = [], [], []
         self.deciles_vlines_, self.contours_, self.colorbars_ = [], [], []
+        self.empty_bins_ = []
         for result, panel in zip(self.results, self.axes_.ravel()):
             output = self._output(result)
             if len(result.features) == 2:
@@ -186,6 +190,7 @@ class AccumulatedLocalEffectsDisplay:
             self.bands_.append(arts.get("band"))
             self.errorbars_.append(arts.get("errorbar"))
             self.deciles_vlines_.append(arts.get("deciles"))
+            self.empty_bins_.append(arts.get("empty"))
             self.contours_.append(arts.get("contour"))
             self.colorbars_.append(arts.get("colorbar"))
         return self
@@ -209,6 +214,8 @@ def _label(result: AccumulatedLocalEffects, output: int) -> str:
 
 def _xlabel(result: AccumulatedLocalEffects) -> str:
     name = result.features[0]
+    if getattr(result.grid_values[0].dtype, "kind", None) == "m":
+        name += " (seconds)"
     missing = result.n_missing[0] if result.n_missing else 0
     return f"{name} ({missing} rows missing, not shown)" if missing else name
 
@@ -220,7 +227,8 @@ def draw_ale_line(
 ) -> dict[str, Any]:
     """Draw one first-order ALE result on ``ax``; returns the artists by name.
 
-    Numeric: line through the edges, the band, the decile rug. Discrete / categorical: points
+    Numeric: line through the edges, the band, the decile rug, grey spans over bins without
+    rows (``"empty"``). Discrete / categorical: points
     at the levels (in accumulation order) with error bars. ``offset`` is added to the curve.
     """
     grid = result.grid_values[0]
@@ -230,35 +238,74 @@ def draw_ale_line(
     kw = {"color": "tab:green", "label": "ALE", **(line_kw or {})}
     arts: dict[str, Any] = {}
     if result.feature_kinds[0] == "numeric":
-        x = np.asarray(grid, dtype=float)
+        x = _axis_values(grid)
         arts["line"] = ax.plot(x, values, marker=".", **kw)[0]
         if std is not None:
             arts["band"] = ax.fill_between(
                 x, values - z * std, values + z * std,
                 **{"color": kw["color"], "alpha": 0.2, "linewidth": 0, **(band_kw or {})})
+        empty = np.flatnonzero(result.empty_bins)
+        if len(empty):  # effects filled from a neighbour: shaded, and the band is NaN there
+            arts["empty"] = [ax.axvspan(x[k], x[k + 1], color="0.85", zorder=0,
+                                        label="no rows (interpolated)" if i == 0 else None)
+                             for i, k in enumerate(empty)]
         deciles = result.deciles[0]
-        if deciles is not None and np.isfinite(deciles).all():
-            arts["deciles"] = ax.vlines(deciles, 0, 0.05, transform=ax.get_xaxis_transform(),
+        if deciles is not None and _all_present(deciles):
+            arts["deciles"] = ax.vlines(_axis_values(deciles), 0, 0.05, transform=ax.get_xaxis_transform(),
                                         color="k", linewidth=1)
     else:  # one point per level: at its value (discrete) or at its rank (categorical)
         categorical = result.feature_kinds[0] == "categorical"
-        pos = np.arange(len(grid)) if categorical else np.asarray(grid, dtype=float)
+        pos = np.arange(len(grid)) if categorical else _axis_values(grid)
         err = None if std is None else z * np.nan_to_num(std, nan=0.0)
         arts["errorbar"] = ax.errorbar(pos, values, yerr=err, fmt="o-", capsize=3, **kw)
         arts["line"] = arts["errorbar"].lines[0]
         if categorical:
             ax.set_xticks(pos, [_tick(v) for v in grid], rotation=45)
+    if _is_time(grid) and grid.dtype.kind == "M":
+        ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlabel(_xlabel(result))
     ax.set_ylabel(_label(result, output))
     return arts
 
 
+def _axis_values(values: Any) -> Any:
+    """Values for a matplotlib axis: floats, or datetimes (a time zone kept)."""
+    if not _is_time(values):
+        return np.asarray(values, dtype=float)
+    if values.dtype.kind == "m":  # durations: seconds
+        return np.asarray(values, dtype="timedelta64[ns]") / np.timedelta64(1, "s")
+    if isinstance(values, np.ndarray):
+        return values
+    return np.asarray(values.to_pydatetime())  # pandas DatetimeArray (maybe tz-aware)
+
+
+def _all_present(values: Any) -> bool:
+    """No NaN (NaT) among the values."""
+    if _is_time(values):
+        return not np.isnat(np.asarray(values, dtype="datetime64[ns]")).any()
+    return bool(np.isfinite(values).all())
+
+
+def _contour_values(values: Any) -> np.ndarray:
+    """Floats for ``contourf`` (datetimes as matplotlib date numbers)."""
+    if not _is_time(values) or values.dtype.kind == "m":
+        return np.asarray(_axis_values(values), dtype=float)
+    from matplotlib.dates import date2num
+
+    return np.asarray(date2num(_axis_values(values)), dtype=float)
+
+
 def _draw_two_way(ax: Any, result: AccumulatedLocalEffects, output: int,
                   contour_kw: dict[str, Any]) -> dict[str, Any]:
-    g0, g1 = (np.asarray(g, dtype=float) for g in result.grid_values)
+    g0, g1 = (_contour_values(g) for g in result.grid_values)
     artist = ax.contourf(g1, g0, result.average[output],
                          **{"levels": 8, "cmap": "RdBu_r", **contour_kw})
     colorbar = ax.figure.colorbar(artist, ax=ax, label="second-order ALE")
+    if _is_time(result.grid_values[1]) and result.grid_values[1].dtype.kind == "M":
+        ax.xaxis_date()
+        ax.tick_params(axis="x", labelrotation=30)
+    if _is_time(result.grid_values[0]) and result.grid_values[0].dtype.kind == "M":
+        ax.yaxis_date()
     ax.set_xlabel(result.features[1])
     ax.set_ylabel(result.features[0])
     return {"contour": artist, "colorbar": colorbar}

@@ -29,14 +29,19 @@ class AccumulatedLocalEffects:
     grid_values : list of ndarray
         One array per feature. For a ``"numeric"`` feature the ``n_bins + 1`` bin edges
         ``z_0 < ... < z_K``; for a ``"discrete"`` or ``"categorical"`` feature its ``K + 1``
-        levels in the order the effects are accumulated.
+        levels in the order the effects are accumulated. A datetime feature is numeric in
+        time order: its edges are datetimes of the column's type (``numpy.datetime64`` of its
+        unit, a pandas ``DatetimeArray`` in its time zone, or datetime objects; durations
+        alike); ``to_dict`` writes them as ISO 8601 strings.
     average : ndarray of shape (n_outputs, n_grid) or (n_outputs, n_grid_0, n_grid_1)
         The centred ALE at the grid values: its mean over the rows is 0 (first order:
         Apley & Zhu's centring; second order: main effects removed, then centred).
     std : ndarray of the shape of ``average`` or None
         Standard error of ``average`` from the accumulated variance of the per-bin means (the
         bins are independent given the edges and the bin counts; the centring is included).
-        ``None`` for 2-way results. NaN where a bin has fewer than two rows.
+        ``None`` for 2-way results. NaN at every point that depends on a bin with fewer
+        than two rows (an empty bin's effect is filled from its neighbour, see
+        :attr:`empty_bins`: the curve is drawn, its uncertainty is unknown).
     bin_counts : ndarray of int
         Rows per bin, shape (n_bins,) (numeric), per level (n_levels,) (discrete, categorical)
         or per cell (n_bins_0, n_bins_1) (2-way).
@@ -100,6 +105,21 @@ class AccumulatedLocalEffects:
         """ALE has no per-row curves (kept for the PD plotting code)."""
         return None
 
+    @property
+    def empty_bins(self) -> np.ndarray:
+        """Bins (cells) without rows, whose effect was filled from the nearest bin.
+
+        Returns
+        -------
+        ndarray of bool
+            Shape (n_bins,) for a numeric feature (``bin_counts == 0``, or only rows of
+            weight 0), (n_bins_0, n_bins_1) for 2-way results; all False for a discrete or
+            categorical feature (its levels are the values seen).
+        """
+        if "empty_bins" in self.extra:
+            return np.asarray(self.extra["empty_bins"], dtype=bool)
+        return np.asarray(self.bin_counts) == 0
+
     def band(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Pointwise normal band ``average -/+ z * std`` at confidence ``level``.
 
@@ -144,7 +164,7 @@ class AccumulatedLocalEffects:
         """
         import pandas as pd
 
-        grids = [np.asarray(g, dtype=object) for g in self.grid_values]
+        grids = [g if _is_time(g) else np.asarray(g, dtype=object) for g in self.grid_values]
         mesh = np.meshgrid(*[np.arange(len(g)) for g in grids], indexing="ij")
         idx = [m.ravel() for m in mesh]
         frames = []
@@ -168,12 +188,13 @@ class AccumulatedLocalEffects:
             "method": "ale",
             "features": list(self.features),
             "feature_kinds": list(self.feature_kinds),
-            "grid_values": [[_json_value(v) for v in np.asarray(g, dtype=object)]
-                            for g in self.grid_values],
+            "grid_values": [_iso(g) if _is_time(g) else [
+                _json_value(v) for v in np.asarray(g, dtype=object)] for g in self.grid_values],
             "average": _nested(self.average),
             "std": None if self.std is None else _nested(self.std),
             "bin_counts": np.asarray(self.bin_counts).tolist(),
-            "deciles": [None if d is None else _nested(d) for d in self.deciles],
+            "deciles": [None if d is None else _iso(d) if _is_time(d) else _nested(d)
+                        for d in self.deciles],
             "output_names": self.output_names,
             "target": _json_value(self.target),
             "response_method": self.response_method,
@@ -182,6 +203,19 @@ class AccumulatedLocalEffects:
             "n_outside": list(self.n_outside),
             "edge_rule": list(self.edge_rule),
         }
+
+
+def _is_time(values: Any) -> bool:
+    """Whether grid values are datetimes or durations (numpy or pandas arrays)."""
+    return getattr(getattr(values, "dtype", None), "kind", None) in ("M", "m")
+
+
+def _iso(values: Any) -> list[str | None]:
+    """Datetimes (durations) as ISO 8601 strings (with the offset of a time zone), NaT as
+    ``None``."""
+    import pandas as pd
+
+    return [None if pd.isna(v) else v.isoformat() for v in pd.Index(values)]
 
 
 def band_z(level: float) -> float:
