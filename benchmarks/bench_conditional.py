@@ -141,6 +141,27 @@ def ixai_explainers(alpha, seed, names):
     return cond, marg, storage
 
 
+def timed_parts(storage):
+    """Wrap the storage's refit (scikit-learn trees on the window) and leaf-pool updates to
+    accumulate their CPU time (instance attributes shadow the methods)."""
+    parts = {"refits": 0.0, "pool updates": 0.0}
+
+    def wrap(name, key):
+        method = getattr(storage, name)
+
+        def timed(*args, **kwargs):
+            t = clock()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                parts[key] += clock() - t
+        setattr(storage, name, timed)
+
+    wrap("_fit_window", "refits")
+    wrap("_commit", "pool updates")
+    return parts
+
+
 def f_records(rows):
     return np.array([r["x0"] + r["x2"] for r in rows])
 
@@ -155,6 +176,7 @@ def run_stream(label, gen, truth, n, alpha):
                              removal="conditional")
     ix_marg = IncrementalPFI(f_records, "squared_error", alpha=alpha, random_state=0)
     ai_cond, ai_marg, _ = ixai_explainers(alpha, 0, names)
+    parts = timed_parts(ix_cond.storage)
     times = dict.fromkeys(["ixplain cond", "ixplain marg", "ixai cond", "ixai marg"], 0.0)
     block = 100
     for s in range(0, n, block):
@@ -177,6 +199,10 @@ def run_stream(label, gen, truth, n, alpha):
               + " ".join(f"{abs(v / t - 1) * 100:.1f}" for v, t in zip(vals[[0, 2]], truth[[0, 2]])))
     for key in ("ixplain marg", "ixai marg"):
         print(f"  {key:13s} {times[key]:7.2f} s {n / times[key]:8.0f} rows/s")
+    total = times["ixplain cond"]
+    print("  where ixplain cond's time goes: "
+          + ", ".join(f"{k} {v / total * 100:.0f} %" for k, v in parts.items())
+          + f", draws + model + smoothing {(total - sum(parts.values())) / total * 100:.0f} %")
     print(f"  cost per row: ixplain cond / ixai cond = "
           f"{times['ixplain cond'] / times['ixai cond']:.2f}; ixplain cond / ixplain marg = "
           f"{times['ixplain cond'] / times['ixplain marg']:.1f}; ixai cond / ixai marg = "

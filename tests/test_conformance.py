@@ -11,6 +11,7 @@ FOUND = checks.discover()
 STORAGES = checks.storage_factories()
 AGGREGATORS = checks.aggregator_factories()
 EXPLAINERS = checks.explainer_cases()
+REMOVALS = checks.removal_cases()
 
 
 @pytest.mark.parametrize(
@@ -41,4 +42,16 @@ def test_explainer_conformance(cls, check):
     case = EXPLAINERS[cls]
     if check in case.skip:
         pytest.skip(f"{cls.__name__} opts out of {check}")
+    checks.check_explainer(case, [check])
+
+
+@pytest.mark.parametrize(
+    ("label", "check"), [(c, k) for c in REMOVALS for k in checks.EXPLAINER_CHECKS],
+)
+def test_conditional_removal_conformance(label, check):
+    """removal="conditional": bit identity to the explain_one loop (estimate and leaf pools)
+    for random batches with a pickle in between, pickle resume, same seed, and the rest."""
+    case = REMOVALS[label]
+    if check in case.skip:
+        pytest.skip(f"{label} opts out of {check}")
     checks.check_explainer(case, [check])

@@ -402,3 +402,84 @@ def test_sage_progress_and_bad_input(sage_frame):
         dask_sage(_sage_model, ddf, "y", loss="squared_error", groups={"g": ["q"]})
     with pytest.raises(TypeError, match="'progress' parameter"):
         dask_sage(_sage_model, ddf, "y", loss="squared_error", progress="yes")
+
+
+# ---------------------------------------------------------------------------- conditional removal
+@pytest.fixture(scope="module")
+def correlated_frame():
+    """The issue's Gaussian DGP: corr(x0, x1) = 0.9, x2 and x3 independent, y = x0 + x2 + N(0,
+    0.1^2); f = x0 + x2. CFI (the closed forms of tests/test_conditional.py): x0 2 (1 - 0.81) =
+    0.38, x1 0, x2 2, x3 0."""
+    rng = np.random.default_rng(0)
+    C = np.eye(4)
+    C[0, 1] = C[1, 0] = 0.9
+    X = rng.multivariate_normal(np.zeros(4), C, size=4000)
+    df = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"])
+    df["y"] = df["x0"] + df["x2"] + rng.normal(0, 0.1, len(df))
+    return df
+
+
+def f_sum(X):
+    return X["x0"].to_numpy() + X["x2"].to_numpy()
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_conditional_pfi_equals_single_machine(correlated_frame, npartitions):
+    """At most sampler_size rows: the sampler is fitted on all of them, row t's draws are keyed
+    by (seed, t) as in ixplain.permutation_importance, its own values excluded: equal."""
+    from ixplain import permutation_importance
+    from ixplain.dask import permutation_importance as dask_pfi
+
+    df = correlated_frame
+    feats = ["x0", "x1", "x2", "x3"]
+    ref = permutation_importance(f_sum, df[feats], df["y"], loss="squared_error", n_repeats=2,
+                                 random_state=3, removal="conditional")
+    got = dask_pfi(f_sum, dd.from_pandas(df, npartitions=npartitions), "y",
+                   loss="squared_error", n_repeats=2, random_state=3, removal="conditional")
+    np.testing.assert_allclose(got.importances, ref.importances, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.settings["standard_error"], ref.settings["standard_error"],
+                               rtol=1e-8)
+    assert got.settings["removal"] == "conditional" and got.settings["sampler_size"] == 4000
+    assert abs(got.importances_mean[0] / 0.38 - 1) < 0.15
+    assert abs(got.importances_mean[2] / 2 - 1) < 0.1 and abs(got.importances_mean[1]) < 0.01
+
+
+def test_conditional_pfi_on_a_sample_does_not_depend_on_partitions(correlated_frame):
+    """sampler_size < n_rows: the sampler is fitted on a seeded sample (global row ids), the
+    same for any partitioning; the result still meets the closed forms (a sampler from 1,500
+    rows; 15 % on x0, whose conditional variance the trees estimate)."""
+    from ixplain.dask import permutation_importance as dask_pfi
+
+    df = correlated_frame
+    kw = dict(loss="squared_error", n_repeats=1, random_state=0, removal="conditional",
+              sampler_size=1500)
+    a = dask_pfi(f_sum, dd.from_pandas(df, npartitions=1), "y", **kw)
+    b = dask_pfi(f_sum, dd.from_pandas(df, npartitions=5), "y", **kw)
+    np.testing.assert_allclose(a.importances, b.importances, rtol=1e-12)
+    assert a.settings["sampler_size"] == 1500
+    assert abs(a.importances_mean[0] / 0.38 - 1) < 0.15 and abs(a.importances_mean[2] / 2 - 1) < 0.1
+    with pytest.raises(ValueError, match="'removal' parameter of ixplain.dask.permutation_"):
+        dask_pfi(f_sum, dd.from_pandas(df, npartitions=2), "y", loss="squared_error",
+                 removal="cond")
+    with pytest.raises(ValueError, match="'sampler_size' parameter"):
+        dask_pfi(f_sum, dd.from_pandas(df, npartitions=2), "y", loss="squared_error",
+                 removal="conditional", sampler_size=1)
+
+
+@pytest.mark.parametrize("npartitions", [1, 4])
+def test_conditional_sage_equals_one_pass_of_static_sage(correlated_frame, npartitions):
+    from ixplain import sage
+    from ixplain.dask import sage as dask_sage
+
+    df = correlated_frame.iloc[:1500]
+    feats = ["x0", "x1", "x2", "x3"]
+    ref = sage(f_sum, df[feats], df["y"], loss="squared_error", random_state=1,
+               removal="conditional", n_permutations=len(df), convergence_threshold=None)
+    got = dask_sage(f_sum, dd.from_pandas(df, npartitions=npartitions), "y",
+                    loss="squared_error", random_state=1, removal="conditional")
+    np.testing.assert_allclose(got.importances_mean, ref.importances_mean, rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(got.importances_std, ref.importances_std, rtol=1e-8)
+    assert got.settings["removal"] == "conditional"
+    # conditional SAGE credits x1 (unused by f) through x0, which it predicts
+    assert got.importances_mean[1] > 0.1

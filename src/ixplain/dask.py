@@ -30,6 +30,19 @@ What "equal to the single-machine result" means, method by method:
   instead (the iPFI paper's marginal ``lambda``). Both estimate the mean loss increase under
   marginal replacement and agree within their reported standard errors
   (``settings["standard_error"]``); the tests check exactly that.
+* ``removal="conditional"`` (:func:`permutation_importance`, :func:`sage`) -- the conditional
+  sampler (:class:`~ixplain.imputation.ConditionalSampler`) is fitted **once, on the client**,
+  on ``sampler_size`` rows (default 20,000) drawn without replacement by global row index with
+  the seed (all rows when there are at most that many), and shipped to the workers with the
+  rows it holds. Row ``t``'s draws are keyed by ``(seed, t)`` and exclude its own values when
+  it is a fitted row, so the result does not depend on the number of partitions. When the
+  data has at most ``sampler_size`` rows the result *equals* the single-machine one on
+  ``ddf.compute()`` (float rounding): :func:`ixplain.permutation_importance` with
+  ``removal="conditional"`` for the same ``n_repeats`` and seed -- a conditional draw is
+  per row, so no global permutation is involved -- and :func:`ixplain.sage` with
+  ``removal="conditional", n_permutations=n_rows, convergence_threshold=None``. Beyond that
+  the sampler is learnt from the sample (an estimate of the same conditional distributions
+  from fewer rows), which the single-machine functions, fitting on all rows, do not do.
 
 Install with ``pip install 'ixplain[dask]'``.
 """
@@ -43,9 +56,11 @@ import numpy as np
 from ._random import keyed_generator, root_seed
 from ._validation import check_bool, check_int, check_memory_budget, check_options, param_error
 from .grids import FeatureGrid, feature_grid
+from .imputation import ConditionalSampler, check_removal
 from .losses import get_loss
 from .methods import pdp as _pdp
 from .methods import sage as _sage
+from .methods._conditional import ConditionalPFI
 from .methods._engine import Method, explain_partitions, make_progress
 from .methods._sage_core import correction_for, resolve_players
 from .methods.pfi import _SCORER_LOSSES, BackgroundPFI, _batched_scoring, _response_for
@@ -119,6 +134,22 @@ def _background(ddf: Any, columns: list[Any], n: int, seed: int, owner: str,
     """``n`` rows drawn without replacement from all of ``ddf`` by *global* row index (the
     same rows for any partitioning; all rows when there are at most ``n``), as a Table in row
     order: ``sort(keyed_generator(seed, key).choice(n_rows, n, replace=False))``."""
+    return _sample_rows(ddf, columns, n, seed, owner, key)[0]
+
+
+def _conditional_sampler(ddf: Any, columns: list[Any], n: int, seed: int,
+                         owner: str) -> tuple[ConditionalSampler, np.ndarray | None]:
+    """The sampler of ``removal="conditional"``, fitted on the client on ``n`` rows drawn by
+    global row index (key ``"conditional-sampler"``; all rows when there are at most ``n``),
+    and the sorted global ids of its rows (None: all rows, in order)."""
+    table, picks, total = _sample_rows(ddf, columns, n, seed, owner, "conditional-sampler")
+    sampler = ConditionalSampler().fit(table)
+    return sampler, None if len(picks) == total else picks
+
+
+def _sample_rows(ddf: Any, columns: list[Any], n: int, seed: int, owner: str,
+                 key: str) -> tuple[Table, np.ndarray, int]:
+    """:func:`_background`'s rows, their global ids and the number of rows of ``ddf``."""
     import dask
     import pandas as pd
 
@@ -134,7 +165,7 @@ def _background(ddf: Any, columns: list[Any], n: int, seed: int, owner: str,
         if len(local):
             parts.append(dask.delayed(lambda p, idx: p.iloc[idx])(part, local))
     frame = pd.concat(dask.compute(*parts)).reset_index(drop=True)
-    return as_table(frame, owner=owner)
+    return as_table(frame, owner=owner), picks, total
 
 
 def _label_column(y: Any, ddf: Any, owner: str) -> Any:
@@ -463,8 +494,15 @@ def permutation_importance(
     random_state: Any = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     progress: Any = False,
+    removal: str = "marginal",
+    sampler_size: int = 20_000,
 ) -> FeatureImportance:
     """Permutation importance over a Dask DataFrame (marginal replacement from a background).
+
+    With ``removal="conditional"``: conditional feature importance (CFI), each feature drawn
+    from its conditional distribution given the others by a sampler fitted once on the client
+    (see the module docstring), equal to :func:`ixplain.permutation_importance` with
+    ``removal="conditional"`` on ``ddf.compute()`` when it has at most ``sampler_size`` rows.
 
     For every row ``x`` (global index ``t``), every feature ``j`` and every repeat ``r``, the
     feature takes the value of a row drawn from a background sample of the whole data, with
@@ -514,6 +552,12 @@ def permutation_importance(
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable receives a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
+    removal : {"marginal", "conditional"}, default="marginal"
+        How a feature is replaced: from the background (marginal), or drawn given the other
+        features (conditional; ``background_size`` is then unused).
+    sampler_size : int, default=20000
+        ``removal="conditional"``: rows (drawn by global row index with the seed; all rows
+        when there are at most that many) the sampler is fitted on, on the client.
 
     Returns
     -------
@@ -570,21 +614,38 @@ def permutation_importance(
             f"{_PFI_OWNER}: unknown feature(s) {unknown or feats!r}. Available features: {names}."
         )
     loss_obj, model, scale, what = _pfi_loss(estimator, loss, scoring, response_method, ddf, y)
-    bg = _background(ddf, columns, background_size, seed, _PFI_OWNER)
     for budget in (None, memory_budget):  # the importances; one observation's model call
         _check_pfi_sizes(_PFI_OWNER, 1, 1, len(columns), len(feats), n_repeats, budget)
-    fn = BackgroundPFI(model, loss_obj, [[f] for f in feats], bg, n_repeats, seed)
+    fn, method, rows = _pfi_method(ddf, columns, feats, model, loss_obj, n_repeats, seed,
+                                   removal, background_size, sampler_size)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,
                                    progress=report, owner=_PFI_OWNER)
     settings = {
-        "method": "dask permutation_importance (marginal replacement from a background)",
-        **what, "n_repeats": n_repeats, "background_size": bg.n_rows,
+        "method": method, **what, "n_repeats": n_repeats, **rows,
         "n_rows": explained.mean.n, "npartitions": ddf.npartitions,
         "random_state": random_state if isinstance(random_state, (int, type(None))) else "Generator",
         "standard_error": (explained.standard_error[:, 0] / scale).tolist(),
     }
     return FeatureImportance.from_importances(explained.mean.get()[:, 1:] / scale, feats,
                                               settings)
+
+
+def _pfi_method(ddf: Any, columns: list[Any], feats: list[str], model: Any, loss: Any,
+                n_repeats: int, seed: int, removal: Any, background_size: int,
+                sampler_size: Any) -> tuple[Method, str, dict[str, Any]]:
+    """The engine method of ``removal`` (validated), its description and row counts."""
+    groups = [[f] for f in feats]
+    if check_removal(removal, _PFI_OWNER) == "conditional":
+        n = int(check_int(sampler_size, "sampler_size", _PFI_OWNER, min_value=2))  # type: ignore[arg-type]
+        sampler, fitted = _conditional_sampler(ddf, columns, n, seed, _PFI_OWNER)
+        return (ConditionalPFI(model, loss, groups, sampler, seed, range(n_repeats),
+                               fitted=fitted),
+                "dask permutation_importance (conditional draws, removal='conditional')",
+                {"removal": "conditional", "sampler_size": sampler.n_rows_})
+    bg = _background(ddf, columns, background_size, seed, _PFI_OWNER)
+    return (BackgroundPFI(model, loss, groups, bg, n_repeats, seed),
+            "dask permutation_importance (marginal replacement from a background)",
+            {"background_size": bg.n_rows})
 
 
 def _pfi_loss(estimator: Any, loss: Any, scoring: Any, response_method: str, ddf: Any,
@@ -635,8 +696,16 @@ def sage(
     control_variate: bool = True,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     progress: Any = False,
+    removal: str = "marginal",
+    sampler_size: int = 20_000,
 ) -> FeatureImportance:
     """SAGE values over a Dask DataFrame, equal to one pass of :func:`ixplain.sage`.
+
+    With ``removal="conditional"`` the features outside a coalition are drawn from their
+    conditional distribution given it, by a sampler fitted once on the client on
+    ``sampler_size`` rows (on ``background`` if one is given); equal to one pass of
+    :func:`ixplain.sage` with ``removal="conditional"`` when the data has at most
+    ``sampler_size`` rows (module docstring).
 
     Every row ``(x, y)`` of every partition walks one uniform random order of the players
     (features or groups) and contributes its marginal contributions ``l(S_{k-1}) - l(S_k)``
@@ -677,6 +746,11 @@ def sage(
     progress : bool or callable, default=False
         ``True``: a tqdm bar (or lines on stderr); a callable receives a
         :class:`~ixplain.ProgressInfo` (rows done, total) as partitions finish.
+    removal : {"marginal", "conditional"}, default="marginal"
+        How the features outside a coalition are removed (:func:`ixplain.sage`).
+    sampler_size : int, default=20000
+        ``removal="conditional"`` without ``background``: rows the sampler is fitted on
+        (drawn by global row index with the seed; all rows when there are at most that many).
 
     Returns
     -------
@@ -727,10 +801,15 @@ def sage(
     correction = correction_for(loss_obj)
     s = _sage.resolve_n_samples(n_samples, correction, bg.n_rows, _SAGE_OWNER)
     exact = n_samples is None or (n_samples == "auto" and correction == "plugin")
-    fn = _sage.SAGEFunction(as_model(model, owner=_SAGE_OWNER).refuse_nan_outputs(_SAGE_OWNER),
-                            loss_obj, bg, col_player,
-                            players, s, exact, seed, _n_rows(ddf, _SAGE_OWNER)[1],
-                            control_variate)
+    mdl = as_model(model, owner=_SAGE_OWNER).refuse_nan_outputs(_SAGE_OWNER)
+    n_rows = _n_rows(ddf, _SAGE_OWNER)[1]
+    if check_removal(removal, _SAGE_OWNER) == "conditional":
+        fn: _sage.SAGEFunction = _conditional_sage(
+            ddf, columns, mdl, loss_obj, bg, background is None, col_player, players,
+            s if not exact else None, seed, n_rows, control_variate, sampler_size)
+    else:
+        fn = _sage.SAGEFunction(mdl, loss_obj, bg, col_player, players, s, exact, seed, n_rows,
+                                control_variate)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,
                                    progress=report, owner=_SAGE_OWNER)
     settings = {
@@ -739,6 +818,25 @@ def sage(
         "random_state": random_state if isinstance(random_state, (int, type(None))) else "Generator",
         "control_variate": control_variate, "npartitions": ddf.npartitions,
     }
+    if isinstance(fn, _sage.ConditionalSAGEFunction):
+        settings.update(removal="conditional", sampler_size=fn.sampler.n_rows_)
     result = _sage._to_result(fn.result(explained), settings)
     result.settings.pop("converged", None)
     return result
+
+
+def _conditional_sage(ddf: Any, columns: list[Any], model: Any, loss: Any, bg: Table,
+                      default_bg: bool, col_player: np.ndarray, players: list[str],
+                      n_samples: int | None, seed: int, n_rows: int, control_variate: bool,
+                      sampler_size: Any) -> _sage.ConditionalSAGEFunction:
+    """SAGE's conditional engine method: the sampler fitted on ``sampler_size`` rows of the
+    data (a given ``background``: on it, as :func:`ixplain.sage` does); ``n_samples`` None
+    (the exact inner average of the marginal form): 32 draws, as :func:`ixplain.sage`."""
+    if default_bg:
+        n = int(check_int(sampler_size, "sampler_size", _SAGE_OWNER, min_value=2))  # type: ignore[arg-type]
+        sampler, fitted = _conditional_sampler(ddf, columns, n, seed, _SAGE_OWNER)
+    else:
+        sampler, fitted = ConditionalSampler().fit(bg), np.empty(0, dtype=np.intp)
+    s = min(32, sampler.n_rows_) if n_samples is None else n_samples
+    return _sage.ConditionalSAGEFunction(model, loss, bg, col_player, players, s, seed, n_rows,
+                                         sampler, fitted, control_variate)

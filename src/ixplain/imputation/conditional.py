@@ -40,7 +40,7 @@ splits on it (the row descends by weight there).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -76,6 +76,10 @@ class _Tree:
     leaf_of: np.ndarray
     pos: np.ndarray
     depth: int
+    #: stream pools only (:mod:`ixplain.imputation.stream`): each leaf's capacity and the
+    #: values offered to it since the refit
+    cap: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+    seen: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
 
     def descend(self, Z: np.ndarray, avail: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Leaf reached by every row of ``Z`` (Q, d): by value where available, else by weight."""
@@ -282,6 +286,8 @@ class ConditionalSampler(Removal):
     """
 
     name = "conditional"
+    #: Pending leaf-pool writes of a stream batch (see :mod:`ixplain.imputation.stream`).
+    _pending: Any = None
 
     def __init__(self, min_samples_leaf: int | str = "auto", max_depth: int | None = None,
                  allow_nan: bool = False, cross_fit: bool = True) -> None:
@@ -359,7 +365,7 @@ class ConditionalSampler(Removal):
             A fitted row never drawn for that query (-1: none).
         """
         Q, d = removed.shape
-        if Q <= 8 and exclude is None:
+        if Q <= 8 and exclude is None and self._pending is None:
             return self._donors_few(X, rows, removed, u)
         out = np.full((Q, d), -1, dtype=np.intp)
         W = X[rows]
@@ -377,8 +383,11 @@ class ConditionalSampler(Removal):
                     continue
                 tree = self.trees_[j][k]
                 leaf = tree.descend(W[q], avail[q], u[q, 2 * j])
-                donor = tree.pick(leaf, u[q, 2 * j + 1],
-                                  None if exclude is None else exclude[q])
+                if self._pending is None:
+                    donor = tree.pick(leaf, u[q, 2 * j + 1],
+                                      None if exclude is None else exclude[q])
+                else:  # a stream's leaf pools as they are when each query's row arrives
+                    donor = self._pending.pick(j, leaf, u[q, 2 * j + 1], rows[q])
                 out[q, j] = donor
                 W[q, j] = self._Z[donor, j]
             avail[removed[:, j], j] = True

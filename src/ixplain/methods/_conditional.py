@@ -18,9 +18,10 @@ import numpy as np
 from .._random import RowStream
 from ..imputation.conditional import ConditionalSampler, fill, fill_columns
 from ..losses import Loss
-from ..models import Model, rows_for_budget
+from ..models import Model
 from ..storage.base import canonical_columns
 from ..tabular import Table
+from ._engine import Method, RowBatch, explain_rows, register
 from ._sage_core import averaged_loss, positive_column
 
 __all__: list[str] = []
@@ -52,51 +53,141 @@ def _row_uniforms(stream: RowStream, rows: np.ndarray) -> np.ndarray:
     return stream.uniforms(lo, int(rows[-1]) - lo + 1)[rows - lo]
 
 
+def exclude_rows(ids: np.ndarray, fitted: np.ndarray | None) -> np.ndarray:
+    """The sampler's fitted row of each explained row (global ids ``ids``), ``-1`` if none:
+    ``ids`` themselves when the sampler was fitted on the whole table in row order (``fitted``
+    None), else their positions in the sorted fitted ids ``fitted``."""
+    ids = np.asarray(ids, dtype=np.intp)
+    if fitted is None:
+        return ids
+    if not len(fitted):
+        return np.full(len(ids), -1, dtype=np.intp)
+    pos = np.minimum(np.searchsorted(fitted, ids), len(fitted) - 1)
+    return np.where(fitted[pos] == ids, pos, -1).astype(np.intp)
+
+
+@register
+class ConditionalPFI(Method):
+    """Conditional PFI's (CFI's) explanation function for the engine: for row ``t``, group
+    ``g`` and repeat ``r``, ``loss(y, f(x with x_g drawn from P(x_g | x_rest))) - loss(y,
+    f(x))``, the block drawn by the chain rule with the uniforms of row ``t`` in
+    ``RowStream(seed, f"conditional-pfi-{r}")`` and row ``t``'s own values excluded from its
+    draws when ``t`` is a fitted row. Values of shape (B, G, 1 + R) as
+    :class:`~ixplain.methods.pfi.PFIFunction`'s (column 0: the mean over the repeats).
+
+    Parameters
+    ----------
+    model, loss, groups
+        The model adapter, the loss and the feature groups (lists of names).
+    sampler : ConditionalSampler
+        Fitted once, on the explained table or on a sample of it.
+    seed : int
+    reps : sequence of int
+        The repeats computed (their streams).
+    rows : ndarray of int, optional
+        The global row id of each explained position (default: the position itself).
+    fitted : ndarray of int, optional
+        Sorted global ids of the rows the sampler was fitted on, in its row order (default:
+        row ``t`` is its fitted row ``t``).
+    table : Table, optional
+        The sampler's data when the explained rows are its rows (the static form: the model
+        input keeps the table's dtypes); default: the batch's rows are the source.
+    """
+
+    name = "permutation_importance_conditional"
+    needs_labels = True
+
+    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]],
+                 sampler: ConditionalSampler, seed: int, reps: Sequence[int],
+                 rows: np.ndarray | None = None, fitted: np.ndarray | None = None,
+                 table: Table | None = None) -> None:
+        self.model, self.loss, self.sampler = model, loss, sampler
+        self.groups = tuple(tuple(g) for g in groups)
+        self.seed, self.reps = int(seed), [int(r) for r in reps]
+        self.rows = None if rows is None else np.asarray(rows, dtype=np.intp)
+        self.fitted = None if fitted is None else np.asarray(fitted, dtype=np.intp)
+        self.table = table
+        self._masks = _masks(sampler.feature_names_, self.groups)
+
+    def rows_per_observation(self, table: Table) -> int:
+        return 1 + len(self.groups) * len(self.reps)
+
+    def explain(self, batch: RowBatch) -> np.ndarray:
+        assert batch.y is not None
+        self.model.observe_labels(batch.y)
+        (G, d), B, R = self._masks.shape, batch.n_rows, len(self.reps)
+        ids = (np.arange(batch.start, batch.start + B) if self.rows is None
+               else self.rows[batch.start : batch.start + B])
+        sampler = self.sampler
+        if self.table is not None:
+            source, q = self.table, ids
+            Z = self.__dict__.get("_Z")
+            if Z is None:
+                Z = self.__dict__["_Z"] = sampler.encode(self.table)
+        else:
+            source, q, Z = batch.X, np.arange(B), sampler.encode(batch.X)
+        ex = np.repeat(exclude_rows(ids, self.fitted), G)
+        width = 1 + G * R
+        don = np.full((B, width, d), -1, dtype=np.intp)
+        for k, r in enumerate(self.reps):  # copy 1 + k G + g: group g, repeat k
+            stream = RowStream(self.seed, f"conditional-pfi-{r}", G * sampler.width(d))
+            u = _row_uniforms(stream, ids).reshape(B * G, -1)
+            drawn = sampler.donors(Z, np.repeat(q, G), np.tile(self._masks, (B, 1)), u,
+                                   exclude=ex)
+            don[:, 1 + k * G : 1 + (k + 1) * G] = drawn.reshape(B, G, d)
+        preds = self.model.predict(fill(source, sampler.data_, np.repeat(q, width),
+                                        don.reshape(-1, d)))
+        losses = self.loss(np.repeat(batch.y, width, axis=0), preds,
+                           self.model.classes_).reshape(B, width)
+        diffs = (losses[:, 1:] - losses[:, :1]).reshape(B, R, G).transpose(0, 2, 1)
+        return np.concatenate([diffs.mean(axis=2, keepdims=True), diffs], axis=2)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_Z"}  # a cache
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        from ..losses import get_loss
+        from ..models import as_model
+        from ..tabular import as_table
+
+        rng = np.random.default_rng(0)
+        a = rng.normal(size=150)
+        X = np.column_stack([a, a + 0.5 * rng.normal(size=150), rng.normal(size=150)])
+        sampler = ConditionalSampler(min_samples_leaf=5).fit(as_table(X))
+        fn = cls(as_model(_example_model), get_loss("squared_error"),
+                 [["x0"], ["x1"], ["x0", "x1"]], sampler, 0, [0, 1])
+        return fn, X, X[:, 0] - X[:, 1] + X[:, 2]
+
+
+def _example_model(X: Any) -> np.ndarray:
+    A = np.asarray(X, dtype=np.float64)
+    return A[:, 0] - A[:, 1] + A[:, 2]
+
+
 def conditional_pfi_importances(
     model: Model, loss: Loss, table: Table, y: np.ndarray, w: np.ndarray | None,
     subsets: list[np.ndarray], groups: Sequence[Sequence[str]], seed: int,
-    sampler: ConditionalSampler, memory_budget: int,
-) -> np.ndarray:
-    """(G, R) mean loss increases of conditional PFI (CFI) on ``table`` (the fitted data).
-
-    Row ``i`` of repeat ``r`` gets, for each group, one conditional draw of the group given the
-    other features, from uniforms keyed by ``(seed, r, i)``; its own values never enter.
-    """
-    names = table.names
-    masks = _masks(names, groups)
-    G, d = masks.shape
-    Z = sampler.encode(table)
-    out = np.zeros((G, len(subsets)))
-    chunk = max(1, rows_for_budget(d, memory_budget) // (1 + G))
-    for r, rows in enumerate(subsets):
-        stream = RowStream(seed, f"conditional-pfi-{r}", G * sampler.width(d))
-        weights = np.ones(len(rows)) if w is None else w[rows]
-        total = np.zeros(G)
-        for s in range(0, len(rows), chunk):
-            obs = rows[s : s + chunk]
-            diffs = _cfi_chunk(model, loss, table, Z, obs, y[obs], masks, stream, sampler)
-            total += weights[s : s + chunk] @ diffs
-        out[:, r] = total / weights.sum()
-    return out
-
-
-def _cfi_chunk(model, loss, table, Z, obs, y, masks, stream, sampler) -> np.ndarray:
-    """(B, G) loss increases for the rows ``obs`` of ``table``, one model call."""
-    G, d = masks.shape
-    B = len(obs)
-    u = _row_uniforms(stream, obs).reshape(B * G, -1)
-    q_rows = np.repeat(obs, G)
-    removed = np.tile(masks, (B, 1))
-    don = sampler.donors(Z, q_rows, removed, u, exclude=q_rows)
-    # perturbed block: observation i, then its G perturbed copies
-    width = 1 + G
-    all_rows = np.repeat(obs, width)
-    all_don = np.full((B * width, d), -1, dtype=np.intp)
-    sel = (np.arange(B * width) % width) != 0
-    all_don[sel] = don
-    preds = model.predict(fill(table, sampler.data_, all_rows, all_don))
-    losses = loss(np.repeat(y, width, axis=0), preds, model.classes_).reshape(B, width)
-    return losses[:, 1:] - losses[:, :1]
+    sampler: ConditionalSampler, memory_budget: int, progress: Any = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(G, R) mean loss increases of conditional PFI (CFI) on ``table`` (the fitted data) and
+    the (G,) standard errors of their mean over repeats, by the engine's static driver
+    (:class:`ConditionalPFI`; one pass when every repeat uses the same rows)."""
+    G, R = len(groups), len(subsets)
+    same = all(np.array_equal(s, subsets[0]) for s in subsets)
+    plans = [(subsets[0], list(range(R)))] if same else [(s, [r]) for r, s in enumerate(subsets)]
+    out, se = np.zeros((G, R)), np.zeros(G)
+    total, done = sum(len(rows) for rows, _ in plans), 0
+    for rows, reps in plans:
+        fn = ConditionalPFI(model, loss, groups, sampler, seed, reps, rows=rows, table=table)
+        data = table if len(rows) == table.n_rows else table.take(rows)
+        explained = explain_rows(fn, data, y[rows], sample_weight=None if w is None else w[rows],
+                                 memory_budget=memory_budget, progress=progress, total=total,
+                                 done=done)
+        done += len(rows)
+        out[:, reps] = explained.mean.get()[:, 1:]
+        se += explained.standard_error[:, 0] ** 2 / len(plans) ** 2
+    return out, np.sqrt(se)
 
 
 def coalition_removed(orders: np.ndarray, col_player: np.ndarray, k_start: int) -> np.ndarray:
@@ -123,7 +214,7 @@ def conditional_coalition_losses(
         Uniforms of each observation's ``s`` draws, shared by all its coalitions (common random
         numbers).
     exclude : ndarray of int, shape (n,), optional
-        The fitted row each observation is (its values are never drawn for it).
+        The fitted row each observation is (its values are never drawn for it; -1: none).
     explainer, rows : optional
         A stream explainer and ``x`` as (matrix or None, canonical columns or None) (see
         :func:`_stream_rows`); without them the sampler's data must be ``x``'s source table
@@ -179,7 +270,8 @@ def conditional_masked_losses(
         table = fill(sampler.data_, sampler.data_, idx, don)
     else:
         xm, cols = rows
-        don = sampler.donors(sampler.encode(x) if xm is None else xm, obs, removed, uq)
+        don = sampler.donors(sampler.encode(x) if xm is None else xm, obs, removed, uq,
+                             exclude=None if exclude is None else exclude[obs])
         idx = np.concatenate([obs, np.arange(nb)])
         don = np.concatenate([don, np.full((nb, d), -1, dtype=np.intp)])
         table = _perturbed(explainer, xm, cols, sampler, idx, don)
@@ -238,7 +330,7 @@ def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray, sampler: Any
         if b == 0:  # rows met by an empty storage: their values are discarded
             out[obs] = 0.0
             continue
-        cond = storage.sampler_at(b, batch)
+        cond = storage.sampler_at(b, batch, start, stop)
         Z = xm if xm is not None else cond.encode(X)
         q = np.arange(start * d * S, stop * d * S)
         don = cond.donors(Z, np.repeat(obs, d * S), np.tile(removed_one, (len(obs), 1)), u[q])
@@ -281,7 +373,8 @@ def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray, orders: np.
         part = np.arange(start, stop)
         losses[start:stop] = conditional_coalition_losses(
             explainer._model, explainer._loss, explainer._correction, X.take(part),
-            np.asarray(y)[start:stop], storage.sampler_at(b, batch), u[start:stop],
+            np.asarray(y)[start:stop], storage.sampler_at(b, batch, start, stop, offset=start),
+            u[start:stop],
             orders[start:stop], explainer._col_player, explainer=explainer,
             rows=(None if xm is None else xm[part], None if cols is None else
                   {n: c[part] for n, c in cols.items()}),

@@ -31,7 +31,9 @@ Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunc
 ICE curve on a fixed grid), ``permutation_importance`` and
 ``permutation_importance_background`` (:class:`~ixplain.methods.pfi.PermutationPFI`,
 :class:`~ixplain.methods.pfi.BackgroundPFI`), ``sage``
-(:class:`~ixplain.methods.sage.SAGEFunction`).
+(:class:`~ixplain.methods.sage.SAGEFunction`); conditional removal:
+``permutation_importance_conditional`` (:class:`~ixplain.methods._conditional.ConditionalPFI`)
+and ``sage_conditional`` (:class:`~ixplain.methods.sage.ConditionalSAGEFunction`).
 
 Randomness
 ----------

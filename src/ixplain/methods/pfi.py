@@ -568,10 +568,11 @@ def permutation_importance(
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
         model.observe_labels(y_arr)
-        imp = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
-                                          seed, ConditionalSampler().fit(table), memory_budget)
+        imp, se = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
+                                              seed, ConditionalSampler().fit(table),
+                                              memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)
-        settings.update(loss=loss_obj.name, removal="conditional")
+        settings.update(loss=loss_obj.name, removal="conditional", standard_error=se.tolist())
         return FeatureImportance.from_importances(imp, labels, settings)
     if loss is not None:
         loss_obj = get_loss(loss, owner)

@@ -31,7 +31,7 @@ from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
-from ._conditional import TableMaker, conditional_coalition_losses
+from ._conditional import TableMaker, conditional_coalition_losses, exclude_rows
 from ._engine import Explained, Method, ProgressInfo, RowBatch, make_progress, register
 from ._sage_core import (
     coalition_losses,
@@ -652,25 +652,35 @@ class SAGEFunction(Method):
         return self._position[start : start + B]
 
     def explain(self, batch: RowBatch) -> np.ndarray:
-        assert self.background is not None and self.empty_pred is not None
-        G, m, B = len(self.players), self.background.n_rows, batch.n_rows
+        assert self.empty_pred is not None
+        G, B = len(self.players), batch.n_rows
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
         ps = self._permutation_index(batch.start, B)
         orders = random_orders(_uniforms_at(RowStream(self.seed, "sage-order", G), ps))
-        if self.exact_inner:
-            draw_idx = np.broadcast_to(np.arange(m), (B, m))
-        else:
-            u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
-            draw_idx = uniform_index(u, m)
-        scores, losses = self.marginal_contributions(
-            batch.X, y, self.background, draw_idx, orders,
-            empty_pred=self.empty_pred if self.exact_inner else None)
+        losses = self._losses(batch, y, ps, orders)
+        scores = contributions(losses, orders)
         total = losses[:, 0] - losses[:, -1]
         const = np.ascontiguousarray(np.broadcast_to(self.empty_pred, (B,) + np.shape(
             self.empty_pred)))
         exact = self.loss(y, const, self.model.classes_) - losses[:, -1]
         return np.column_stack([scores, total, scores * total[:, None], total**2, exact])
+
+    def _losses(self, batch: RowBatch, y: np.ndarray, ps: np.ndarray,
+                orders: np.ndarray) -> np.ndarray:
+        """(B, G + 1) coalition losses along ``orders``, removed features from the background
+        (the draws of permutations ``ps``)."""
+        assert self.background is not None
+        m, B = self.background.n_rows, batch.n_rows
+        if self.exact_inner:
+            draw_idx = np.broadcast_to(np.arange(m), (B, m))
+        else:
+            u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
+            draw_idx = uniform_index(u, m)
+        _, losses = self.marginal_contributions(
+            batch.X, y, self.background, draw_idx, orders,
+            empty_pred=self.empty_pred if self.exact_inner else None)
+        return losses
 
     def marginal_contributions(
         self, X: Table, y: np.ndarray, draws: Table, draw_idx: np.ndarray, orders: np.ndarray,
@@ -735,6 +745,53 @@ class SAGEFunction(Method):
 def _example_model(X: Any) -> np.ndarray:
     A = np.asarray(X, dtype=np.float64)
     return A[:, 0] + 0.5 * A[:, 1] * A[:, 2]
+
+
+@register
+class ConditionalSAGEFunction(SAGEFunction):
+    """:class:`SAGEFunction` with the features outside each coalition drawn from their
+    conditional distribution given it (``removal="conditional"``): row ``t`` takes the order
+    and the draws' uniforms (``RowStream(seed, "sage-cond")``) that :func:`sage`'s first pass
+    gives it, and its own values are excluded from its draws when it is a row the sampler was
+    fitted on (``fitted``: their sorted global ids; None: row ``t`` is fitted row ``t``).
+    ``background`` serves only the empty coalition's prediction (the control variate's exact
+    total); the draws come from ``sampler``.
+    """
+
+    name = "sage_conditional"
+
+    def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
+                 players: list[str], n_samples: int, seed: int, n_rows: int,
+                 sampler: ConditionalSampler, fitted: np.ndarray | None = None,
+                 control_variate: bool = True) -> None:
+        super().__init__(model, loss, background, col_player, players, n_samples, False, seed,
+                         n_rows, control_variate)
+        self.sampler = sampler
+        self.fitted = None if fitted is None else np.asarray(fitted, dtype=np.intp)
+
+    def _losses(self, batch: RowBatch, y: np.ndarray, ps: np.ndarray,
+                orders: np.ndarray) -> np.ndarray:
+        B = batch.n_rows
+        width = self.sampler.width(len(self.col_player))
+        u = _uniforms_at(RowStream(self.seed, "sage-cond", self.n_samples * width), ps)
+        ids = np.arange(batch.start, batch.start + B)
+        return conditional_coalition_losses(
+            self.model, self.loss, self.correction, batch.X, y, self.sampler,
+            u.reshape(B, self.n_samples, width), orders, self.col_player,
+            exclude=exclude_rows(ids, self.fitted), explainer=TableMaker(batch.X),
+            rows=(None, canonical_columns(batch.X)),
+        )
+
+    @classmethod
+    def example(cls) -> tuple[Method, Any, Any]:
+        rng = np.random.default_rng(0)
+        a = rng.normal(size=120)
+        X = np.column_stack([a, a + 0.5 * rng.normal(size=120), rng.normal(size=120)])
+        table = as_table(X, ["x0", "x1", "x2"])
+        sampler = ConditionalSampler(min_samples_leaf=5).fit(table)
+        fn = cls(as_model(_example_model), get_loss("squared_error"), table.take(np.arange(16)),
+                 np.arange(3), ["x0", "x1", "x2"], 3, 0, len(X), sampler)
+        return fn, X, X[:, 0] + 0.5 * X[:, 1] * X[:, 2]
 
 
 def _uniforms_at(stream: RowStream, rows: np.ndarray) -> np.ndarray:
