@@ -22,7 +22,7 @@ from ..models import Model
 from ..storage.base import canonical_columns
 from ..tabular import Table
 from ._engine import Method, RowBatch, explain_rows, register
-from ._sage_core import averaged_loss, positive_column
+from ._sage_core import averaged_loss, order_losses, positive_column
 
 __all__: list[str] = []
 
@@ -225,21 +225,13 @@ def conditional_coalition_losses(
     losses : ndarray of shape (n, G + 1)
         As :func:`~ixplain.methods._sage_core.coalition_losses`.
     """
-    nb = u.shape[0]
-    n_players = orders.shape[1]
     k_start = 0 if empty_pred is None else 1
     est, full_loss = conditional_masked_losses(
         model, loss, correction, x, y, sampler, u,
         coalition_removed(orders, col_player, k_start), exclude=exclude,
         batch_rows=batch_rows, explainer=explainer, rows=rows,
     )
-    losses = np.empty((nb, n_players + 1))
-    losses[:, k_start:n_players] = est
-    if empty_pred is not None:
-        const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
-        losses[:, 0] = loss(np.asarray(y), np.ascontiguousarray(const), model.classes_)
-    losses[:, n_players] = full_loss
-    return losses
+    return order_losses(est, full_loss, model, loss, y, empty_pred)
 
 
 def conditional_masked_losses(

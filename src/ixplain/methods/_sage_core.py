@@ -276,13 +276,25 @@ def coalition_losses(
     est, full_loss, full_pred = masked_losses(
         model, loss, correction, table, y, n_players - k_start, s, batch_rows=batch_rows
     )
+    return order_losses(est, full_loss, model, loss, y, empty_pred), full_pred
+
+
+def order_losses(
+    est: np.ndarray, full_loss: np.ndarray, model: Model, loss: Loss, y: np.ndarray,
+    empty_pred: np.ndarray | None,
+) -> np.ndarray:
+    """The losses along each order, shape (n, G + 1): column 0 the empty coalition (exact
+    from ``empty_pred`` when given, else estimated in ``est``), the coalitions' estimates
+    ``est`` (n, G or G - 1), and the full model's loss ``full_loss`` (n,) last."""
+    nb, n_players = est.shape[0], est.shape[1] + (0 if empty_pred is None else 1)
+    k_start = 0 if empty_pred is None else 1
     losses = np.empty((nb, n_players + 1))
     losses[:, k_start:n_players] = est
     if empty_pred is not None:
         const = np.broadcast_to(empty_pred, (nb,) + np.shape(empty_pred))
         losses[:, 0] = loss(np.asarray(y), np.ascontiguousarray(const), model.classes_)
     losses[:, n_players] = full_loss
-    return losses, full_pred
+    return losses
 
 
 def contributions(losses: np.ndarray, orders: np.ndarray) -> np.ndarray:
