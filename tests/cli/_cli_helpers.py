@@ -28,3 +28,15 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 240) -> subpro
         text=True,
         timeout=timeout,
     )
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    """``ixplain.cli.main(ARGS)`` in this process: (exit status, stdout, stderr)."""
+    import pytest
+
+    from ixplain.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(info.value.code or 0), out, err

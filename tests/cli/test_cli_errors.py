@@ -6,20 +6,13 @@ import pickle
 
 import pandas as pd
 import pytest
-from _cli_helpers import run_cli
+from _cli_helpers import run_cli, run_main
 
 pytest.importorskip("typer")
 pytest.importorskip("river")
 
 from ixplain.cli import main
 from ixplain.cli._errors import CLIError
-
-
-def run_main(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,7 @@ import pytest
 pytest.importorskip("typer")
 pytest.importorskip("river")
 
-from ixplain.cli import main
-
-
-def run_main(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
+from _cli_helpers import run_main
 
 
 @pytest.fixture(scope="module")
