@@ -97,3 +97,19 @@ def test_stream_explain_ale_alone_writes_each_snapshot_once(tmp_path):
     sizes = table.groupby(["feature", "row"]).size()
     assert sizes.index.get_level_values("row").max() == 300
     assert (sizes == 21).all(), sizes
+
+
+def test_stream_explain_ale_on_a_stream_shorter_than_the_warm_up_says_so(tmp_path):
+    """50 rows end inside iALE's 100-row warm-up: nothing can be written, and the run used to
+    exit 0 without a word (only summary.json's "explained": 0 showed it)."""
+    from ixplain.datasets import load_bike_sharing
+
+    path = tmp_path / "bike.csv"
+    load_bike_sharing().head(50).to_csv(path, index=False)
+    out = tmp_path / "out"
+    proc = run_cli("stream", "--data", str(path), "--target", "count", "--explain", "ale",
+                   "--pd-features", "hour", "--n-rows", "50", "--seed", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert not (out / "ale.csv").exists()
+    assert "no ALE curve written" in proc.stderr and "regrid_every=100" in proc.stderr
+    assert "this run saw 50 rows" in proc.stderr

@@ -451,9 +451,27 @@ def _snapshot_ale(ex: StreamExplainers, row: int) -> None:
         )
 
 
+def _warn_no_ale(run: StreamRun) -> None:
+    """Say why ``--explain ale`` wrote nothing (a short stream ends within the warm-up)."""
+    quiet = {k: e for k, e in run.explainers.explainers.items() if k.startswith("ale:")}
+    if not quiet:
+        return
+    import warnings
+
+    first = next(iter(quiet.values()))
+    warnings.warn(
+        f"ale: no ALE curve written: IncrementalALE explained no rows of "
+        f"{sorted(k[4:] for k in quiet)} (it stores its first regrid_every="
+        f"{first.regrid_every} rows as a warm-up before the first bins, and a constant feature "
+        f"extends it; this run saw {first.n_seen_} rows). Use a longer stream (--n-rows).",
+        UserWarning, stacklevel=2,
+    )
+
+
 def _write_ale(run: StreamRun, out: Path) -> list[Path]:
     snapshots = _ale_snapshots(run)
     if not snapshots:
+        _warn_no_ale(run)
         return []
     records = [
         {"feature": feature, "row": int(row), "edge": g, "ale": v, "std": s}
