@@ -135,6 +135,7 @@ def removal_cases() -> dict[str, ExplainerCase]:
     is a :class:`~ixplain.imputation.ConditionalStorage`, refitted every 20 rows here so that a
     check's stream crosses many refits and leaf-pool updates); run through every check."""
     from ..imputation import ConditionalStorage
+    from ..methods.iinteractions import IncrementalShapleyInteractions
     from ..methods.isage import IncrementalSAGE
     from ..methods.pfi import IncrementalPFI
 
@@ -145,6 +146,7 @@ def removal_cases() -> dict[str, ExplainerCase]:
     return {
         "IncrementalPFI[conditional]": ExplainerCase(lambda m, rs: IncrementalPFI(m, "squared_error", alpha=0.05, random_state=rs, removal="conditional", storage=store()), storages=only),
         "IncrementalSAGE[conditional]": ExplainerCase(lambda m, rs: IncrementalSAGE(m, loss="squared_error", alpha=0.05, random_state=rs, removal="conditional", storage=store()), storages=only, skip={"ignored_feature"}),  # conditional SAGE credits a feature through the features it predicts: not 0 by design
+        "IncrementalShapleyInteractions[conditional]": ExplainerCase(lambda m, rs: IncrementalShapleyInteractions(m, loss="squared_error", method="permutation", alpha=0.05, random_state=rs, removal="conditional", storage=store()), storages=only, skip={"ignored_feature"}),  # as conditional SAGE
     }
 
 

@@ -224,7 +224,8 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
                     None if cols is None else {n: c[part] for n, c in cols.items()})
             evaluate = conditional_evaluator(
                 self._model, self._loss, self._correction, X.take(part), y[start:stop],
-                storage.sampler_at(b, batch), u[start:stop], explainer=self, rows=rows,
+                storage.sampler_at(b, batch, start, stop, offset=start), u[start:stop],
+                explainer=self, rows=rows,
                 batch_rows=batch_rows)
             values, losses = explain_interactions(
                 plan, evaluate, stop - start, None if order_u is None else order_u[start:stop])
