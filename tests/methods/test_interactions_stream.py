@@ -151,3 +151,15 @@ def test_results_need_observations():
     with pytest.raises(ValueError, match="at least 2 players"):
         IncrementalShapleyInteractions(product_plus, loss="squared_error",
                                        feature_names=["a"])
+
+
+def test_to_result_after_only_storage_filling_rows_says_why():
+    """The first row meets an empty storage: it is stored, not explained; the error says so
+    (it read as if explain_one had never been called)."""
+    from ixplain import IncrementalShapleyInteractions
+
+    X = np.random.default_rng(0).normal(size=(3, 3))
+    e = IncrementalShapleyInteractions(lambda Z: Z.sum(axis=1), loss="squared_error")
+    e.explain_one(X[0], 0.0)
+    with pytest.raises(ValueError, match=r"seen 1 row\(s\), which only filled its storage"):
+        e.to_result()

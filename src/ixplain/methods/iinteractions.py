@@ -282,7 +282,11 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
             Before the first explained observation.
         """
         if self._aggregator.n == 0 or self.players_ is None:
-            raise ValueError(f"{self._owner} has not explained any observation yet.")
+            seen = self.n_seen_
+            why = (f"; it has seen {seen} row(s), which only filled its storage (a row met by "
+                   "an empty storage has no perturbation data and is not explained, nor are "
+                   "skipped rows): explain more rows first") if seen else ""
+            raise ValueError(f"{self._owner} has not explained any observation yet{why}.")
         assert self._plan is not None
         settings = self._settings()
         settings.update(n_observations=self.n_explained_,
