@@ -33,8 +33,9 @@ Rows print as each model finishes (``--json`` also writes them).
 Measured (2026-12-01, load average ~19 on 2 cores, so seconds are inflated on both sides alike):
 ``--rows 1000``: HGB 1.27 s vs 494 s (389x), LightGBM 1.07 s vs 786 s (735x), RandomForest
 1.86 s vs 164 s (88x); ``--rows 2000 --models RandomForest``: 4.94 s vs 1,232 s (249x);
-max|diff| <= 2.1e-14, same pairs, unused ``H^2`` 0 (the unguarded brute: 1 for (x8, x9)). The
-default 5,000-row run did not fit the session on that machine (one model got ~10% of a core).
+max|diff| <= 2.1e-14, same pairs, unused ``H^2`` 0 (the unguarded brute: 1 for (x8, x9)). Idle
+machine (2026-12-02), ``--rows 5000 --models RandomForest``: tree 0.63 s vs brute 835 s
+(1,318x, 3.25e8 brute predictions), max|diff| 1.0e-14, same pairs, unused ``H^2`` 0.
 Run: ``PYTHONPATH=src python benchmarks/bench_interactions_h.py [--rows 1000] [--models RandomForest]``
 """
 
