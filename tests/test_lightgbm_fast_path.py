@@ -246,9 +246,9 @@ def test_invalid_input_raises_the_public_error(data, bad):
     assert str(ours.value.__cause__) == str(public.value)
 
 
-def test_self_check_mismatch_disables_the_fast_path(data, monkeypatch):
-    X, _, y3 = data
-    clf = _clf().fit(X, y3)
+def _first_booster_call_differs(monkeypatch):
+    """Make the first ``Booster.predict`` call of the test return a last-bit different array
+    (the self-check's fast call); the original method is returned for reference calls."""
     booster_predict = lgb.Booster.predict
     seen = {"n": 0}
 
@@ -258,6 +258,13 @@ def test_self_check_mismatch_disables_the_fast_path(data, monkeypatch):
         return np.nextafter(out, 2.0) if seen["n"] == 1 else out
 
     monkeypatch.setattr(lgb.Booster, "predict", first_call_differs)
+    return booster_predict
+
+
+def test_self_check_mismatch_disables_the_fast_path(data, monkeypatch):
+    X, _, y3 = data
+    clf = _clf().fit(X, y3)
+    booster_predict = _first_booster_call_differs(monkeypatch)
     m = as_model(clf)
     _same(m._predict_native(X), booster_predict(clf.booster_, X))  # the public result
     fast = m._lightgbm
@@ -345,15 +352,7 @@ def test_self_check_mismatch_on_a_large_input_returns_the_public_result(data, mo
     X, _, y3 = data
     clf = _clf().fit(X, y3)
     expected = clf.predict_proba(X)
-    booster_predict = lgb.Booster.predict
-    seen = {"n": 0}
-
-    def first_call_differs(self, *args, **kwargs):
-        seen["n"] += 1
-        out = booster_predict(self, *args, **kwargs)
-        return np.nextafter(out, 2.0) if seen["n"] == 1 else out
-
-    monkeypatch.setattr(lgb.Booster, "predict", first_call_differs)
+    _first_booster_call_differs(monkeypatch)
     m = as_model(clf)
     _same(m._predict_native(X), expected)
     assert not m._lightgbm.enabled and m._lightgbm.n_fast == 0
