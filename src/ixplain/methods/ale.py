@@ -96,6 +96,7 @@ from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..results.ale import AccumulatedLocalEffects
 from ..tabular import Table, as_table
 from ._engine import Explained, Method, RowBatch, register
+from .pdp import effect_model
 
 __all__ = ["ALEFunction", "accumulated_local_effects", "local_differences", "row_moments"]
 
@@ -990,24 +991,6 @@ def _check_custom_edges(custom: Any, features: list[str], table: Table) -> dict[
     return out
 
 
-def _make_model(estimator: Any, response_method: str, target: Any, input_kind: str) -> Model:
-    classifier_like = hasattr(estimator, "classes_") or hasattr(estimator, "predict_proba_one")
-    try:
-        return as_model(estimator, response_method=response_method,
-                        target=target if classifier_like else None, input_kind=input_kind,
-                        owner=_OWNER).refuse_nan_outputs(_OWNER)  # a NaN bin is not an effect
-    except TypeError as exc:
-        raise param_error(
-            _OWNER, "estimator",
-            "a fitted scikit-learn-API estimator, a River model, a Booster or a callable",
-            estimator, exc=TypeError,
-        ) from exc
-    except ValueError as exc:
-        if "target class" in str(exc):
-            raise param_error(_OWNER, "target", "one of the model's classes", target) from None
-        raise
-
-
 def _select_output(values: list[np.ndarray | None], model: Model, target: Any) -> list[Any]:
     if model.is_classifier or target is None:
         return values
@@ -1179,7 +1162,7 @@ def accumulated_local_effects(
     feats = _resolve_features(features, table)
     custom = _check_custom_edges(custom_edges, feats, table)
     weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
-    model = _make_model(estimator, response_method, target, input_kind)
+    model = effect_model(estimator, response_method, target, input_kind, _OWNER)
     fbs = _feature_bins(table, feats, weights, grid_resolution, min_bin_size, custom,
                         categorical_order)
     for fb in fbs:

@@ -1018,16 +1018,24 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
 
         if is_classifier(estimator):
             response_method = "decision_function"
+    return effect_model(estimator, response_method, target, input_kind, _OWNER)
+
+
+def effect_model(estimator: Any, response_method: str, target: Any, input_kind: str,
+                 owner: str) -> Model:
+    """The adapter of a curve method (PD, ALE): ``target`` picks a classifier's class (a
+    regressor's output is selected afterwards), NaN outputs refused; a bad estimator or class
+    is a ``param_error`` of ``owner`` naming it."""
     is_classifier_like = hasattr(estimator, "classes_") or hasattr(estimator, "predict_proba_one")
     model_target = target if is_classifier_like else None
     try:
         return as_model(
             estimator, response_method=response_method, target=model_target,
-            input_kind=input_kind, owner=_OWNER,
-        ).refuse_nan_outputs(_OWNER)
+            input_kind=input_kind, owner=owner,
+        ).refuse_nan_outputs(owner)
     except TypeError as exc:
         raise param_error(
-            _OWNER, "estimator",
+            owner, "estimator",
             "a fitted scikit-learn-API estimator, a River model, a Booster or a callable",
             estimator, exc=TypeError,
         ) from exc
@@ -1035,7 +1043,7 @@ def _make_model(estimator: Any, response_method: str, target: Any, input_kind: s
         if model_target is not None and "target class" in str(exc):
             classes = getattr(estimator, "classes_", None)
             raise param_error(
-                _OWNER, "target", f"one of the model's classes {np.asarray(classes).tolist()}", target
+                owner, "target", f"one of the model's classes {np.asarray(classes).tolist()}", target
             ) from None
         raise
 
