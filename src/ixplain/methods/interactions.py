@@ -30,7 +30,7 @@ from .._validation import (
     param_error,
 )
 from ..aggregation import Mean
-from ..imputation import ConditionalSampler, check_removal
+from ..imputation import ConditionalSampler
 from ..losses import Loss, get_loss
 from ..models import Model, as_model
 from ..results.interactions import ShapleyInteractions
@@ -57,7 +57,7 @@ from ._interaction_core import (
 )
 from ._interaction_kernel import n_terms
 from ._sage_core import correction_for, resolve_players
-from .sage import _background_table, resolve_n_samples
+from .sage import _background_table, resolve_draws
 
 __all__ = ["shapley_interactions"]
 
@@ -377,14 +377,8 @@ def _validate(
         raise param_error(
             owner, "n_permutations", "an int >= 1 when convergence_threshold is None", None
         )
-    correction = correction_for(loss_obj)
-    s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
-    exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
-    sampler = None
-    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
-        sampler = ConditionalSampler().fit(table if background is None else bg)
-        if exact_inner:
-            s, exact_inner = min(32, sampler.n_rows_), False
+    s, exact_inner, sampler = resolve_draws(n_samples, loss_obj, removal, table, background,
+                                            bg, owner)
     # NaN in X goes to the model (as in sage); a NaN prediction is an error naming the rows
     function = InteractionFunction(
         as_model(model, owner=owner).refuse_nan_outputs(owner), loss_obj, bg, plan, players,

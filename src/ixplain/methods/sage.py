@@ -26,7 +26,7 @@ from .._validation import (
     refuse_nonfinite,
 )
 from ..imputation import ConditionalSampler, check_removal
-from ..losses import get_loss
+from ..losses import Loss, get_loss
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
@@ -141,6 +141,28 @@ def _background_table(background: Any, table: Table, seed: int | np.random.Gener
     if bg.schema.source != table.schema.source:
         bg = as_table(bg.to_native(table.schema.source), list(table.names), owner=owner)
     return bg.select(table.names)
+
+
+def resolve_draws(
+    n_samples: Any, loss: Loss, removal: Any, table: Table, background: Any, bg: Table,
+    owner: str,
+) -> tuple[int, bool, ConditionalSampler | None]:
+    """The inner draws of the loss game: ``(n_samples, exact_inner, sampler)``.
+
+    ``exact_inner`` is the exact mean over all ``bg`` rows (``n_samples=None``, or ``"auto"``
+    with a plug-in loss); under ``removal="conditional"`` the sampler is fitted on ``X``
+    (``table``) or on ``background`` when given, and an exact inner mean becomes 32 draws
+    (at most the sampler's rows).
+    """
+    correction = correction_for(loss)
+    s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
+    exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
+    sampler = None
+    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
+        sampler = ConditionalSampler().fit(table if background is None else bg)
+        if exact_inner:
+            s, exact_inner = min(32, sampler.n_rows_), False
+    return s, exact_inner, sampler
 
 
 def resolve_n_samples(n_samples: Any, correction: str, n_background: int, owner: str) -> int:
@@ -555,14 +577,8 @@ def _run(
     mdl = as_model(model, owner=owner).refuse_nan_outputs(owner)
     bg = _background_table(background, table, seed, owner)
     players, col_player = resolve_players(table.names, groups, owner)
-    correction = correction_for(loss_obj)
-    s = resolve_n_samples(n_samples, correction, bg.n_rows, owner)
-    exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
-    sampler = None
-    if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
-        sampler = ConditionalSampler().fit(table if background is None else bg)
-        if exact_inner:
-            s, exact_inner = min(32, sampler.n_rows_), False
+    s, exact_inner, sampler = resolve_draws(n_samples, loss_obj, removal, table, background,
+                                            bg, owner)
     assert bs is not None
     _check_sizes(len(table.names), len(players), s, exact_inner,
                  bs if n_perm is None else min(bs, n_perm), owner)
