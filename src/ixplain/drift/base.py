@@ -5,21 +5,22 @@ values, scaled into [0, 1]) and says when its distribution changed. Three are pr
 thin wrapper of River's ``drift`` module (imported lazily; ``pip install river``):
 
 ``"cusum"`` -- :class:`CUSUMTest` (default)
-    A two-sided, self-starting CUSUM of likelihood-ratio type on standardised values (Page
-    1954; Lorden 1971; Hawkins 1987). Each value is standardised by the mean and long-run
-    standard deviation of the regime so far (the first ``warmup`` values fix the standard
-    deviation -- with their first 10 autocorrelations, as neighbouring rows of a real stream
-    are correlated -- and the shape term ``psi``; the mean and variance then absorb every
-    value), clipped to [-4, 4] (``z``); each side accumulates ``S = max(0, S + d z -
-    psi(d))`` with ``d = 0.5`` (tuned to shifts of about half a standard deviation) and
-    ``psi(d)`` the warm-up's log moment generating function of ``z`` (at least ``d**2 / 2``,
-    the normal one). Alarm when a side reaches ``h = log(200000 / level)``. Guarantee: were
-    the values i.i.d. with a known distribution, ``exp`` of the sum of the increments from
-    any start row would be a martingale of mean 1, so (Ville's inequality) it reaches
-    ``e^h`` with probability at most ``e^-h``; a union over the two sides and the start rows
-    bounds the probability of any false alarm within 100,000 rows by ``level``. With the
-    distribution estimated from the regime the bound is approximate (the benchmark measures
-    the rate on real streams). After an alarm the test warms up again on the new regime.
+    A two-sided, self-starting CUSUM of likelihood-ratio type (Page 1954; Lorden 1971;
+    Hawkins 1987) on robustly clipped, standardised values: each value is clipped at 2.5
+    robust scales around the warm-up median (Huber 1964), standardised by the mean and
+    long-run standard deviation of the regime's clipped values and clipped at +-3; each side
+    accumulates ``S = max(0, S + d z - psi(d))`` with ``d = 0.5`` and ``psi(d)`` the warm-up's
+    log moment generating function of ``z``; alarm at ``h = log(200000 / level)``.
+    Guarantees (derived in :class:`CUSUMTest`): (1) always, one row moves a sum by at most
+    ``0.5 * 3 - psi <= 1.375``, so fewer than ``h / 1.375`` rows (15 at the defaults) cannot raise an
+    alarm from a sum at 0, however extreme their values; (2) for i.i.d. values of a known
+    distribution, the probability of any false alarm within 100,000 rows is at most
+    ``level`` (Ville's inequality on ``exp`` of the sums; the clipping makes the values
+    bounded, so the bound holds for heavy-tailed values too, whose own moment generating
+    function is infinite); with the distribution estimated from the regime it is
+    approximate (the tests measure it on normal, Student-t and lognormal values, the
+    benchmark on real streams); (3) for correlated rows, a long-run factor from batch means
+    widens the scale (a heuristic). After an alarm the test warms up again on the new regime.
 ``"adwin"`` -- :class:`ADWINTest`
     ADWIN (Bifet & Gavalda 2007): an adaptive window, cut when the means of two sub-windows
     differ by more than a Hoeffding/Bernstein bound. Its guarantee (Theorem 3.1 of the paper):
@@ -50,7 +51,8 @@ References
 A. Bifet, R. Gavalda, "Learning from Time-Changing Data with Adaptive Windowing", SDM 2007.
 G. Lorden, "Procedures for Reacting to a Change in Distribution", Annals of Mathematical
 Statistics 42, 1971. D. M. Hawkins, "Self-Starting Cusum Charts for Location and Scale",
-The Statistician 36, 1987. W. K. Newey, K. D. West, "A Simple, Positive Semi-Definite,
+The Statistician 36, 1987. P. J. Huber, "Robust Estimation of a Location Parameter", Annals
+of Mathematical Statistics 35, 1964. W. K. Newey, K. D. West, "A Simple, Positive Semi-Definite,
 Heteroskedasticity and Autocorrelation Consistent Covariance Matrix", Econometrica 55, 1987.
 C. Raab, M. Heusinger, F.-M. Schleif, "Reactive Soft Prototype Computing for Concept Drift
 Streams", Neurocomputing 416, 2020. E. S. Page, "Continuous Inspection Schemes", Biometrika 41,
@@ -196,23 +198,89 @@ class PageHinkleyTest:
 
 
 class CUSUMTest:
-    """Two-sided self-starting CUSUM on standardised values, false alarms at most about
-    ``level`` per 100,000 rows.
+    """Two-sided self-starting CUSUM on robustly clipped, standardised values; false alarms
+    at most about ``level`` per 100,000 rows.
+
+    Each value ``x`` is first clipped to ``[m - c s, m + c s]`` (``y``), with ``m`` the
+    warm-up median, ``s`` a robust scale of the warm-up (the median absolute deviation over
+    0.6745; when more than half the values are equal, the 90 %, then 99 % quantile of the
+    absolute deviations over their normal quantile; when even that is 0, the largest
+    deviation; a constant warm-up clips departures at ``0.5 sqrt(3 / warmup)``, see below)
+    and ``c = clip``. The clipped value is standardised by the mean and standard
+    deviation of the regime's clipped values so far times a long-run factor ``k >= 1`` and
+    clipped again to ``[-max_z, max_z]`` (``z``). Each side accumulates
+    ``S = max(0, S + d z - psi(d))`` with ``d = shift``; ``psi(d)`` is the log moment
+    generating function of the warm-up's ``z`` (at least ``d**2 / 2``, the normal one). An
+    alarm when a side reaches ``h = log(200000 / level)``; then the test warms up again.
+
+    What is guaranteed:
+
+    1. **Influence of one row (always).** A row moves a side by at most
+       ``b = d * max_z - psi(d)`` (1.375 at the defaults), so from ``S = 0`` no run of fewer
+       than ``ceil(h / b)`` rows can raise an alarm, whatever their size (15 rows at the
+       defaults and ``level = 0.002 / 9``): a few extreme rows cannot, unless the sum was
+       already high.
+    2. **False alarms (i.i.d. values).** Were the values after the warm-up i.i.d. with
+       ``E[z] = 0`` and ``log E[exp(+-d z)] <= psi(d)``, each increment would have
+       ``E[exp(d z - psi)] <= 1``: ``exp`` of the sum from any start row is a
+       non-negative supermartingale, which reaches ``e^h`` with probability at most ``e^-h``
+       (Ville's inequality); the union over the two sides and the start rows bounds the
+       probability of any alarm within 100,000 rows by ``level``. The clipping makes ``z``
+       bounded, so this moment generating function exists for *any* distribution of ``x``
+       -- also for heavy-tailed per-row values (squared-error increments, Student-t,
+       lognormal), whose own moment generating function is infinite, so that a CUSUM on the
+       raw values has no such bound and a warm-up estimate of ``psi`` has no limit -- and its
+       warm-up estimate (the plug-in ``psi``) converges at rate ``1 / sqrt(warmup)``. A
+       long-run factor ``k > 1`` keeps the bound: for ``E[z] = 0`` the log moment generating
+       function is convex and 0 at 0, so ``log E[exp(d z / k)] <= log E[exp(d z)] / k <=
+       psi``. The bound is exact for a known ``m, s``, mean, standard deviation and ``psi``;
+       with them estimated from the regime (the plug-in, Hawkins' self-starting scheme) it is
+       approximate: the tests and the benchmark measure the rate.
+    3. **Dependent values (a heuristic).** Neighbouring rows of a real stream are correlated
+       (hourly rows: daily and weekly cycles, holidays of 24 rows). ``k`` is the long-run
+       standard deviation over the standard deviation: after the warm-up the larger of a
+       Bartlett estimate from the warm-up's first 10 autocorrelations (Newey & West 1987)
+       and a lower 95 % confidence bound from the means of consecutive batches of ``batch``
+       clipped values (the last 400 batches of the regime; batch means, e.g. Bagshaw &
+       Johnson 1977 for CUSUMs of correlated values), so independent values keep ``k``
+       close to 1.
 
     Parameters
     ----------
     level : float in (0, 1)
-        Bound on the probability of a false alarm within 100,000 values (see the module
-        docstring): the threshold is ``h = log(200000 / level)``.
+        Bound on the probability of a false alarm within 100,000 values (guarantee 2): the
+        threshold is ``h = log(200000 / level)``.
     warmup : int, default=200
-        Values that fix the standardisation (and again after each alarm).
+        Values that fix the clipping range, ``psi`` and the first standardisation (again
+        after each alarm).
     shift : float, default=0.5
-        The design shift ``d``, in standard deviations of the warm-up values.
+        The design shift ``d``, in standard deviations of the clipped warm-up values.
     lag : int, default=0
         Values join the reference (its mean and variance) ``lag`` values after they arrive
         (0: at once, Hawkins' self-starting CUSUM). A lag keeps a recent small shift from
         pulling the reference, but makes the reference lag behind a slow trend: on the bike
         stream (benchmark) ``lag=1000`` triples the alarms.
+    clip : float, default=2.5
+        The first clip, in robust scales ``s`` around the warm-up median.
+    max_z : float, default=3.0
+        The second clip, of the standardised value (bounds one row's influence, guarantee 1).
+    batch : int, default=25
+        Values per batch mean of the long-run factor.
+
+    Raises
+    ------
+    ValueError
+        For a level outside (0, 1), a ``warmup`` below 2, or a non-positive ``shift``,
+        ``clip``, ``max_z`` or ``batch``.
+
+    References
+    ----------
+    E. S. Page, "Continuous Inspection Schemes", Biometrika 41, 1954. G. Lorden, "Procedures
+    for Reacting to a Change in Distribution", Ann. Math. Statist. 42, 1971. D. M. Hawkins,
+    "Self-Starting Cusum Charts for Location and Scale", The Statistician 36, 1987. P. J.
+    Huber, "Robust Estimation of a Location Parameter", Ann. Math. Statist. 35, 1964.
+    S. L. Bagshaw, R. A. Johnson, "Sequential Procedures for Detecting Parameter Changes in a
+    Time-Series Model", JASA 72, 1977. W. K. Newey, K. D. West, Econometrica 55, 1987.
 
     Examples
     --------
@@ -225,12 +293,16 @@ class CUSUMTest:
     (True, 'CUSUM(level=0.001)')
     """
 
-    def __init__(self, level: float, warmup: int = 200, shift: float = 0.5,
-                 lag: int = 0) -> None:
+    def __init__(self, level: float, warmup: int = 200, shift: float = 0.5, lag: int = 0,
+                 clip: float = 2.5, max_z: float = 3.0, batch: int = 25) -> None:
+        _check_cusum(level, warmup, shift, clip, max_z, batch)
         self.level = float(level)
         self.lag = int(lag)
         self.warmup = int(warmup)
         self.shift = float(shift)
+        self.clip = float(clip)
+        self.max_z = float(max_z)
+        self.batch = int(batch)
         self.threshold = math.log(200_000.0 / self.level)
         self.name = f"CUSUM(level={self.level:.3g})"
         self._start()
@@ -238,45 +310,60 @@ class CUSUMTest:
     def _start(self) -> None:
         self._warm: list[float] = []
         self._mean = self._sd = 0.0
-        self._inflate = 1.0
+        self._lo, self._hi = -math.inf, math.inf
+        self._inflate = self._inflate0 = 1.0
         self._psi = (0.0, 0.0)
         self._up = self._down = 0.0
         self._pending: deque[float] = deque()
+        self._batches = _BatchMeans(self.batch)
 
     def _fit(self) -> None:
         w = self._warm
         n = len(w)
-        self._mean = sum(w) / n
-        var = sum((x - self._mean) ** 2 for x in w) / max(n - 1, 1)
+        centre, scale = _robust_location_scale(w)
+        if scale <= 0:  # a constant warm-up: departures count at most the floor below
+            scale = 0.5 * math.sqrt(3.0 / n) / self.clip
+        self._lo, self._hi = centre - self.clip * scale, centre + self.clip * scale
+        y = [self._clipped(x) for x in w]
+        self._mean = sum(y) / n
+        var = sum((x - self._mean) ** 2 for x in y) / (n - 1)
         # a constant warm-up (e.g. a feature the model ignores, values exactly 0): the rate of
         # other values is below about 3 / n (rule of three), so a departure of the largest
         # size the scaled values allow (0.5) has a standard deviation of about
         # 0.5 * sqrt(3 / n); one odd value is not a change, a run of them is
         self._sd = math.sqrt(var) if var > 0 else 0.5 * math.sqrt(3.0 / n)
-        self._n, self._m2 = n, var * max(n - 1, 1)
-        self._inflate = _long_run_factor(w, self._mean, var)
-        d = self.shift
-        z = [max(-4.0, min(4.0, (x - self._mean) / (self._sd * self._inflate))) for x in w]
+        self._n, self._m2 = n, var * (n - 1)
+        self._inflate = self._inflate0 = _long_run_factor(y, self._mean, var)
+        d, top = self.shift, self.max_z
+        z = [max(-top, min(top, (x - self._mean) / (self._sd * self._inflate))) for x in y]
         up = math.log(sum(math.exp(d * v) for v in z) / n)
         down = math.log(sum(math.exp(-d * v) for v in z) / n)
         self._psi = (max(up, d * d / 2), max(down, d * d / 2))
+        for x in y:
+            self._batches.add(x)
+
+    def _clipped(self, value: float) -> float:
+        return min(self._hi, max(self._lo, value))
 
     def update(self, value: float) -> bool:
+        """Add one value; True when a change is detected at this value."""
         if len(self._warm) < self.warmup:
             self._warm.append(float(value))
             if len(self._warm) == self.warmup:
                 self._fit()
             return False
-        z = max(-4.0, min(4.0, (value - self._mean) / (self._sd * self._inflate)))
+        y = self._clipped(float(value))
+        top = self.max_z
+        z = max(-top, min(top, (y - self._mean) / (self._sd * self._inflate)))
         d = self.shift
         self._up = max(0.0, self._up + d * z - self._psi[0])
         self._down = max(0.0, self._down - d * z - self._psi[1])
         if self._up >= self.threshold or self._down >= self.threshold:
             self._start()
             return True
-        # the reference: the regime's values older than ``lag`` rows
+        # the reference: the regime's clipped values older than ``lag`` rows
         pending = self._pending
-        pending.append(float(value))
+        pending.append(y)
         if len(pending) > self.lag:
             self._absorb(pending.popleft())
         return False
@@ -289,6 +376,43 @@ class CUSUMTest:
         var = self._m2 / (self._n - 1)
         if var > 0:
             self._sd = math.sqrt(var)
+        if self._batches.add(value):
+            ratio = self._batches.lower_variance() * self.batch / self._sd**2
+            self._inflate = max(self._inflate0, math.sqrt(min(max(ratio, 1.0), 100.0)))
+
+
+def _check_cusum(level: float, warmup: int, shift: float, clip: float, max_z: float,
+                 batch: int) -> None:
+    from .._validation import check_float, check_int
+
+    check_float(level, "level", "CUSUMTest", low=0.0, high=1.0, low_inclusive=False,
+                high_inclusive=False)
+    check_int(warmup, "warmup", "CUSUMTest", min_value=2)
+    for name, value in (("shift", shift), ("clip", clip), ("max_z", max_z)):
+        check_float(value, name, "CUSUMTest", low=0.0, low_inclusive=False)
+    check_int(batch, "batch", "CUSUMTest", min_value=1)
+
+
+def _robust_location_scale(w: list[float]) -> tuple[float, float]:
+    """The median of ``w`` and a robust scale: the median absolute deviation over 0.6745 (a
+    normal sd); when it is 0 (more than half the values equal), the 90 % and then 99 %
+    quantile of the absolute deviations over 1.645 and 2.576; then the largest deviation."""
+    v = sorted(w)
+    n = len(v)
+    centre = 0.5 * (v[(n - 1) // 2] + v[n // 2])
+    dev = sorted(abs(x - centre) for x in v)
+
+    def quantile(p: float) -> float:
+        i = p * (n - 1)
+        lo = int(i)
+        hi = min(lo + 1, n - 1)
+        return dev[lo] + (i - lo) * (dev[hi] - dev[lo])
+
+    for p, z in ((0.5, 0.6745), (0.9, 1.645), (0.99, 2.576)):
+        scale = quantile(p) / z
+        if scale > 0:
+            return centre, scale
+    return centre, dev[-1]
 
 
 def _long_run_factor(w: list[float], mean: float, var: float, lags: int = 10) -> float:
@@ -304,6 +428,41 @@ def _long_run_factor(w: list[float], mean: float, var: float, lags: int = 10) ->
         rho = sum(a * b for a, b in zip(c[:-lag], c[lag:])) / (var * (n - 1))
         total += 2.0 * (1.0 - lag / (lags + 1)) * rho
     return math.sqrt(min(max(total, 1.0), 100.0))
+
+
+class _BatchMeans:
+    """Means of consecutive batches of ``size`` values (the last ``keep``) and a lower 95 %
+    confidence bound of their variance (chi-square, normal approximation)."""
+
+    def __init__(self, size: int, keep: int = 400) -> None:
+        self.size, self.keep = int(size), int(keep)
+        self._sum = 0.0
+        self._count = 0
+        self._means: deque[float] = deque()
+        self._s1 = self._s2 = 0.0
+
+    def add(self, value: float) -> bool:
+        """Add one value; True when it completed a batch and the bound is defined."""
+        self._sum += value
+        self._count += 1
+        if self._count < self.size:
+            return False
+        m = self._sum / self.size
+        self._sum, self._count = 0.0, 0
+        self._means.append(m)
+        self._s1 += m
+        self._s2 += m * m
+        if len(self._means) > self.keep:
+            old = self._means.popleft()
+            self._s1 -= old
+            self._s2 -= old * old
+        return len(self._means) >= 8
+
+    def lower_variance(self) -> float:
+        """``var * (1 - 1.645 sqrt(2 / (n - 1)))``, at least 0 (``n`` batch means)."""
+        n = len(self._means)
+        var = max(self._s2 - self._s1 * self._s1 / n, 0.0) / (n - 1)
+        return var * max(0.0, 1.0 - 1.645 * math.sqrt(2.0 / (n - 1)))
 
 
 #: The tests by name, with the keyword their level goes to.
