@@ -11,7 +11,8 @@ from .._random import keyed_generator
 from ..storage import DatasetStorage
 
 __all__ = [
-    "Capture", "detached_copy", "pd_curves", "pseudo_labels", "reference_values", "value_labels",
+    "Capture", "detached_copy", "pd_curves", "pseudo_labels", "reference_predictions",
+    "reference_values", "value_labels",
 ]
 
 
@@ -68,6 +69,17 @@ def pseudo_labels(model: Any, table: Any) -> np.ndarray:
         return np.asarray(classes, dtype=object)[pred.argmax(axis=1)]
     cut = 0.0 if method == "decision_function" else 0.5
     return np.where(pred > cut, classes[1], classes[0])
+
+
+def reference_predictions(explainer: Any, cols: dict[str, np.ndarray]) -> np.ndarray:
+    """The explainer's *current* model's outputs on the reference rows, flattened to
+    ``(n * n_outputs,)`` floats (one batched model call; the model channel's screen)."""
+    pred = np.asarray(explainer._model.predict(explainer._make_table(cols)))
+    try:
+        return pred.astype(np.float64).reshape(-1)
+    except (TypeError, ValueError):  # class labels: compare them as codes
+        _, codes = np.unique(pred.astype(str), return_inverse=True)
+        return codes.astype(np.float64).reshape(-1)
 
 
 def reference_values(

@@ -19,6 +19,7 @@ from ._snapshot import (
     detached_copy,
     pd_curves,
     pseudo_labels,
+    reference_predictions,
     reference_values,
     value_labels,
 )
@@ -58,7 +59,15 @@ class ExplanationDriftDetector:
         a paired z-test of the mean difference (common random numbers: a model that did not change
         gives differences of exactly 0). An event needs significance *and* a change of at least
         ``min_change`` times the total absolute importance (a model that keeps growing a tree
-        changes a little all the time). The reference point moves to the event.
+        changes a little all the time). The reference point moves to the event. In between,
+        every ``screen_every`` rows a screen compares the current model's predictions on the
+        reference rows (one batched call of ``n_reference`` rows) with those at the last
+        screen, and runs the check at once when they jumped: moved (mean absolute change over
+        their mean absolute deviation) by more than 3 times the median move of the last 20
+        screens. A model that did not change is never checked early; one that switched after
+        a quiet spell (e.g. to another copy of a feature) is checked within ``screen_every``
+        rows instead of ``check_every``; the steady moves of a model that keeps learning
+        (SGD steps) set the median and are left to the scheduled checks.
     ``"values"``
         Values fed directly with :meth:`update_values` (any source).
 
@@ -76,7 +85,11 @@ class ExplanationDriftDetector:
     channel's paired z-tests run at ``delta / k`` each, so at each check the probability that
     any feature is reported while the model's explanation on the reference sample has not
     moved is at most ``delta`` (normal approximation of the paired mean; a model that did not
-    change at all gives zero differences and is never reported).
+    change at all gives zero differences and is never reported). The screen adds checks, not
+    tests of another kind: there are at most ``n / check_every`` scheduled and
+    ``n / screen_every`` screened checks in ``n`` rows, each with that bound, and a screened
+    check of a learning model reports only changes of at least ``min_change`` (the same
+    control of a growing model as the scheduled checks).
 
     Parameters
     ----------
@@ -102,6 +115,9 @@ class ExplanationDriftDetector:
         Reference rows of the model channel.
     check_every : int, default=1000
         Rows between model checks (each costs ``n_reference * (k + 1)`` model rows for iPFI).
+    screen_every : int, default=250
+        Rows between screens of the model's predictions (each costs ``n_reference`` model
+        rows, one call); 0 turns the screen off.
     min_change : float, default=0.1
         Smallest model change reported, as a fraction of the total absolute importance.
     warmup : int, default=200
@@ -143,6 +159,11 @@ class ExplanationDriftDetector:
     (0.0, 0.5)
     """
 
+    # detectors pickled before the screen existed load with it off
+    screen_every = 0
+    _ref_pred: np.ndarray | None = None
+    _moves: deque = deque()
+
     def __init__(
         self,
         explainer: Any = None,
@@ -153,6 +174,7 @@ class ExplanationDriftDetector:
         label_free: bool = False,
         n_reference: int = 500,
         check_every: int = 1000,
+        screen_every: int = 250,
         min_change: float = 0.1,
         warmup: int = 200,
         memory: int = 5000,
@@ -166,6 +188,7 @@ class ExplanationDriftDetector:
         self.label_free = check_bool(label_free, "label_free", _OWNER)
         self.n_reference = int(check_int(n_reference, "n_reference", _OWNER, min_value=2))  # type: ignore[arg-type]
         self.check_every = int(check_int(check_every, "check_every", _OWNER, min_value=1))  # type: ignore[arg-type]
+        self.screen_every = int(check_int(screen_every, "screen_every", _OWNER, min_value=0))  # type: ignore[arg-type]
         self.min_change = float(check_float(min_change, "min_change", _OWNER, low=0.0))  # type: ignore[arg-type]
         self.warmup = int(check_int(warmup, "warmup", _OWNER, min_value=1))  # type: ignore[arg-type]
         self.memory = int(check_int(memory, "memory", _OWNER, min_value=10))  # type: ignore[arg-type]
@@ -188,6 +211,8 @@ class ExplanationDriftDetector:
         self._ref_y: list[np.ndarray] = []
         self._ref_n = 0
         self._ref_values: np.ndarray | None = None
+        self._ref_pred: np.ndarray | None = None  # the model's predictions at the last screen
+        self._moves: deque = deque()  # the last screens' prediction moves
         self._ref_fixed: dict[str, Any] = {}
         self._ref_curve: Any = None
         self._rows: RowMemory | None = None  # iPDP: the rows, for before/after PD curves
@@ -372,8 +397,13 @@ class ExplanationDriftDetector:
         self._remember_reference(cols, y)
         last = int(rows[-1]) + 1 if len(rows) else self.n_rows_
         before, self.n_rows_ = self.n_rows_, max(self.n_rows_, last)
-        if (not self.static_model and self._ref_n >= self.n_reference
-                and self.n_rows_ // self.check_every > before // self.check_every):
+        if self.static_model or self._ref_n < self.n_reference:
+            return
+        if self.n_rows_ // self.check_every > before // self.check_every:
+            self._check_model(self.n_rows_ - 1)
+        elif (self.screen_every and self._ref_values is not None
+              and self.n_rows_ // self.screen_every > before // self.screen_every
+              and self._predictions_moved()):
             self._check_model(self.n_rows_ - 1)
 
     def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
@@ -430,11 +460,34 @@ class ExplanationDriftDetector:
             self._ref_y.append(np.asarray(y[:take]))
         self._ref_n += take
 
+    def _reference_rows(self) -> dict[str, np.ndarray]:
+        return {k: np.concatenate(v) for k, v in self._ref_cols.items()}
+
+    def _predictions_moved(self) -> bool:
+        """The screen: the model's predictions on the reference rows moved since the last
+        screen by more than ``3`` times the median move of the last 20 screens (a jump, not
+        the steady drift of a model that keeps learning); moves are mean absolute changes
+        over the predictions' mean absolute deviation."""
+        last, self._ref_pred = self._ref_pred, reference_predictions(
+            self.explainer, self._reference_rows())
+        if last is None or last.shape != self._ref_pred.shape:
+            return False
+        spread = float(np.abs(last - last.mean()).mean())
+        move = float(np.abs(self._ref_pred - last).mean()) / (spread if spread > 0 else 1.0)
+        moves = self._moves
+        jump = len(moves) >= 3 and move > 1e-12 and move > 3.0 * float(np.median(moves))
+        moves.append(move)
+        if len(moves) > 20:
+            moves.popleft()
+        return jump
+
     def _check_model(self, row: int) -> None:
-        cols = {k: np.concatenate(v) for k, v in self._ref_cols.items()}
+        cols = self._reference_rows()
         y = np.concatenate(self._ref_y) if self._ref_y else None
         k = self._k
         assert k is not None
+        if self.screen_every and self._ref_pred is None:
+            self._ref_pred = reference_predictions(self.explainer, cols)
         now = reference_values(self.explainer, cols, y, self._seed, self.label_free,
                                self._ref_fixed)
         now = now.reshape(len(now), -1)[:, :k]
