@@ -1,0 +1,152 @@
+"""The CUSUM's robust standardisation and the model channel's screen (issue 14): heavy-tailed
+stationary values, a half-sd shift in heavy-tailed values, a burst of extreme rows, a model
+switch found by the screen."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ixplain import ExplanationDriftDetector, IncrementalPFI
+from ixplain.drift import CUSUMTest
+
+
+def heavy(dist, rng, n):
+    if dist == "t2":
+        return rng.standard_t(2, n)
+    if dist == "t3":
+        return rng.standard_t(3, n)
+    return rng.lognormal(0.0, 1.0, n)
+
+
+@pytest.mark.parametrize("dist", ["t2", "lognormal"])
+def test_heavy_tailed_stationary_values_stay_within_the_false_alarm_bound(dist):
+    """Guarantee 2 of CUSUMTest: at most ``level`` false alarms per 100,000 i.i.d. values.
+    40 seeds x 5,000 values = 200,000 values at ``level = 0.9`` (a loose level, so that the
+    bound, 1.8 expected alarms, is small enough to be exceeded): we allow 3. Neither
+    distribution has a moment generating function (Student-t with 2 degrees of freedom has no
+    variance), so a CUSUM on the raw values has no such bound: the same test without the
+    clipping (``clip`` and ``max_z`` huge) exceeds it, which shows that this test can fail."""
+    alarms = raw = 0
+    for seed in range(40):
+        v = heavy(dist, np.random.default_rng(seed), 5000).tolist()
+        robust, unclipped = CUSUMTest(0.9), CUSUMTest(0.9, clip=1e9, max_z=1e9)
+        alarms += sum(robust.update(x) for x in v)
+        raw += sum(unclipped.update(x) for x in v)
+    assert alarms <= 3
+    assert raw > 3
+
+
+@pytest.mark.parametrize("dist", ["t3", "lognormal"])
+def test_half_sd_shift_in_heavy_tailed_values_is_found_within_the_stated_bound(dist):
+    """A mean shift of 0.5 standard deviations at row 2,000 (Student-t with 3 degrees of
+    freedom: sd ``sqrt(3)``; lognormal(0, 1): sd ``sqrt((e - 1) e)``). After the shift the
+    upper sum grows by ``d z' - psi`` per row, ``z'`` the clipped, standardised shifted value;
+    its mean slope ``m = d E[z'] - psi_up`` (``E[z']`` by Monte Carlo with the test's warm-up
+    clip range and scale) gives the delay ``h / m``; the self-starting reference absorbs part
+    of the shift, so we allow 3 times that (the bound we state), and the change must come
+    after row 2,000 in every seed."""
+    sd = math.sqrt(3.0) if dist == "t3" else math.sqrt((math.e - 1.0) * math.e)
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        v = heavy(dist, rng, 6000)
+        v[2000:] += 0.5 * sd
+        test = CUSUMTest(0.002 / 5)
+        hits = []
+        for i, x in enumerate(v.tolist()):
+            if test.update(x):
+                hits.append(i)
+            if i == 199:  # the warm-up's standardisation
+                lo, hi, mean, scale = test._lo, test._hi, test._mean, test._sd * test._inflate
+                psi_up = test._psi[0]
+        fresh = heavy(dist, np.random.default_rng(1000 + seed), 200_000) + 0.5 * sd
+        z = np.clip((np.clip(fresh, lo, hi) - mean) / scale, -test.max_z, test.max_z)
+        slope = test.shift * float(z.mean()) - psi_up
+        assert slope > 0
+        bound = 3.0 * test.threshold / slope
+        assert hits and 2000 <= hits[0] <= 2000 + bound, (seed, hits[:3], bound)
+
+
+def test_a_burst_of_extreme_rows_needs_the_stated_number_of_rows():
+    """Guarantee 1: one row moves the upper sum by at most ``d * max_z - psi_up``, so from a
+    sum at 0 (a constant stream after the warm-up keeps it at 0) an alarm needs
+    ``ceil(h / (d * max_z - psi_up))`` rows of any size: 1e12 counts at most as much as
+    ``max_z`` standard deviations (here less: it is clipped at 2.5 robust scales first). The
+    old clip at 4 (``d * 4 - psi``, 1.875 per row) would allow an alarm after 11 rows."""
+    test = CUSUMTest(0.002 / 9)
+    for x in np.random.default_rng(0).normal(size=300).tolist():
+        assert not test.update(x)
+    test._up = test._down = 0.0
+    need = math.ceil(test.threshold / (test.shift * test.max_z - test._psi[0]))
+    assert need >= 15
+    fired = [test.update(1e12) for _ in range(3 * need)]
+    assert not any(fired[:need - 1])
+    assert any(fired)  # a run of them is a change
+
+
+def test_bad_cusum_parameters():
+    with pytest.raises(ValueError, match="'level' parameter of CUSUMTest"):
+        CUSUMTest(0.0)
+    with pytest.raises(ValueError, match="'max_z' parameter of CUSUMTest"):
+        CUSUMTest(0.01, max_z=0)
+    with pytest.raises(ValueError, match="'screen_every' parameter of ExplanationDriftDetector"):
+        ExplanationDriftDetector(screen_every=-1)
+
+
+class SwitchingModel:
+    """``f = x0`` until ``use`` is set to 1, then ``f = x1`` (two noisy copies of ``z``)."""
+
+    def __init__(self):
+        self.use = 0
+        self.calls = 0
+
+    def __call__(self, X):
+        self.calls += 1
+        return np.asarray(X)[:, self.use]
+
+
+def _copies(n, seed):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n)
+    X = np.column_stack([z + 0.1 * rng.normal(size=n), z + 0.1 * rng.normal(size=n),
+                         rng.normal(size=n)])
+    return X, z + 0.1 * rng.normal(size=n)
+
+
+def _run_switch(switch_at, n=6000, **kwargs):
+    X, y = _copies(n, 0)
+    model = SwitchingModel()
+    det = ExplanationDriftDetector(random_state=0, **kwargs)
+    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
+                          feature_names=["x0", "x1", "x2"], drift_detector=det)
+    for s in range(0, n, 50):
+        if s == switch_at:
+            model.use = 1
+        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+    return det
+
+
+def test_model_switch_is_reported_by_the_screen_within_screen_every_rows():
+    """Type 3 at the default settings (check_every=1000, screen_every=250): the model
+    switches copy at row 3,100. The screen compares the predictions on the reference rows
+    every 250 rows; they did not move at all before the switch (median move 0), so the first
+    screen after it (row 3,250, the end of the 50-row chunk that crosses it: row 3,299) runs
+    the check: the bound is ``screen_every + batch = 300`` rows, where the scheduled check
+    alone reports it at row 3,999. Without the screen (screen_every=0) it is row 3,999."""
+    det = _run_switch(3100)
+    first = det.events_[0]
+    assert first.channel == "model" and first.feature in ("x0", "x1")
+    assert 3100 <= first.row < 3100 + 300
+    assert {e.channel for e in det.events_} == {"model"}
+    off = _run_switch(3100, screen_every=0)
+    assert off.events_[0].row == 3999
+
+
+def test_the_screen_adds_no_check_for_a_model_that_does_not_change():
+    """A model that never changes: every screen sees a move of exactly 0, so no check is run
+    early (the model is called for the scheduled checks and the screens only) and no event."""
+    det = _run_switch(-1)
+    assert det.events_ == []
+    assert det._n_checks == 5  # rows 2,000 .. 6,000 (the first check, at 1,000, is the reference)
