@@ -76,8 +76,10 @@ class ExplanationDriftDetector:
     ``delta`` is a family-wise level: each of the ``k`` features' tests runs at ``delta / k``
     (Bonferroni). For the CUSUM (default) this bounds the probability that *any* feature fires
     within 100,000 rows while no explanation changes by about ``delta`` (see
-    :class:`~ixplain.drift.CUSUMTest`: exact for i.i.d. values of a known distribution,
-    approximate with the distribution estimated from the stream); for ADWIN it bounds, at each
+    :class:`~ixplain.drift.CUSUMTest`: exact for i.i.d. values of a known distribution --
+    heavy-tailed ones too, as the test clips them --, approximate with the distribution
+    estimated from the stream; and whatever the values, no run of fewer than about 15 rows
+    fires it); for ADWIN it bounds, at each
     check, the probability that any feature fires by ``delta`` (ADWIN's Theorem 3.1, values
     scaled into [0, 1], see :mod:`ixplain.drift._channel`). Both bounds are conservative; the
     benchmark ``benchmarks/bench_explanation_drift.py`` reports the measured false alarms per
