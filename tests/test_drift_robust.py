@@ -73,7 +73,7 @@ def test_a_burst_of_extreme_rows_needs_the_stated_number_of_rows():
     """Guarantee 1: one row moves the upper sum by at most ``d * max_z - psi_up``, so from a
     sum at 0 (a constant stream after the warm-up keeps it at 0) an alarm needs
     ``ceil(h / (d * max_z - psi_up))`` rows of any size: 1e12 counts at most as much as
-    ``max_z`` standard deviations (here less: it is clipped at 2.5 robust scales first). The
+    ``max_z`` standard deviations (here less: it is clipped at 5 robust scales first). The
     old clip at 4 (``d * 4 - psi``, 1.875 per row) would allow an alarm after 11 rows."""
     test = CUSUMTest(0.002 / 9)
     for x in np.random.default_rng(0).normal(size=300).tolist():

@@ -64,7 +64,8 @@ class ExplanationDriftDetector:
         reference rows (one batched call of ``n_reference`` rows) with those at the last
         screen, and runs the check at once when they jumped: moved (mean absolute change over
         their mean absolute deviation) by more than 3 times the median move of the last 20
-        screens. A model that did not change is never checked early; one that switched after
+        screens; such a screened check reports changes of at least ``2 * min_change``. A
+        model that did not change is never checked early; one that switched after
         a quiet spell (e.g. to another copy of a feature) is checked within ``screen_every``
         rows instead of ``check_every``; the steady moves of a model that keeps learning
         (SGD steps) set the median and are left to the scheduled checks.
@@ -90,8 +91,9 @@ class ExplanationDriftDetector:
     change at all gives zero differences and is never reported). The screen adds checks, not
     tests of another kind: there are at most ``n / check_every`` scheduled and
     ``n / screen_every`` screened checks in ``n`` rows, each with that bound, and a screened
-    check of a learning model reports only changes of at least ``min_change`` (the same
-    control of a growing model as the scheduled checks).
+    check reports only changes of at least ``2 * min_change`` (a stricter control of a
+    growing model than the scheduled checks': the screen is for abrupt switches, smaller
+    changes wait for the next scheduled check).
 
     Parameters
     ----------
@@ -406,7 +408,7 @@ class ExplanationDriftDetector:
         elif (self.screen_every and self._ref_values is not None
               and self.n_rows_ // self.screen_every > before // self.screen_every
               and self._predictions_moved()):
-            self._check_model(self.n_rows_ - 1)
+            self._check_model(self.n_rows_ - 1, screened=True)
 
     def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
         k = self._k
@@ -483,7 +485,7 @@ class ExplanationDriftDetector:
             moves.popleft()
         return jump
 
-    def _check_model(self, row: int) -> None:
+    def _check_model(self, row: int, screened: bool = False) -> None:
         cols = self._reference_rows()
         y = np.concatenate(self._ref_y) if self._ref_y else None
         k = self._k
@@ -500,11 +502,14 @@ class ExplanationDriftDetector:
             return
         self._n_checks += 1
         level = self.delta / k
-        events = self._model_events(row, now, level)
+        # a screened check is for abrupt switches: it reports changes of at least twice
+        # ``min_change``; smaller ones wait for the scheduled check
+        events = self._model_events(row, now, level, self.min_change * (2 if screened else 1))
         if events:
             self._record_model(events, now, row)
 
-    def _model_events(self, row: int, now: np.ndarray, level: float) -> list[DriftEvent]:
+    def _model_events(self, row: int, now: np.ndarray, level: float,
+                      min_change: float) -> list[DriftEvent]:
         ref = self._ref_values
         assert ref is not None and self.feature_names_ is not None
         diff = now - ref
@@ -515,10 +520,10 @@ class ExplanationDriftDetector:
                      np.where(mean == 0, 0.0, np.inf))
         crit = NormalDist().inv_cdf(1.0 - level / 2.0)
         size = max(float(np.abs(ref.mean(axis=0)).sum()), float(np.abs(now.mean(axis=0)).sum()))
-        fire = (np.abs(z) > crit) & (np.abs(mean) >= self.min_change * size) & (size > 0)
+        fire = (np.abs(z) > crit) & (np.abs(mean) >= min_change * size) & (size > 0)
         mb, sb = summary(ref)
         ma, sa = summary(now)
-        test = f"paired z (level={level:.3g}, min_change={self.min_change})"
+        test = f"paired z (level={level:.3g}, min_change={min_change:g})"
         events = [
             make_event(row, self._ref_row + 1, self.feature_names_[j], "model", test,
                        (mb[j], sb[j], n), (ma[j], sa[j], n))
