@@ -107,6 +107,17 @@ class SwitchingModel:
         return np.asarray(X)[:, self.use]
 
 
+class LearningModel(SwitchingModel):
+    """A switching model whose slope grows a little with every chunk it learns."""
+
+    def __init__(self):
+        super().__init__()
+        self.steps = 0
+
+    def __call__(self, X):
+        return (1.0 + 1e-4 * self.steps) * super().__call__(X)
+
+
 def _copies(n, seed):
     rng = np.random.default_rng(seed)
     z = rng.normal(size=n)
@@ -150,3 +161,21 @@ def test_the_screen_adds_no_check_for_a_model_that_does_not_change():
     det = _run_switch(-1)
     assert det.events_ == []
     assert det._n_checks == 5  # rows 2,000 .. 6,000 (the first check, at 1,000, is the reference)
+
+
+def test_a_model_that_keeps_learning_is_never_screened_in():
+    """A model whose predictions move a little at every chunk (a learner's steady steps):
+    the screens never see a quiet spell, so only the scheduled checks run (5 at rows
+    2,000 .. 6,000, as for the model that never changes), even when it also switches copy."""
+    X, y = _copies(6000, 0)
+    model = LearningModel()
+    det = ExplanationDriftDetector(random_state=0, min_change=10.0)  # count checks, no events
+    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
+                          feature_names=["x0", "x1", "x2"], drift_detector=det)
+    for s in range(0, 6000, 50):
+        if s == 3100:
+            model.use = 1
+        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+        model.steps += 1
+    assert [e for e in det.events_ if e.channel == "model"] == []
+    assert det._n_checks == 5

@@ -62,13 +62,13 @@ class ExplanationDriftDetector:
         changes a little all the time). The reference point moves to the event. In between,
         every ``screen_every`` rows a screen compares the current model's predictions on the
         reference rows (one batched call of ``n_reference`` rows) with those at the last
-        screen, and runs the check at once when they jumped: moved (mean absolute change over
-        their mean absolute deviation) by more than 3 times the median move of the last 20
-        screens; such a screened check reports changes of at least ``2 * min_change``. A
-        model that did not change is never checked early; one that switched after
-        a quiet spell (e.g. to another copy of a feature) is checked within ``screen_every``
-        rows instead of ``check_every``; the steady moves of a model that keeps learning
-        (SGD steps) set the median and are left to the scheduled checks.
+        screen, and runs the check at once when they moved after a quiet spell (they had not
+        moved at at least half of the last 20 screens): a model that is replaced or retrained
+        in steps (e.g. switches to another copy of a feature) is checked within
+        ``screen_every`` rows instead of ``check_every``. A model that did not change is never
+        checked early, and neither is one that keeps learning (a Hoeffding tree's leaf
+        statistics, SGD steps: its predictions move at every screen), whose changes are left
+        to the scheduled checks and their ``min_change`` control.
     ``"values"``
         Values fed directly with :meth:`update_values` (any source).
 
@@ -90,10 +90,9 @@ class ExplanationDriftDetector:
     moved is at most ``delta`` (normal approximation of the paired mean; a model that did not
     change at all gives zero differences and is never reported). The screen adds checks, not
     tests of another kind: there are at most ``n / check_every`` scheduled and
-    ``n / screen_every`` screened checks in ``n`` rows, each with that bound, and a screened
-    check reports only changes of at least ``2 * min_change`` (a stricter control of a
-    growing model than the scheduled checks': the screen is for abrupt switches, smaller
-    changes wait for the next scheduled check).
+    ``n / screen_every`` screened checks in ``n`` rows, each with that bound; a model that
+    keeps learning is never screened in, so its false-alarm control is the scheduled
+    checks' ``min_change``.
 
     Parameters
     ----------
@@ -408,7 +407,7 @@ class ExplanationDriftDetector:
         elif (self.screen_every and self._ref_values is not None
               and self.n_rows_ // self.screen_every > before // self.screen_every
               and self._predictions_moved()):
-            self._check_model(self.n_rows_ - 1, screened=True)
+            self._check_model(self.n_rows_ - 1)
 
     def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
         k = self._k
@@ -469,9 +468,9 @@ class ExplanationDriftDetector:
 
     def _predictions_moved(self) -> bool:
         """The screen: the model's predictions on the reference rows moved since the last
-        screen by more than ``3`` times the median move of the last 20 screens (a jump, not
-        the steady drift of a model that keeps learning); moves are mean absolute changes
-        over the predictions' mean absolute deviation."""
+        screen after a quiet spell (no move at at least half of the last 20 screens, and at
+        least 3 screens seen): a model replaced or retrained in a step. Moves are mean
+        absolute changes over the predictions' mean absolute deviation."""
         last, self._ref_pred = self._ref_pred, reference_predictions(
             self.explainer, self._reference_rows())
         if last is None or last.shape != self._ref_pred.shape:
@@ -479,13 +478,13 @@ class ExplanationDriftDetector:
         spread = float(np.abs(last - last.mean()).mean())
         move = float(np.abs(self._ref_pred - last).mean()) / (spread if spread > 0 else 1.0)
         moves = self._moves
-        jump = len(moves) >= 3 and move > 1e-12 and move > 3.0 * float(np.median(moves))
+        jump = len(moves) >= 3 and move > 1e-12 and float(np.median(moves)) <= 1e-12
         moves.append(move)
         if len(moves) > 20:
             moves.popleft()
         return jump
 
-    def _check_model(self, row: int, screened: bool = False) -> None:
+    def _check_model(self, row: int) -> None:
         cols = self._reference_rows()
         y = np.concatenate(self._ref_y) if self._ref_y else None
         k = self._k
@@ -502,14 +501,11 @@ class ExplanationDriftDetector:
             return
         self._n_checks += 1
         level = self.delta / k
-        # a screened check is for abrupt switches: it reports changes of at least twice
-        # ``min_change``; smaller ones wait for the scheduled check
-        events = self._model_events(row, now, level, self.min_change * (2 if screened else 1))
+        events = self._model_events(row, now, level)
         if events:
             self._record_model(events, now, row)
 
-    def _model_events(self, row: int, now: np.ndarray, level: float,
-                      min_change: float) -> list[DriftEvent]:
+    def _model_events(self, row: int, now: np.ndarray, level: float) -> list[DriftEvent]:
         ref = self._ref_values
         assert ref is not None and self.feature_names_ is not None
         diff = now - ref
@@ -520,10 +516,10 @@ class ExplanationDriftDetector:
                      np.where(mean == 0, 0.0, np.inf))
         crit = NormalDist().inv_cdf(1.0 - level / 2.0)
         size = max(float(np.abs(ref.mean(axis=0)).sum()), float(np.abs(now.mean(axis=0)).sum()))
-        fire = (np.abs(z) > crit) & (np.abs(mean) >= min_change * size) & (size > 0)
+        fire = (np.abs(z) > crit) & (np.abs(mean) >= self.min_change * size) & (size > 0)
         mb, sb = summary(ref)
         ma, sa = summary(now)
-        test = f"paired z (level={level:.3g}, min_change={min_change:g})"
+        test = f"paired z (level={level:.3g}, min_change={self.min_change})"
         events = [
             make_event(row, self._ref_row + 1, self.feature_names_[j], "model", test,
                        (mb[j], sb[j], n), (ma[j], sa[j], n))
