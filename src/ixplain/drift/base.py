@@ -231,11 +231,13 @@ class CUSUMTest:
        lognormal), whose own moment generating function is infinite, so that a CUSUM on the
        raw values has no such bound and a warm-up estimate of ``psi`` has no limit -- and its
        warm-up estimate (the plug-in ``psi``) converges at rate ``1 / sqrt(warmup)``. A
-       long-run factor ``k > 1`` keeps the bound: for ``E[z] = 0`` the log moment generating
-       function is convex and 0 at 0, so ``log E[exp(d z / k)] <= log E[exp(d z)] / k <=
-       psi``. The bound is exact for a known ``m, s``, mean, standard deviation and ``psi``;
-       with them estimated from the regime (the plug-in, Hawkins' self-starting scheme) it is
-       approximate: the tests and the benchmark measure the rate.
+       long-run factor that grows after the warm-up (``k > k_0``) shrinks ``z`` and keeps
+       the bound for a mean-zero ``z``: its log moment generating function is convex and 0
+       at 0, so ``log E[exp(d z k_0 / k)] <= (k_0 / k) log E[exp(d z)] <= psi`` (up to the
+       second clip, applied after the shrinking). The bound is exact for a known ``m, s``,
+       mean, standard deviation and ``psi``; with them estimated from the regime (the
+       plug-in, Hawkins' self-starting scheme) it is approximate: the tests and the
+       benchmark measure the rate.
     3. **Dependent values (a heuristic).** Neighbouring rows of a real stream are correlated
        (hourly rows: daily and weekly cycles, holidays of 24 rows). ``k`` is the long-run
        standard deviation over the standard deviation: after the warm-up the larger of a
