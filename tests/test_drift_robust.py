@@ -179,3 +179,26 @@ def test_a_model_that_keeps_learning_is_never_screened_in():
         model.steps += 1
     assert [e for e in det.events_ if e.channel == "model"] == []
     assert det._n_checks == 5
+
+
+def test_a_cusum_pickled_before_the_robust_standardisation_continues_as_it_was():
+    """A test pickled by the previous version (no clip, ``max_z``, batch means) loads with
+    its old standardisation (no first clip, ``z`` clipped at 4, the warm-up's long-run
+    factor) and keeps testing."""
+    import pickle
+
+    test = CUSUMTest(0.01)
+    v = np.random.default_rng(0).normal(size=400).tolist()
+    for x in v[:300]:
+        test.update(x)
+    state = dict(test.__dict__)
+    for name in ("clip", "max_z", "batch", "_lo", "_hi", "_inflate0", "_batches"):
+        del state[name]
+    old = CUSUMTest.__new__(CUSUMTest)
+    old.__dict__.update(state)
+    loaded = pickle.loads(pickle.dumps(old))
+    assert (loaded.max_z, loaded.clip, loaded._batches) == (4.0, math.inf, None)
+    assert not any(loaded.update(x) for x in v[300:])
+    before = loaded._up
+    assert not loaded.update(1e12)  # one row adds d * 4 - psi: the old clip at 4
+    assert loaded._up == pytest.approx(before + 4.0 * loaded.shift - loaded._psi[0])

@@ -312,6 +312,12 @@ class CUSUMTest:
         self.name = f"CUSUM(level={self.level:.3g})"
         self._start()
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if "max_z" not in state:  # pickled before the robust standardisation: as it was
+            state.update(clip=math.inf, max_z=4.0, batch=25, _lo=-math.inf, _hi=math.inf,
+                         _inflate0=state.get("_inflate", 1.0), _batches=None)
+        self.__dict__.update(state)
+
     def _start(self) -> None:
         self._warm: list[float] = []
         self._mean = self._sd = 0.0
@@ -320,7 +326,7 @@ class CUSUMTest:
         self._psi = (0.0, 0.0)
         self._up = self._down = 0.0
         self._pending: deque[float] = deque()
-        self._batches = _BatchMeans(self.batch)
+        self._batches: _BatchMeans | None = _BatchMeans(self.batch)
 
     def _fit(self) -> None:
         w = self._warm
@@ -344,8 +350,9 @@ class CUSUMTest:
         up = math.log(sum(math.exp(d * v) for v in z) / n)
         down = math.log(sum(math.exp(-d * v) for v in z) / n)
         self._psi = (max(up, d * d / 2), max(down, d * d / 2))
-        for x in y:
-            self._batches.add(x)
+        if self._batches is not None:
+            for x in y:
+                self._batches.add(x)
 
     def _clipped(self, value: float) -> float:
         return min(self._hi, max(self._lo, value))
@@ -381,7 +388,7 @@ class CUSUMTest:
         var = self._m2 / (self._n - 1)
         if var > 0:
             self._sd = math.sqrt(var)
-        if self._batches.add(value):
+        if self._batches is not None and self._batches.add(value):
             ratio = self._batches.lower_variance() * self.batch / self._sd**2
             self._inflate = max(self._inflate0, math.sqrt(min(max(ratio, 1.0), 100.0)))
 
