@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["ExplanationDriftDetector", "attach_detector"]
 
 _OWNER = "ExplanationDriftDetector"
+_SCREEN_ROWS = 100  # reference rows the model channel's screen predicts
 
 
 class ExplanationDriftDetector:
@@ -61,7 +62,7 @@ class ExplanationDriftDetector:
         ``min_change`` times the total absolute importance (a model that keeps growing a tree
         changes a little all the time). The reference point moves to the event. In between,
         every ``screen_every`` rows a screen compares the current model's predictions on the
-        reference rows (one batched call of ``n_reference`` rows) with those at the last
+        first 100 reference rows (one batched call) with those at the last
         screen, and runs the check at once when they moved after a quiet spell (they had not
         moved at at least half of the last 20 screens): a model that is replaced or retrained
         in steps (e.g. switches to another copy of a feature) is checked within
@@ -119,8 +120,8 @@ class ExplanationDriftDetector:
     check_every : int, default=1000
         Rows between model checks (each costs ``n_reference * (k + 1)`` model rows for iPFI).
     screen_every : int, default=250
-        Rows between screens of the model's predictions (each costs ``n_reference`` model
-        rows, one call); 0 turns the screen off.
+        Rows between screens of the model's predictions (each costs 100 model rows, one
+        call); 0 turns the screen off.
     min_change : float, default=0.1
         Smallest model change reported, as a fraction of the total absolute importance.
     warmup : int, default=200
@@ -466,13 +467,18 @@ class ExplanationDriftDetector:
     def _reference_rows(self) -> dict[str, np.ndarray]:
         return {k: np.concatenate(v) for k, v in self._ref_cols.items()}
 
+    def _screen_rows(self) -> dict[str, np.ndarray]:
+        """The first ``_SCREEN_ROWS`` reference rows (a model replaced in a step moves its
+        predictions on almost every row; fewer rows make the screen cheap)."""
+        return {k: v[:_SCREEN_ROWS] for k, v in self._reference_rows().items()}
+
     def _predictions_moved(self) -> bool:
         """The screen: the model's predictions on the reference rows moved since the last
         screen after a quiet spell (no move at at least half of the last 20 screens, and at
         least 3 screens seen): a model replaced or retrained in a step. Moves are mean
         absolute changes over the predictions' mean absolute deviation."""
         last, self._ref_pred = self._ref_pred, reference_predictions(
-            self.explainer, self._reference_rows())
+            self.explainer, self._screen_rows())
         if last is None or last.shape != self._ref_pred.shape:
             return False
         spread = float(np.abs(last - last.mean()).mean())
@@ -490,7 +496,7 @@ class ExplanationDriftDetector:
         k = self._k
         assert k is not None
         if self.screen_every and self._ref_pred is None:
-            self._ref_pred = reference_predictions(self.explainer, cols)
+            self._ref_pred = reference_predictions(self.explainer, self._screen_rows())
         now = reference_values(self.explainer, cols, y, self._seed, self.label_free,
                                self._ref_fixed)
         now = now.reshape(len(now), -1)[:, :k]
