@@ -31,7 +31,13 @@ from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
-from ._conditional import TableMaker, conditional_coalition_losses, exclude_rows
+from ._conditional import (
+    TableMaker,
+    _stream_rows,
+    conditional_coalition_losses,
+    exclude_rows,
+    stream_segments,
+)
 from ._engine import Explained, Method, ProgressInfo, RowBatch, make_progress, register
 from ._sage_core import (
     coalition_losses,
@@ -713,20 +719,28 @@ class SAGEFunction(Method):
 
     def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
         """The iSAGE's values: one random order per row (``sampler.uniforms(G, "order")``),
-        ``n_samples`` storage rows per row imputing the removed features, shape (B, G + 2):
-        the marginal contributions, then the losses of the empty coalition and of the model."""
+        the removed features imputed from the stream's storage (:meth:`_sampled_losses`),
+        shape (B, G + 2): the marginal contributions, then the losses of the empty coalition
+        and of the model."""
+        orders = random_orders(sampler.uniforms(len(self.players), "order"))
+        losses = self._sampled_losses(batch, sampler, orders)
+        scores = contributions(losses, orders)
+        return np.concatenate([scores, losses[:, :1], losses[:, -1:]], axis=1)
+
+    def _sampled_losses(self, batch: RowBatch, sampler: Any, orders: np.ndarray) -> np.ndarray:
+        """(B, G + 1) coalition losses along ``orders`` on a stream: ``n_samples`` storage
+        rows per row imputing the removed features."""
         X, y, s = batch.X, np.asarray(batch.y), self.n_samples
         B = X.n_rows
         draws = sampler.draw(s)
         draw_idx = np.arange(B * s).reshape(B, s)
-        orders = random_orders(sampler.uniforms(len(self.players), "order"))
         per_obs = len(self.players) * s + 1
-        scores, losses = self.marginal_contributions(
+        _, losses = self.marginal_contributions(
             X, y, draws, draw_idx, orders,
             # one call per observation at least; a mini-batch in one call within the budget
             batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
         )
-        return np.concatenate([scores, losses[:, :1], losses[:, -1:]], axis=1)
+        return losses
 
     def result(self, explained: Explained) -> SageEstimate:
         G, mean = len(self.players), explained.mean
@@ -772,21 +786,46 @@ class ConditionalSAGEFunction(SAGEFunction):
     fitted on (``fitted``: their sorted global ids; None: row ``t`` is fitted row ``t``).
     ``background`` serves only the empty coalition's prediction (the control variate's exact
     total); the draws come from ``sampler``.
+
+    Incremental (:meth:`explain_sampled`, iSAGE with ``removal="conditional"``;
+    ``background`` and ``sampler`` None): row ``t`` draws from the sampler of the stream's
+    :class:`~ixplain.imputation.ConditionalStorage` for ``t``'s time, with the uniforms
+    ``sampler.uniforms(n_samples * 2 d, "conditional")`` of the driver's sampler, shared by
+    all coalitions of the row (common random numbers), by the same
+    :func:`~._conditional.conditional_coalition_losses` as :meth:`explain`.
     """
 
     name = "sage_conditional"
 
-    def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
-                 players: list[str], n_samples: int, seed: int, n_rows: int,
-                 sampler: ConditionalSampler, fitted: np.ndarray | None = None,
-                 control_variate: bool = True) -> None:
+    def __init__(self, model: Model, loss: Any, background: Table | None,
+                 col_player: np.ndarray, players: list[str], n_samples: int, seed: int,
+                 n_rows: int, sampler: ConditionalSampler | None,
+                 fitted: np.ndarray | None = None, control_variate: bool = True) -> None:
         super().__init__(model, loss, background, col_player, players, n_samples, False, seed,
                          n_rows, control_variate)
         self.sampler = sampler
         self.fitted = None if fitted is None else np.asarray(fitted, dtype=np.intp)
 
+    def _sampled_losses(self, batch: RowBatch, sampler: Any, orders: np.ndarray) -> np.ndarray:
+        X, y = batch.X, np.asarray(batch.y)
+        B, s, d = X.n_rows, self.n_samples, len(X.names)
+        u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
+        xm, cols = _stream_rows(X)
+        maker = TableMaker(X, sampler.make_table)
+        losses = np.zeros((B, len(self.players) + 1))
+        for start, stop, cond in stream_segments(sampler.storage, X, xm, cols, local=True):
+            part = np.arange(start, stop)
+            losses[start:stop] = conditional_coalition_losses(
+                self.model, self.loss, self.correction, X.take(part), y[start:stop], cond,
+                u[start:stop], orders[start:stop], self.col_player, explainer=maker,
+                rows=(None if xm is None else xm[part],
+                      None if cols is None else {n: c[part] for n, c in cols.items()}),
+            )
+        return losses
+
     def _losses(self, batch: RowBatch, y: np.ndarray, ps: np.ndarray,
                 orders: np.ndarray) -> np.ndarray:
+        assert self.sampler is not None
         B = batch.n_rows
         width = self.sampler.width(len(self.col_player))
         u = _uniforms_at(RowStream(self.seed, "sage-cond", self.n_samples * width), ps)
