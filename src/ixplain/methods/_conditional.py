@@ -154,13 +154,16 @@ class ConditionalPFI(Method):
         uniforms ``sampler.uniforms(G * S * 2 d, "conditional")`` (copy ``g S + s``); rows
         met by an empty storage get zeros (the engine discards them)."""
         X, y = batch.X, np.asarray(batch.y)
-        B, d, S = X.n_rows, len(X.names), len(self.reps)
-        masks = _masks(X.names, self.groups)
-        removed = np.repeat(masks, S, axis=0)  # copy g S + s: group g, draw s
-        u = sampler.uniforms(len(removed) * 2 * d, "conditional").reshape(B, len(removed), -1)
+        B, d, S, G = X.n_rows, len(X.names), len(self.reps), len(self.groups)
+        cached = self.__dict__.get("_removed")  # (names, masks): built once per schema
+        if cached is None or cached[0] != X.names:  # copy g S + s: group g, draw s
+            cached = self.__dict__["_removed"] = (
+                X.names, np.repeat(_masks(X.names, self.groups), S, axis=0))
+        removed = cached[1]
+        u = sampler.uniforms(G * S * 2 * d, "conditional").reshape(B, G * S, 2 * d)
         xm, cols = _stream_rows(X)
         maker = TableMaker(X, sampler.make_table)
-        out = np.zeros((B, len(masks)))
+        out = np.zeros((B, G))
         for start, stop, cond in stream_segments(sampler.storage, X, xm, cols):
             obs = np.arange(start, stop)
 
@@ -170,7 +173,7 @@ class ConditionalPFI(Method):
             diffs = cfi_increases(self.model, self.loss, y[obs], cond,
                                   xm if xm is not None else cond.encode(X), obs, removed,
                                   u[obs], build)
-            out[obs] = diffs.reshape(len(obs), len(masks), S).mean(axis=2)
+            out[obs] = diffs.reshape(len(obs), G, S).mean(axis=2)
         return out
 
     def __getstate__(self) -> dict:
