@@ -6,6 +6,14 @@ each row's own values excluded from its draws; stream: the
 :class:`~ixplain.imputation.ConditionalStorage`'s sampler for the row's time), then the model
 is called once per chunk, as in the marginal forms. Uniforms come from row-keyed streams
 (:class:`~ixplain._random.RowStream`), so the values do not depend on chunking or batching.
+
+One definition per method: :class:`ConditionalPFI` (and
+:class:`~ixplain.methods.sage.ConditionalSAGEFunction`) is both the static / Dask explanation
+function (:meth:`ConditionalPFI.explain`) and the stream's (:meth:`ConditionalPFI.explain_sampled`,
+evaluated by ``IncrementalPFI(removal="conditional")``); the two differ only in where the
+sampler and the uniforms come from, and share the core :func:`cfi_increases` (donors, fill, one
+model call, loss increases). :func:`stream_segments` splits a stream batch at the storage's
+refits.
 """
 
 from __future__ import annotations
