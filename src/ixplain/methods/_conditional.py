@@ -59,12 +59,6 @@ def _masks(names: Sequence[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
     return out
 
 
-def _row_uniforms(stream: RowStream, rows: np.ndarray) -> np.ndarray:
-    """The uniforms of the (sorted) row indices ``rows``, shape (len(rows), width)."""
-    lo = int(rows[0])
-    return stream.uniforms(lo, int(rows[-1]) - lo + 1)[rows - lo]
-
-
 def exclude_rows(ids: np.ndarray, fitted: np.ndarray | None) -> np.ndarray:
     """The sampler's fitted row of each explained row (global ids ``ids``), ``-1`` if none:
     ``ids`` themselves when the sampler was fitted on the whole table in row order (``fitted``
@@ -147,7 +141,7 @@ class ConditionalPFI(Method):
             source, q, Z = batch.X, np.arange(B), sampler.encode(batch.X)
         width = G * sampler.width(d)
         u = np.concatenate([  # copy k G + g: group g, repeat k
-            _row_uniforms(RowStream(self.seed, f"conditional-pfi-{r}", width), ids).reshape(
+            RowStream(self.seed, f"conditional-pfi-{r}", width).uniforms_at(ids).reshape(
                 B, G, -1) for r in self.reps], axis=1)
         diffs = cfi_increases(
             self.model, self.loss, batch.y, sampler, Z, q, np.tile(self._masks, (R, 1)), u,

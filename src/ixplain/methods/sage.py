@@ -679,7 +679,7 @@ class SAGEFunction(Method):
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
         ps = self._permutation_index(batch.start, B)
-        orders = random_orders(_uniforms_at(RowStream(self.seed, "sage-order", G), ps))
+        orders = random_orders(RowStream(self.seed, "sage-order", G).uniforms_at(ps))
         losses = self._losses(batch, y, ps, orders)
         scores = contributions(losses, orders)
         total = losses[:, 0] - losses[:, -1]
@@ -697,7 +697,7 @@ class SAGEFunction(Method):
         if self.exact_inner:
             draw_idx = np.broadcast_to(np.arange(m), (B, m))
         else:
-            u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
+            u = RowStream(self.seed, "sage-draw", self.n_samples).uniforms_at(ps)
             draw_idx = uniform_index(u, m)
         _, losses = self.marginal_contributions(
             batch.X, y, self.background, draw_idx, orders,
@@ -828,7 +828,7 @@ class ConditionalSAGEFunction(SAGEFunction):
         assert self.sampler is not None
         B = batch.n_rows
         width = self.sampler.width(len(self.col_player))
-        u = _uniforms_at(RowStream(self.seed, "sage-cond", self.n_samples * width), ps)
+        u = RowStream(self.seed, "sage-cond", self.n_samples * width).uniforms_at(ps)
         ids = np.arange(batch.start, batch.start + B)
         return conditional_coalition_losses(
             self.model, self.loss, self.correction, batch.X, y, self.sampler,
@@ -847,15 +847,3 @@ class ConditionalSAGEFunction(SAGEFunction):
         fn = cls(as_model(_example_model), get_loss("squared_error"), table.take(np.arange(16)),
                  np.arange(3), ["x0", "x1", "x2"], 3, 0, len(X), sampler)
         return fn, X, X[:, 0] + 0.5 * X[:, 1] * X[:, 2]
-
-
-def _uniforms_at(stream: RowStream, rows: np.ndarray) -> np.ndarray:
-    """``stream``'s uniforms of the (any order, distinct) ``rows``: one call per run of
-    consecutive row indices."""
-    order = np.argsort(rows, kind="stable")
-    sorted_rows = rows[order]
-    cuts = np.concatenate([[0], np.flatnonzero(np.diff(sorted_rows) != 1) + 1, [len(rows)]])
-    out = np.empty((len(rows), stream.width))
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        out[order[a:b]] = stream.uniforms(int(sorted_rows[a]), int(b - a))
-    return out
