@@ -376,6 +376,13 @@ def _stream_rows(X: Table) -> tuple[np.ndarray | None, dict[str, np.ndarray] | N
     return None, canonical_columns(X)
 
 
+def segment_rows(xm: np.ndarray | None, cols: dict[str, np.ndarray] | None,
+                 part: np.ndarray) -> tuple[np.ndarray | None, dict[str, np.ndarray] | None]:
+    """Rows ``part`` of a stream batch given as :func:`_stream_rows` gives it, in that form."""
+    return (None if xm is None else xm[part],
+            None if cols is None else {n: c[part] for n, c in cols.items()})
+
+
 def _perturbed(explainer: Any, xm: np.ndarray | None, cols: dict[str, np.ndarray] | None,
                sampler: ConditionalSampler, rows: np.ndarray, don: np.ndarray) -> Table:
     """The model input: batch rows ``rows`` with the cells ``don >= 0`` from the sampler's data."""

@@ -22,7 +22,7 @@ from ..losses import get_loss
 from ..models import rows_for_budget
 from ..results.interactions import InteractionTimeSeries, ShapleyInteractions, _square
 from ..tabular import Table
-from ._conditional import _stream_rows, conditional_storage, stream_segments
+from ._conditional import _stream_rows, conditional_storage, segment_rows, stream_segments
 from ._incremental import IncrementalExplainer, Sampler
 from ._interaction_core import (
     INDICES,
@@ -217,11 +217,10 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         out = np.zeros((B, plan.n_values + 2))
         for start, stop, cond in stream_segments(storage, X, xm, cols, local=True):
             part = np.arange(start, stop)
-            rows = (None if xm is None else xm[part],
-                    None if cols is None else {n: c[part] for n, c in cols.items()})
             evaluate = conditional_evaluator(
                 self._model, self._loss, self._correction, X.take(part), y[start:stop], cond,
-                u[start:stop], explainer=self, rows=rows, batch_rows=batch_rows)
+                u[start:stop], explainer=self, rows=segment_rows(xm, cols, part),
+                batch_rows=batch_rows)
             values, losses = explain_interactions(
                 plan, evaluate, stop - start, None if order_u is None else order_u[start:stop])
             out[start:stop] = np.concatenate([values, losses], axis=1)

@@ -36,6 +36,7 @@ from ._conditional import (
     _stream_rows,
     conditional_coalition_losses,
     exclude_rows,
+    segment_rows,
     stream_segments,
 )
 from ._engine import Explained, Method, ProgressInfo, RowBatch, make_progress, register
@@ -818,8 +819,7 @@ class ConditionalSAGEFunction(SAGEFunction):
             losses[start:stop] = conditional_coalition_losses(
                 self.model, self.loss, self.correction, X.take(part), y[start:stop], cond,
                 u[start:stop], orders[start:stop], self.col_player, explainer=maker,
-                rows=(None if xm is None else xm[part],
-                      None if cols is None else {n: c[part] for n, c in cols.items()}),
+                rows=segment_rows(xm, cols, part),
             )
         return losses
 
