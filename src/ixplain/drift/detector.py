@@ -166,7 +166,6 @@ class ExplanationDriftDetector:
     # detectors pickled before the screen existed load with it off
     screen_every = 0
     _ref_pred: np.ndarray | None = None
-    _moves: deque = deque()
 
     def __init__(
         self,
@@ -483,7 +482,7 @@ class ExplanationDriftDetector:
             return False
         spread = float(np.abs(last - last.mean()).mean())
         move = float(np.abs(self._ref_pred - last).mean()) / (spread if spread > 0 else 1.0)
-        moves = self._moves
+        moves = self.__dict__.setdefault("_moves", deque())  # (absent from old pickles)
         jump = len(moves) >= 3 and move > 1e-12 and float(np.median(moves)) <= 1e-12
         moves.append(move)
         if len(moves) > 20:
