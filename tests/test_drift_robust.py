@@ -202,3 +202,27 @@ def test_a_cusum_pickled_before_the_robust_standardisation_continues_as_it_was()
     before = loaded._up
     assert not loaded.update(1e12)  # one row adds d * 4 - psi: the old clip at 4
     assert loaded._up == pytest.approx(before + 4.0 * loaded.shift - loaded._psi[0])
+
+
+def test_pickle_mid_stream_keeps_the_screen_and_its_events():
+    """Pickled at row 2,600 (after screens, before the switch at 3,100) and resumed: the same
+    events as the run without the pickle."""
+    import pickle
+
+    X, y = _copies(5000, 0)
+
+    def run(cut):
+        det = ExplanationDriftDetector(random_state=0)
+        ipfi = IncrementalPFI(SwitchingModel(), "squared_error", alpha=0.01, random_state=0,
+                              feature_names=["x0", "x1", "x2"], drift_detector=det)
+        for s in range(0, 5000, 50):
+            if s == cut:
+                ipfi = pickle.loads(pickle.dumps(ipfi))
+            if s == 3100:
+                ipfi.model.use = 1  # the (loaded) explainer's model switches copy
+            ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+        return [(e.row, e.feature, e.channel) for e in ipfi.drift_detector.events_]
+
+    plain = run(-1)
+    assert plain and plain[0][2] == "model" and plain[0][0] < 3400
+    assert run(2600) == plain
