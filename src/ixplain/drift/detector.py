@@ -13,6 +13,7 @@ import numpy as np
 from .._random import root_seed
 from .._validation import check_bool, check_float, check_int, check_options, param_error
 from ..results.drift import DriftExplanation
+from ._attribution import LossTrigger, row_losses
 from ._channel import RowMemory, ValueChannel, as_float_rows, make_event, summary
 from ._snapshot import (
     Capture,
@@ -156,6 +157,7 @@ class ExplanationDriftDetector:
         min_change: float = 0.1,
         warmup: int = 200,
         memory: int = 5000,
+        attribution_level: float = 0.05,
         callback: Any = None,
         random_state: Any = None,
     ) -> None:
@@ -169,12 +171,16 @@ class ExplanationDriftDetector:
         self.min_change = float(check_float(min_change, "min_change", _OWNER, low=0.0))  # type: ignore[arg-type]
         self.warmup = int(check_int(warmup, "warmup", _OWNER, min_value=1))  # type: ignore[arg-type]
         self.memory = int(check_int(memory, "memory", _OWNER, min_value=10))  # type: ignore[arg-type]
+        self.attribution_level = float(check_float(  # type: ignore[arg-type]
+            attribution_level, "attribution_level", _OWNER, low=0.0, high=1.0,
+            low_inclusive=False, high_inclusive=False))
         if callback is not None and not callable(callback):
             raise param_error(_OWNER, "callback", "a callable or None", callback, exc=TypeError)
         self.callback = callback
         self.random_state = random_state
         self._seed = root_seed(random_state, _OWNER)
         self.events_: list[DriftEvent] = []
+        self.loss_changes_: list[DriftEvent] = []
         self._changes: list[DriftExplanation] = []
         self.feature_names_: list[str] | None = None
         self.n_rows_ = 0
@@ -244,7 +250,7 @@ class ExplanationDriftDetector:
         return self
 
     def update_values(
-        self, values: Any, rows: Any = None, *, feature_names: Any = None
+        self, values: Any, rows: Any = None, *, feature_names: Any = None, losses: Any = None
     ) -> ExplanationDriftDetector:
         """Test explanation values computed elsewhere (channel ``"values"``).
 
@@ -256,6 +262,12 @@ class ExplanationDriftDetector:
             Their stream rows (increasing); default: continue from the last row seen.
         feature_names : sequence of k str, optional
             Names of the value columns on the first call (default ``v0, v1, ...``).
+        losses : array-like of shape (B,), optional
+            The (fixed) model's own per-row loss on these rows. Given from the first call on
+            (and then on every call), the channel also tests the loss and, when it changes,
+            names the features whose values moved (loss-triggered attribution, as in a data
+            channel, with a 2,000-row attribution window); the loss changes go to
+            :attr:`loss_changes_`.
 
         Returns
         -------
@@ -265,10 +277,12 @@ class ExplanationDriftDetector:
         ------
         ValueError
             For NaN or infinite values (naming the feature and row), a number of values per row
-            that differs from the first call, or rows that do not increase.
+            that differs from the first call, rows that do not increase, or ``losses`` of
+            another length, not finite, or given on some calls only.
         """
         arr = as_float_rows(values, self._k, _OWNER)
         rows_arr = self._check_rows(rows, len(arr))
+        loss_arr = self._check_losses(losses, len(arr))
         if not np.isfinite(arr).all():
             i, j = np.argwhere(~np.isfinite(arr))[0]
             name = (self.feature_names_ or feature_names or [f"v{c}" for c in range(arr.shape[1])])
@@ -282,9 +296,32 @@ class ExplanationDriftDetector:
             if len(names) != arr.shape[1]:
                 raise param_error(_OWNER, "feature_names", f"{arr.shape[1]} names", feature_names)
             self._set_features(names)
-        self._push("values", arr, rows_arr)
+        if "values" not in self._channels:
+            self._channels["values"] = self._new_channel("values", loss_arr is not None)
+        self._push("values", arr, rows_arr, loss_arr)
         self.n_rows_ = max(self.n_rows_, int(rows_arr[-1]) + 1)
         return self
+
+    def _check_losses(self, losses: Any, n: int) -> np.ndarray | None:
+        channel = self._channels.get("values")
+        watched = None if channel is None else channel.trigger is not None
+        if losses is None:
+            if watched:
+                raise ValueError(f"{_OWNER}.update_values: losses were given before; give "
+                                 "them on every call.")
+            return None
+        if watched is False:
+            raise ValueError(f"{_OWNER}.update_values: losses must be given from the first "
+                             "call on (the loss test needs its warm-up).")
+        arr = np.asarray(losses, dtype=np.float64).reshape(-1)
+        if len(arr) != n:
+            raise ValueError(f"{_OWNER}.update_values: got {n} rows of values but "
+                             f"{len(arr)} losses.")
+        if not np.isfinite(arr).all():
+            i = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise ValueError(f"{_OWNER}.update_values: the loss of row {i} of the batch is "
+                             f"{float(arr[i])}; losses must be finite.")
+        return arr
 
     def explain_change(self, event: DriftEvent | int) -> DriftExplanation:
         """Before/after importances of every feature around an event.
@@ -365,7 +402,8 @@ class ExplanationDriftDetector:
         if self.static_model:
             if values is not None and ok.any():
                 flat = values.reshape(len(ok), -1)[:, :k]
-                self._push("data", flat[ok], rows[ok])
+                losses = self._losses(explainer, cols, y)
+                self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok])
         else:
             self._feed_shadows(cols, y, rows)
             self._remember_recent(rows, cols, y)
@@ -385,7 +423,9 @@ class ExplanationDriftDetector:
             if capture.values is not None and capture.ok is not None:
                 ok = capture.ok
                 flat = capture.values.reshape(len(ok), -1)[:, :k]
-                self._push_to(channel, flat[ok], rows[ok])
+                losses = self._losses(shadow, cols, y)
+                self._push_to(channel, flat[ok], rows[ok],
+                              None if losses is None else losses[ok])
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
             self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
 
@@ -406,7 +446,9 @@ class ExplanationDriftDetector:
             probe._process(cols, yy, False)
             if warm.values is not None and warm.ok is not None:
                 flat = warm.values.reshape(len(warm.ok), -1)[:, :k]
-                self._push_to(channel, flat[warm.ok], rows[warm.ok])
+                losses = self._losses(probe, cols, y)
+                self._push_to(channel, flat[warm.ok], rows[warm.ok],
+                              None if losses is None else losses[warm.ok])
         self._shadows.append((shadow, channel, capture))
 
     def _remember_recent(self, rows: np.ndarray, cols: Any, y: Any) -> None:
@@ -498,19 +540,53 @@ class ExplanationDriftDetector:
         self.feature_names_ = list(names)
         self._k = len(names)
 
-    def _new_channel(self, name: str) -> ValueChannel:
-        assert self.feature_names_ is not None and self._k is not None
-        return ValueChannel(f"{name}", self.feature_names_, self.test, self.delta / self._k,
-                            self._seed + self._n_snapshots, self.warmup, self.memory)
+    def _watch_loss(self) -> bool:
+        """Whether data channels test the model's own per-row loss (not label-free, and the
+        explainer has a loss)."""
+        return (not self.label_free and self.explainer is not None
+                and getattr(self.explainer, "_loss", None) is not None)
 
-    def _push(self, name: str, values: np.ndarray, rows: np.ndarray) -> None:
+    def _losses(self, explainer: Any, cols: Any, y: Any) -> np.ndarray | None:
+        return row_losses(explainer, cols, y) if self._watch_loss() else None
+
+    def _new_channel(self, name: str, with_loss: bool | None = None) -> ValueChannel:
+        """A channel of per-feature tests; with the loss test and attribution for a data
+        channel whose explainer has a loss (or ``with_loss``)."""
+        assert self.feature_names_ is not None and self._k is not None
+        k = self._k
+        seed = self._seed + self._n_snapshots
+        if with_loss is None:
+            with_loss = name == "data" and self._watch_loss()
+        if not with_loss:
+            return ValueChannel(name, self.feature_names_, self.test, self.delta / k, seed,
+                                self.warmup, self.memory)
+        # k feature tests and the loss test: Bonferroni over k + 1
+        level = self.delta / (k + 1)
+        channel = ValueChannel(name, self.feature_names_, self.test, level, seed, self.warmup,
+                               self.memory)
+        alpha = float(getattr(self.explainer, "alpha", 0.001))
+        channel.trigger = LossTrigger(channel, level, self.attribution_level,
+                                      int(round(2.0 / alpha)), seed)
+        return channel
+
+    def _push(self, name: str, values: np.ndarray, rows: np.ndarray,
+              losses: np.ndarray | None = None) -> None:
         if name not in self._channels:
             self._channels[name] = self._new_channel(name)
-        self._push_to(self._channels[name], values, rows)
+        self._push_to(self._channels[name], values, rows, losses)
 
-    def _push_to(self, channel: ValueChannel, values: np.ndarray, rows: np.ndarray) -> None:
+    def _push_to(self, channel: ValueChannel, values: np.ndarray, rows: np.ndarray,
+                 losses: np.ndarray | None = None) -> None:
         before_starts = channel.last_start.copy()
-        for e in channel.push(values, rows):
+        trigger = channel.trigger
+        if trigger is not None and losses is not None and len(rows):
+            n_changes = len(trigger.changes)
+            events = trigger.push(values, rows, losses)
+            self.loss_changes_ += trigger.changes[n_changes:]
+            events.sort(key=lambda e: (e.row, -abs(e.statistic)))
+        else:
+            events = channel.push(values, rows)
+        for e in events:
             j = channel.labels.index(e.feature)
             prev = int(before_starts[j])
             before_starts[j] = e.start
