@@ -177,7 +177,7 @@ class ValueChannel:
             values = np.concatenate([v for v, _ in self._pending])
             rows = np.concatenate([r for _, r in self._pending])
             self._pending = []
-            self._fix_scale(values)
+            self._fix_scale(values[: self.warmup])  # the first rows: the same for any chunking
             self.last_start[:] = rows[0]
         return self._run_tests(values, rows)
 

@@ -51,7 +51,22 @@ class ExplanationDriftDetector:
         never changes); otherwise a copy of the explainer with a deep copy of the model is fed
         the same rows. The snapshot is replaced when the model channel fires (the model it froze
         is no longer the model in use); the old snapshot keeps testing until the new one is
-        warmed up.
+        warmed up. Besides the ``k`` per-feature tests, each data channel tests the channel
+        model's own per-row loss ``loss(y, f(x))`` (one batched model call per chunk; not with
+        ``label_free``, nor for explainers without a loss such as iPDP) with a CUSUM of its
+        own (design shift :data:`~ixplain.drift._attribution.LOSS_SHIFT`, reference lag
+        :data:`~ixplain.drift._attribution.LOSS_LAG`): the loss of a fixed model moves much
+        more than any one feature's values when the data/target relation changes. A loss
+        change (recorded in :attr:`loss_changes_`, not an event) opens an **attribution
+        window**: from the alarm row on, every feature's values since the estimated start are
+        compared with those of its regime before it by an anytime-valid normal-mixture
+        confidence sequence, and each feature that crosses gets an event whose ``test`` reads
+        ``"CUSUM(loss, ...) + mixture z (...)"`` and whose ``start`` is the loss change's
+        (:mod:`ixplain.drift._attribution`); the named feature's own test restarts on the new
+        regime. The window closes ``2 / alpha`` rows (the explainer's ``alpha``) after the
+        start or when every feature has been named or has fired on its own test. The
+        per-feature tests keep running and find the changes that do not move the loss
+        (virtual drift, a model that switches between redundant features).
     ``"model"``
         Every ``check_every`` rows, the values of the **current model** on a fixed reference
         sample (the first ``n_reference`` rows; perturbation rows drawn from it with the same
@@ -66,7 +81,8 @@ class ExplanationDriftDetector:
     False alarms across features
     ----------------------------
     ``delta`` is a family-wise level: each of the ``k`` features' tests runs at ``delta / k``
-    (Bonferroni). For the CUSUM (default) this bounds the probability that *any* feature fires
+    (Bonferroni; in a data channel that also tests the loss, each of the ``k + 1`` tests runs at
+    ``delta / (k + 1)``). For the CUSUM (default) this bounds the probability that *any* feature fires
     within 100,000 rows while no explanation changes by about ``delta`` (see
     :class:`~ixplain.drift.CUSUMTest`: exact for i.i.d. values of a known distribution,
     approximate with the distribution estimated from the stream); for ADWIN it bounds, at each
@@ -77,7 +93,11 @@ class ExplanationDriftDetector:
     channel's paired z-tests run at ``delta / k`` each, so at each check the probability that
     any feature is reported while the model's explanation on the reference sample has not
     moved is at most ``delta`` (normal approximation of the paired mean; a model that did not
-    change at all gives zero differences and is never reported).
+    change at all gives zero differences and is never reported). An attribution event needs a
+    loss change (found at the CUSUM's level) *and* a crossing: given a loss change, the
+    probability that the window names a feature whose mean value did not change is at most
+    about ``attribution_level`` (``attribution_level / k`` per feature; exact for i.i.d.
+    sub-Gaussian values of a known standard deviation, approximate with it estimated).
 
     Parameters
     ----------
@@ -109,6 +129,8 @@ class ExplanationDriftDetector:
         Rows a data channel uses to fix its scaling before testing.
     memory : int, default=5000
         Rows of values kept per channel for the before/after means of events.
+    attribution_level : float in (0, 1), default=0.05
+        Family-wise level of the attribution step after a loss change (see above).
     callback : callable, optional
         Called with each new :class:`DriftEvent`. Not pickled (set it again after loading).
     random_state : None, int or numpy.random.Generator, default=None
@@ -118,6 +140,10 @@ class ExplanationDriftDetector:
     ----------
     events_ : list of DriftEvent
         All events so far, in the order found (strongest first within a row).
+    loss_changes_ : list of DriftEvent
+        The changes of a data channel's per-row model loss (``feature="loss"``; ``before`` /
+        ``after`` are mean losses), whether or not a feature was named after them; an event
+        named by the attribution that followed has the same ``start``.
     feature_names_ : list of str
         The watched features.
     n_rows_ : int
