@@ -154,3 +154,17 @@ def test_a_feature_listed_twice_is_refused():
     with pytest.raises(ValueError, match=r"\['x0'\] appear more than once"):
         permutation_importance(lambda A: A[:, 0], X, X[:, 0], loss="squared_error",
                                features=["x0", 0])
+
+
+@pytest.mark.parametrize(("weights", "found"), [
+    ([1.0, 1.0, -2.0, 1.0], r"1 bad weight\(s\), the first sample_weight\[2\] = -2.0"),
+    ([np.nan] * 4, r"4 bad weight\(s\), the first sample_weight\[0\] = nan"),
+    ([0.0] * 4, "weights summing to 0.0"),
+])
+def test_bad_sample_weight_is_named_not_echoed(weights, found):
+    """A bad weight is named by its index and value; the array itself is not repeated."""
+    from ixplain._validation import check_sample_weight
+
+    with pytest.raises(ValueError, match=found) as info:
+        check_sample_weight(np.array(weights), 4, "accumulated_local_effects")
+    assert "array(" not in str(info.value)

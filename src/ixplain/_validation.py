@@ -235,8 +235,13 @@ def check_sample_weight(sample_weight: Any, n_rows: int, owner: str) -> np.ndarr
             f"The 'sample_weight' parameter of {owner} must be {rule}. Got an array of shape "
             f"{w.shape} instead."
         )
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise param_error(owner, "sample_weight", rule, sample_weight)
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if len(bad) or w.sum() <= 0:
+        found = (f"{len(bad)} bad weight(s), the first sample_weight[{bad[0]}] = "
+                 f"{float(w[bad[0]])}" if len(bad) else f"weights summing to {float(w.sum())}")
+        raise ValueError(
+            f"The 'sample_weight' parameter of {owner} must be {rule}. Got {found} instead."
+        )
     return w
 
 

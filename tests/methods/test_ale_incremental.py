@@ -286,3 +286,23 @@ def test_shrinking_range_keeps_the_outer_bins_differences():
     z = iale.edges_
     got, true = np.diff(iale.ale_.average[0]), np.diff(z ** 2)
     assert np.abs(got - true).sum() / np.abs(true).sum() < 0.35
+
+
+def test_pickle_from_before_the_outside_counts_loads_with_zero_counts():
+    """An explainer pickled before ``n_missing_``/``n_outside_`` existed (their attributes
+    absent from its state) loads with both counts 0 and goes on explaining; a current pickle
+    keeps its counts."""
+    import pickle
+
+    X = _data(300)
+    iale = IncrementalALE(f, "x0", edges=np.linspace(0.2, 0.8, 5), random_state=0)
+    iale.explain_many(X[:200])
+    assert iale.n_outside_ > 0
+    assert pickle.loads(pickle.dumps(iale)).n_outside_ == iale.n_outside_
+    old = iale.__dict__.copy()
+    del old["n_missing_"], old["n_outside_"]
+    restored = IncrementalALE.__new__(IncrementalALE)
+    restored.__setstate__(old)
+    assert (restored.n_missing_, restored.n_outside_) == (0, 0)
+    restored.explain_many(X[200:])
+    assert restored.n_outside_ > 0 and restored.ale_.average.shape == iale.ale_.average.shape

@@ -262,6 +262,12 @@ class IncrementalALE(IncrementalExplainer):
         self.edges_history_: deque = deque(maxlen=self.history_size)
 
     # ------------------------------------------------------------------ the explanation function
+    def __setstate__(self, state: dict) -> None:
+        # explainers pickled before the rows without an ALE bin were counted
+        state.setdefault("n_missing_", 0)
+        state.setdefault("n_outside_", 0)
+        self.__dict__.update(state)
+
     def _feature_name(self, names: tuple[str, ...]) -> str:
         f = self.feature
         if isinstance(f, str):
