@@ -139,3 +139,48 @@ def test_bad_losses():
     det = ExplanationDriftDetector().update_values(np.zeros((2, 2)), losses=[0.0, 1.0])
     with pytest.raises(ValueError, match="every call"):
         det.update_values(np.zeros((2, 2)))
+
+
+def _x0(A):
+    return A[:, 0]
+
+
+def _sign_flip(seed=1, n=3000, c=1500):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = X[:, 0] * np.where(np.arange(n) < c, 1.0, -1.0) + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+def test_data_samples_lower_the_values_variance_not_the_estimate():
+    """``data_samples=4``: the static data channel explains the rows again with 4 draws per
+    row, while the explainer's own estimate is the one without the detector. x0's value before
+    the change is about ``(x0 - x0')**2`` (the noise term is small): its variance is
+    ``Var(E[.|x0]) + E[Var(.|x0)] = Var(x0**2) + E[2 + 4 x0**2] = 2 + 6 = 8`` with one draw
+    (sd 2.83) and ``2 + 6 / 4 = 3.5`` with four (sd 1.87)."""
+    X, y = _sign_flip()
+    out = {}
+    for m in (1, 4):
+        det = ExplanationDriftDetector(static_model=True, data_samples=m, random_state=0)
+        ipfi = IncrementalPFI(_x0, "squared_error", random_state=0, drift_detector=det)
+        for s in range(0, len(X), 50):
+            ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+        out[m] = ipfi.importances_, det
+    plain = IncrementalPFI(_x0, "squared_error", random_state=0)
+    plain.explain_many(X, y)
+    np.testing.assert_allclose(out[4][0], plain.importances_)
+    np.testing.assert_allclose(out[1][0], plain.importances_)
+    det = out[4][1]
+    first = det.events_[0]
+    assert first.feature == "x0" and 1500 <= first.row < 1600
+    for m, low, high in ((1, 2.5, 3.2), (4, 1.6, 2.15)):
+        e = out[m][1].events_[0]
+        sd = (e.before_high - e.before) / 1.959964 * np.sqrt(e.n_before)
+        assert e.feature == "x0" and low < sd < high
+    copy = pickle.loads(pickle.dumps(det))
+    assert copy.events_ == det.events_
+
+
+def test_data_samples_must_be_a_positive_int():
+    with pytest.raises(ValueError, match="'data_samples' parameter"):
+        ExplanationDriftDetector(data_samples=0)

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from ._channel import ValueChannel, make_event
+from ._channel import ValueChannel, ValueMemory, _stats, make_event
 from .base import DriftEvent
 
 __all__ = ["LOSS_LAG", "LOSS_SHIFT", "LossTrigger", "RHO", "mixture_bound", "row_losses"]
@@ -137,6 +137,7 @@ class LossTrigger:
         self.channel = channel
         self.loss = ValueChannel(channel.name, ["loss"], "cusum", level, seed, channel.warmup,
                                  channel.memory.values.shape[0], shift=LOSS_SHIFT, lag=LOSS_LAG)
+        self.raw = ValueMemory(channel.memory.values.shape[0], 1)  # the losses themselves
         self.level = float(attribution_level) / len(channel.labels)
         self.horizon = int(horizon)
         self.windows: list[_Window] = []
@@ -159,7 +160,7 @@ class LossTrigger:
         events do not depend on how the stream is chunked.
         """
         ch = self.channel
-        alarms = {e.row: e for e in self.loss.push(losses.reshape(-1, 1), rows)}
+        alarms = self._loss_changes(losses, rows)
         events: list[DriftEvent] = []
         i, n = 0, len(rows)
         while i < n:
@@ -178,6 +179,23 @@ class LossTrigger:
                     events += self._advance(row, [w])
             i = stop
         return events
+
+    def _loss_changes(self, losses: np.ndarray, rows: np.ndarray) -> dict[int, DriftEvent]:
+        """The loss test on the signed square roots of the losses (the absolute error for the
+        squared error; the 0-1 loss unchanged): a monotone map of each value, so i.i.d. losses
+        stay i.i.d. and the test's guarantee holds, while the squared error's tail no longer
+        sets the scale. The changes report the mean losses themselves."""
+        self.raw.push(losses.reshape(-1, 1), rows)
+        prev = max(int(self.loss.last_start[0]), 0)  # -1 (not warmed up): from the first row
+        root = np.sign(losses) * np.sqrt(np.abs(losses))
+        out = {}
+        for e in self.loss.push(root.reshape(-1, 1), rows):
+            before = self.raw.between(prev, e.start)[:, 0]
+            after = self.raw.between(e.start, e.row + 1)[:, 0]
+            out[e.row] = make_event(e.row, e.start, "loss", e.channel, e.test, _stats(before),
+                                    _stats(after))
+            prev = e.start
+        return out
 
     def _open(self, change: DriftEvent) -> _Window | None:
         ch = self.channel

@@ -3,6 +3,7 @@ the data or the model moved."""
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import deque
 from statistics import NormalDist
@@ -184,6 +185,7 @@ class ExplanationDriftDetector:
         warmup: int = 200,
         memory: int = 5000,
         attribution_level: float = 0.05,
+        data_samples: int = 1,
         callback: Any = None,
         random_state: Any = None,
     ) -> None:
@@ -200,6 +202,9 @@ class ExplanationDriftDetector:
         self.attribution_level = float(check_float(  # type: ignore[arg-type]
             attribution_level, "attribution_level", _OWNER, low=0.0, high=1.0,
             low_inclusive=False, high_inclusive=False))
+        self.data_samples = int(check_int(data_samples, "data_samples", _OWNER,  # type: ignore[arg-type]
+                                          min_value=1))
+        self._blank_storage: Any = None
         if callback is not None and not callable(callback):
             raise param_error(_OWNER, "callback", "a callable or None", callback, exc=TypeError)
         self.callback = callback
@@ -407,6 +412,9 @@ class ExplanationDriftDetector:
         self.explainer = explainer
         if hasattr(explainer, "_use_grid"):
             self._rows = RowMemory(self.memory)
+        if self.static_model and self.data_samples > 1 and _draws_of(explainer) is not None:
+            # the static data channel's own copy with more draws starts from this empty storage
+            self._blank_storage = copy.deepcopy(explainer.storage)
         setattr(explainer, "drift_detector", self)  # noqa: B010 (not every explainer declares it)
         explainer._on_values = self._on_values
 
@@ -425,7 +433,11 @@ class ExplanationDriftDetector:
         assert k is not None
         if self._rows is not None:
             self._rows.push(rows, cols)
-        if self.static_model:
+        if self._blank_storage is not None or (self.static_model and self._shadows):
+            if not self._shadows:  # static_model with data_samples > 1: a copy with more draws
+                self._static_shadow()
+            self._feed_shadows(cols, y, rows)
+        elif self.static_model:
             if values is not None and ok.any():
                 flat = values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(explainer, cols, y)
@@ -455,11 +467,23 @@ class ExplanationDriftDetector:
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
             self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
 
+    def _static_shadow(self) -> None:
+        """The data channel of a static model explained with ``data_samples`` draws per row:
+        a copy of the explainer, fed the same rows from an empty storage."""
+        shadow = detached_copy(self.explainer, keep_storage=False)
+        shadow.storage, self._blank_storage = self._blank_storage, None
+        _set_draws(shadow, self.data_samples)
+        capture = Capture()
+        shadow._on_values = capture
+        self._shadows.append((shadow, self._new_channel("data"), capture))
+
     def _snapshot(self) -> None:
         """Freeze the current model: a new data-channel copy of the explainer, warmed up on
         the last ``warmup`` rows (explained by a throw-away copy of it), so its tests hold a
         regime before any change that follows."""
         shadow = detached_copy(self.explainer)
+        if self.data_samples > 1:
+            _set_draws(shadow, self.data_samples)
         capture = Capture()
         shadow._on_values = capture
         self._n_snapshots += 1
@@ -664,6 +688,25 @@ class ExplanationDriftDetector:
             raise ValueError(f"{_OWNER}: row indices must increase (and continue after row "
                              f"{self.n_rows_ - 1}); got {arr[:5].tolist()}...")
         return arr
+
+
+def _draws_of(explainer: Any) -> str | None:
+    """The attribute holding an explainer's perturbation draws per row (iSAGE's
+    ``n_samples_``, iPFI's ``n_samples``), or None for an explainer without draws."""
+    if hasattr(explainer, "n_samples_"):
+        return "n_samples_"
+    if isinstance(getattr(explainer, "n_samples", None), int):
+        return "n_samples"
+    return None
+
+
+def _set_draws(explainer: Any, n: int) -> None:
+    """Give a data-channel copy ``n`` draws per row (its estimator rebuilt at the next row;
+    same expectation, less variance)."""
+    name = _draws_of(explainer)
+    if name is not None:
+        setattr(explainer, name, int(n))
+        explainer._method = None
 
 
 def _curve_grid(explainer: Any, before: dict[str, np.ndarray],
