@@ -52,7 +52,10 @@ class ExplanationDriftDetector:
         never changes); otherwise a copy of the explainer with a deep copy of the model is fed
         the same rows. The snapshot is replaced when the model channel fires (the model it froze
         is no longer the model in use); the old snapshot keeps testing until the new one is
-        warmed up. Besides the ``k`` per-feature tests, each data channel tests the channel
+        warmed up.
+        With ``data_samples > 1`` the data channels explain each row with that many
+        perturbation draws (a copy of the explainer, also with ``static_model=True``; the
+        explainer's own estimate is unchanged). Besides the ``k`` per-feature tests, each data channel tests the channel
         model's own per-row loss ``loss(y, f(x))`` (one batched model call per chunk; not with
         ``label_free``, nor for explainers without a loss such as iPDP) with a CUSUM of its
         own (design shift :data:`~ixplain.drift._attribution.LOSS_SHIFT`, reference lag
@@ -132,6 +135,13 @@ class ExplanationDriftDetector:
         Rows of values kept per channel for the before/after means of events.
     attribution_level : float in (0, 1), default=0.05
         Family-wise level of the attribution step after a loss change (see above).
+    data_samples : int, default=1
+        Perturbation draws per row in the data channels (iPFI's / iSAGE's ``n_samples``; other
+        explainers ignore it): lower-variance values for ``data_samples`` times the data
+        channel's model rows. Measured (benchmark, 2 seeds, 4 draws): a learning model's
+        abrupt change found after 547 rows instead of 909 and the static swap after 40 instead
+        of 77, at twice the run time and with more false events on the bike stream (197
+        instead of 150 per 100,000 rows), so it is off by default.
     callback : callable, optional
         Called with each new :class:`DriftEvent`. Not pickled (set it again after loading).
     random_state : None, int or numpy.random.Generator, default=None
