@@ -55,11 +55,12 @@ class ExplanationDriftDetector:
         warmed up.
         With ``data_samples > 1`` the data channels explain each row with that many
         perturbation draws (a copy of the explainer, also with ``static_model=True``; the
-        explainer's own estimate is unchanged). Besides the ``k`` per-feature tests, each data channel tests the channel
-        model's own per-row loss ``loss(y, f(x))`` (one batched model call per chunk; not with
-        ``label_free``, nor for explainers without a loss such as iPDP) with a CUSUM of its
-        own (design shift :data:`~ixplain.drift._attribution.LOSS_SHIFT`, reference lag
-        :data:`~ixplain.drift._attribution.LOSS_LAG`): the loss of a fixed model moves much
+        explainer's own estimate is unchanged). Besides the ``k`` per-feature tests, each data
+        channel tests the channel model's own per-row loss ``loss(y, f(x))`` (one batched model
+        call per chunk; not with ``label_free``, nor for explainers without a loss such as
+        iPDP) with CUSUMs of its own (design shifts
+        :data:`~ixplain.drift._attribution.LOSS_SHIFTS`, the first to fire gives the alarm;
+        each at its share of the loss test's level): the loss of a fixed model moves much
         more than any one feature's values when the data/target relation changes. A loss
         change (recorded in :attr:`loss_changes_`, not an event) opens an **attribution
         window**: from the alarm row on, every feature's values since the estimated start are
