@@ -38,13 +38,11 @@ def _run(values, losses, chunks=None):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_loss_jump_names_the_shifted_feature(seed):
-    """The loss test (two CUSUMs, design shifts ``d = 0.25`` and ``1``, each with ``h =
-    log(200000 / (0.002 / 4 / 2)) = 20.5``): after the loss moves by 2 standard deviations, the
-    one with ``d = 1`` gains about ``d * 2 - psi(d)`` per row with ``psi(d) = -d - log(1 -
-    d)`` the log moment generating function of the standardised Exp(1) loss -- infinite at
-    ``d = 1``, but the standardised values are clipped to [-4, 4]: ``psi(1) = log(5 / e +
-    1 / e) = 0.79`` -- so about ``1.9 - 0.79 = 1.1`` per row (``d = 0.25`` gains 0.46). It
-    fires some 20 rows after the change. Feature ``b``
+    """The loss test (two CUSUMs, design shifts ``d = 0.25`` and ``0.5``, each with ``h =
+    log(200000 / (0.002 / 4 / 2)) = 20.5``): after the loss moves by 2 standard deviations,
+    the one with ``d = 0.5`` gains about ``d * 2 - psi(d) = 1 - 0.19 = 0.81`` per row, with
+    ``psi(d) = -d - log(1 - d)`` the log moment generating function of the standardised Exp(1)
+    loss (``d = 0.25`` gains 0.46), so it fires about 25 rows after the change. Feature ``b``
     moves by one standard deviation; it is named once ``|mean_a - mu_b|`` (about 1) exceeds
     ``mixture_bound(n, a / 2) + z(1 - a / 4) / sqrt(2000)`` with ``a = 0.05 / 3``: below 0.7
     from ``n = 45`` on, so at the loss alarm or soon after. We allow 80 rows for the alarm and
