@@ -343,3 +343,14 @@ def test_incremental_explainers_evaluate_their_registered_methods(monkeypatch):
     sage.explain_many(X[1:], y[1:])
     assert calls["SAGEFunction.explain_sampled"] == 1  # row 0 found an empty storage
     np.testing.assert_allclose(sage.importances_.sum(), sage.marginal_loss_ - sage.model_loss_)
+
+
+def test_row_stream_uniforms_at_is_each_rows_own_numbers():
+    """``uniforms_at`` returns row t's numbers of ``uniforms(t, 1)`` for any set of rows: dense
+    (one call over the span), sparse and unordered (one call per run), and empty."""
+    full = RowStream(3, "at", 5).uniforms(0, 400)
+    for rows in (np.arange(10, 30), np.array([5, 3, 4, 399, 200, 201]), np.array([], dtype=int),
+                 np.random.default_rng(0).permutation(400)[:37]):
+        got = RowStream(3, "at", 5).uniforms_at(rows)
+        assert got.shape == (len(rows), 5)
+        assert np.array_equal(got, full[rows])

@@ -161,6 +161,26 @@ class RowStream:
         self._next = t0 + n_rows
         return out if self._w4 == self.width else out[:, : self.width]
 
+    def uniforms_at(self, rows: np.ndarray) -> np.ndarray:
+        """Uniforms of the (distinct, any order) row indices ``rows``, shape (len(rows), width).
+
+        One :meth:`uniforms` call over their span when it is at most four times their number
+        (dense rows, e.g. a sorted subsample), else one call per run of consecutive indices.
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        if not len(rows):
+            return np.empty((0, self.width))
+        lo, hi = int(rows.min()), int(rows.max())
+        if hi - lo + 1 <= 4 * len(rows):
+            return self.uniforms(lo, hi - lo + 1)[rows - lo]
+        order = np.argsort(rows, kind="stable")
+        sorted_rows = rows[order]
+        cuts = np.concatenate([[0], np.flatnonzero(np.diff(sorted_rows) != 1) + 1, [len(rows)]])
+        out = np.empty((len(rows), self.width))
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            out[order[a:b]] = self.uniforms(int(sorted_rows[a]), int(b - a))
+        return out
+
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_gen"] = None  # rebuilt from the counter on the next call

@@ -819,6 +819,7 @@ def sage(
         "control_variate": control_variate, "npartitions": ddf.npartitions,
     }
     if isinstance(fn, _sage.ConditionalSAGEFunction):
+        assert fn.sampler is not None  # fitted on the client
         settings.update(removal="conditional", sampler_size=fn.sampler.n_rows_)
     result = _sage._to_result(fn.result(explained), settings)
     result.settings.pop("converged", None)

@@ -6,11 +6,19 @@ each row's own values excluded from its draws; stream: the
 :class:`~ixplain.imputation.ConditionalStorage`'s sampler for the row's time), then the model
 is called once per chunk, as in the marginal forms. Uniforms come from row-keyed streams
 (:class:`~ixplain._random.RowStream`), so the values do not depend on chunking or batching.
+
+One definition per method: :class:`ConditionalPFI` (and
+:class:`~ixplain.methods.sage.ConditionalSAGEFunction`) is both the static / Dask explanation
+function (:meth:`ConditionalPFI.explain`) and the stream's (:meth:`ConditionalPFI.explain_sampled`,
+evaluated by ``IncrementalPFI(removal="conditional")``); the two differ only in where the
+sampler and the uniforms come from, and share the core :func:`cfi_increases` (donors, fill, one
+model call, loss increases). :func:`stream_segments` splits a stream batch at the storage's
+refits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,13 +36,17 @@ __all__: list[str] = []
 
 
 class TableMaker:
-    """What the conditional perturbation step needs of an explainer (``_make_table``), for a
-    static table: canonical columns -> a Table in ``table``'s schema."""
+    """What the conditional perturbation step needs to build the model input (``_schema``,
+    ``_make_table``): canonical columns -> a Table in ``table``'s schema, by ``make`` when
+    given (a stream explainer's, which restores pandas categories)."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, make: Callable[[dict], Table] | None = None) -> None:
         self._schema = table.schema
+        self._make = make
 
     def _make_table(self, cols: dict) -> Table:
+        if self._make is not None:
+            return self._make(cols)
         return Table(cols, self._schema)
 
 
@@ -45,12 +57,6 @@ def _masks(names: Sequence[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
     for g, members in enumerate(groups):
         out[g, [names.index(m) for m in members]] = True
     return out
-
-
-def _row_uniforms(stream: RowStream, rows: np.ndarray) -> np.ndarray:
-    """The uniforms of the (sorted) row indices ``rows``, shape (len(rows), width)."""
-    lo = int(rows[0])
-    return stream.uniforms(lo, int(rows[-1]) - lo + 1)[rows - lo]
 
 
 def exclude_rows(ids: np.ndarray, fitted: np.ndarray | None) -> np.ndarray:
@@ -70,20 +76,27 @@ def exclude_rows(ids: np.ndarray, fitted: np.ndarray | None) -> np.ndarray:
 class ConditionalPFI(Method):
     """Conditional PFI's (CFI's) explanation function for the engine: for row ``t``, group
     ``g`` and repeat ``r``, ``loss(y, f(x with x_g drawn from P(x_g | x_rest))) - loss(y,
-    f(x))``, the block drawn by the chain rule with the uniforms of row ``t`` in
-    ``RowStream(seed, f"conditional-pfi-{r}")`` and row ``t``'s own values excluded from its
-    draws when ``t`` is a fitted row. Values of shape (B, G, 1 + R) as
+    f(x))``, the block drawn by the chain rule (:func:`cfi_increases`, shared by both forms).
+
+    Static and Dask (:meth:`explain`): the sampler is fitted once; row ``t`` takes the uniforms
+    of row ``t`` in ``RowStream(seed, f"conditional-pfi-{r}")``, and its own values are
+    excluded from its draws when ``t`` is a fitted row. Values of shape (B, G, 1 + R) as
     :class:`~ixplain.methods.pfi.PFIFunction`'s (column 0: the mean over the repeats).
+    Incremental (:meth:`explain_sampled`, iPFI with ``removal="conditional"``): the sampler of
+    the stream's :class:`~ixplain.imputation.ConditionalStorage` for row ``t``'s time, the
+    uniforms the driver's sampler gives row ``t``; values (B, G), the mean over ``len(reps)``
+    draws.
 
     Parameters
     ----------
     model, loss, groups
         The model adapter, the loss and the feature groups (lists of names).
-    sampler : ConditionalSampler
-        Fitted once, on the explained table or on a sample of it.
+    sampler : ConditionalSampler or None
+        Fitted once, on the explained table or on a sample of it (None: the incremental form
+        only, which takes the storage's).
     seed : int
     reps : sequence of int
-        The repeats computed (their streams).
+        The repeats computed (their streams); on a stream, ``len(reps)`` draws per group.
     rows : ndarray of int, optional
         The global row id of each explained position (default: the position itself).
     fitted : ndarray of int, optional
@@ -98,7 +111,7 @@ class ConditionalPFI(Method):
     needs_labels = True
 
     def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]],
-                 sampler: ConditionalSampler, seed: int, reps: Sequence[int],
+                 sampler: ConditionalSampler | None, seed: int, reps: Sequence[int],
                  rows: np.ndarray | None = None, fitted: np.ndarray | None = None,
                  table: Table | None = None) -> None:
         self.model, self.loss, self.sampler = model, loss, sampler
@@ -107,13 +120,13 @@ class ConditionalPFI(Method):
         self.rows = None if rows is None else np.asarray(rows, dtype=np.intp)
         self.fitted = None if fitted is None else np.asarray(fitted, dtype=np.intp)
         self.table = table
-        self._masks = _masks(sampler.feature_names_, self.groups)
+        self._masks = None if sampler is None else _masks(sampler.feature_names_, self.groups)
 
     def rows_per_observation(self, table: Table) -> int:
         return 1 + len(self.groups) * len(self.reps)
 
     def explain(self, batch: RowBatch) -> np.ndarray:
-        assert batch.y is not None
+        assert batch.y is not None and self.sampler is not None and self._masks is not None
         self.model.observe_labels(batch.y)
         (G, d), B, R = self._masks.shape, batch.n_rows, len(self.reps)
         ids = (np.arange(batch.start, batch.start + B) if self.rows is None
@@ -126,21 +139,44 @@ class ConditionalPFI(Method):
                 Z = self.__dict__["_Z"] = sampler.encode(self.table)
         else:
             source, q, Z = batch.X, np.arange(B), sampler.encode(batch.X)
-        ex = np.repeat(exclude_rows(ids, self.fitted), G)
-        width = 1 + G * R
-        don = np.full((B, width, d), -1, dtype=np.intp)
-        for k, r in enumerate(self.reps):  # copy 1 + k G + g: group g, repeat k
-            stream = RowStream(self.seed, f"conditional-pfi-{r}", G * sampler.width(d))
-            u = _row_uniforms(stream, ids).reshape(B * G, -1)
-            drawn = sampler.donors(Z, np.repeat(q, G), np.tile(self._masks, (B, 1)), u,
-                                   exclude=ex)
-            don[:, 1 + k * G : 1 + (k + 1) * G] = drawn.reshape(B, G, d)
-        preds = self.model.predict(fill(source, sampler.data_, np.repeat(q, width),
-                                        don.reshape(-1, d)))
-        losses = self.loss(np.repeat(batch.y, width, axis=0), preds,
-                           self.model.classes_).reshape(B, width)
-        diffs = (losses[:, 1:] - losses[:, :1]).reshape(B, R, G).transpose(0, 2, 1)
+        width = G * sampler.width(d)
+        u = np.concatenate([  # copy k G + g: group g, repeat k
+            RowStream(self.seed, f"conditional-pfi-{r}", width).uniforms_at(ids).reshape(
+                B, G, -1) for r in self.reps], axis=1)
+        diffs = cfi_increases(
+            self.model, self.loss, batch.y, sampler, Z, q, np.tile(self._masks, (R, 1)), u,
+            lambda rows, don: fill(source, sampler.data_, rows, don),
+            exclude=exclude_rows(ids, self.fitted),
+        ).reshape(B, R, G).transpose(0, 2, 1)
         return np.concatenate([diffs.mean(axis=2, keepdims=True), diffs], axis=2)
+
+    def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
+        """iPFI's values (B, G) under conditional removal: row ``t`` (``sampler.rows``) draws
+        its ``len(reps)`` blocks per group from the storage's sampler for ``t``, with the
+        uniforms ``sampler.uniforms(G * S * 2 d, "conditional")`` (copy ``g S + s``); rows
+        met by an empty storage get zeros (the engine discards them)."""
+        X, y = batch.X, np.asarray(batch.y)
+        B, d, S, G = X.n_rows, len(X.names), len(self.reps), len(self.groups)
+        cached = self.__dict__.get("_removed")  # (names, masks): built once per schema
+        if cached is None or cached[0] != X.names:  # copy g S + s: group g, draw s
+            cached = self.__dict__["_removed"] = (
+                X.names, np.repeat(_masks(X.names, self.groups), S, axis=0))
+        removed = cached[1]
+        u = sampler.uniforms(G * S * 2 * d, "conditional").reshape(B, G * S, 2 * d)
+        xm, cols = _stream_rows(X)
+        maker = TableMaker(X, sampler.make_table)
+        out = np.zeros((B, G))
+        for start, stop, cond in stream_segments(sampler.storage, X, xm, cols):
+            obs = np.arange(start, stop)
+
+            def build(rows: np.ndarray, don: np.ndarray, cond: Any = cond) -> Table:
+                return _perturbed(maker, xm, cols, cond, rows, don)
+
+            diffs = cfi_increases(self.model, self.loss, y[obs], cond,
+                                  xm if xm is not None else cond.encode(X), obs, removed,
+                                  u[obs], build)
+            out[obs] = diffs.reshape(len(obs), G, S).mean(axis=2)
+        return out
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "_Z"}  # a cache
@@ -163,6 +199,61 @@ class ConditionalPFI(Method):
 def _example_model(X: Any) -> np.ndarray:
     A = np.asarray(X, dtype=np.float64)
     return A[:, 0] - A[:, 1] + A[:, 2]
+
+
+def cfi_increases(
+    model: Model, loss: Loss, y: np.ndarray, sampler: ConditionalSampler, Z: np.ndarray,
+    q: np.ndarray, removed: np.ndarray, u: np.ndarray,
+    build: Callable[[np.ndarray, np.ndarray], Table], exclude: np.ndarray | None = None,
+) -> np.ndarray:
+    """CFI's per-row loss increases, the one core of :class:`ConditionalPFI`'s two forms.
+
+    Observation ``i`` (row ``q[i]`` of the encoded rows ``Z``) gets ``C`` perturbed copies:
+    copy ``c`` has the columns ``removed[c]`` drawn by the chain rule (``sampler.donors``)
+    from the uniforms ``u[i, c]``; the observation and its copies are one model call.
+
+    Parameters
+    ----------
+    y : ndarray of shape (B,) or (B, k)
+    removed : ndarray of bool, shape (C, d)
+    u : ndarray of shape (B, C, 2 d)
+    build : callable(rows, donors) -> Table
+        The model input: rows ``rows`` of the source with the cells ``donors >= 0`` from the
+        sampler's data (``fill`` on a static table, the stream batch's own layout otherwise).
+    exclude : ndarray of int, shape (B,), optional
+        The fitted row each observation is (never drawn for it; -1: none).
+
+    Returns
+    -------
+    ndarray of shape (B, C)
+        ``loss(y_i, f(copy c)) - loss(y_i, f(x_i))``.
+    """
+    (C, d), B = removed.shape, len(q)
+    width = 1 + C
+    don = sampler.donors(Z, np.repeat(q, C), np.tile(removed, (B, 1)), u.reshape(B * C, -1),
+                         exclude=None if exclude is None else np.repeat(exclude, C))
+    rows = np.repeat(q, width)
+    all_don = np.full((len(rows), d), -1, dtype=np.intp)
+    all_don[(np.arange(len(rows)) % width) != 0] = don
+    preds = model.predict(build(rows, all_don))
+    losses = loss(np.repeat(y, width, axis=0), preds, model.classes_).reshape(B, width)
+    return losses[:, 1:] - losses[:, :1]  # type: ignore[no-any-return]
+
+
+def stream_segments(storage: Any, X: Table, xm: np.ndarray | None,
+                    cols: dict[str, np.ndarray] | None, *,
+                    local: bool = False) -> Iterator[tuple[int, int, ConditionalSampler]]:
+    """The runs ``(start, stop, sampler)`` of a stream batch ``X`` (as :func:`_stream_rows`
+    gives it) that share a refit of a :class:`~ixplain.imputation.ConditionalStorage`, each
+    with the sampler its rows draw from (the pools as each row finds them); runs met by an
+    empty storage are skipped (their values stay 0). ``local``: the run's queries are numbered
+    from 0 (the run taken out of the batch), else by their batch row."""
+    batch = storage_columns(X, xm, cols)
+    for start, stop, b in storage.segments(X.n_rows):
+        if b == 0:  # rows met by an empty storage: their values are discarded
+            continue
+        yield start, stop, storage.sampler_at(b, batch, start, stop,
+                                              offset=start if local else 0)
 
 
 def conditional_pfi_importances(
@@ -285,6 +376,13 @@ def _stream_rows(X: Table) -> tuple[np.ndarray | None, dict[str, np.ndarray] | N
     return None, canonical_columns(X)
 
 
+def segment_rows(xm: np.ndarray | None, cols: dict[str, np.ndarray] | None,
+                 part: np.ndarray) -> tuple[np.ndarray | None, dict[str, np.ndarray] | None]:
+    """Rows ``part`` of a stream batch given as :func:`_stream_rows` gives it, in that form."""
+    return (None if xm is None else xm[part],
+            None if cols is None else {n: c[part] for n, c in cols.items()})
+
+
 def _perturbed(explainer: Any, xm: np.ndarray | None, cols: dict[str, np.ndarray] | None,
                sampler: ConditionalSampler, rows: np.ndarray, don: np.ndarray) -> Table:
     """The model input: batch rows ``rows`` with the cells ``don >= 0`` from the sampler's data."""
@@ -302,40 +400,6 @@ def _perturbed(explainer: Any, xm: np.ndarray | None, cols: dict[str, np.ndarray
                          frozenset(), perturbed)
 
 
-def conditional_ipfi_batch(explainer: Any, X: Table, y: np.ndarray, sampler: Any) -> np.ndarray:
-    """iPFI's explanation function with conditional removal: (B, d) loss increases.
-
-    Stored row ``t`` (``storage.n_seen + i``) uses the storage's sampler for ``t`` and the
-    batch sampler's row-keyed uniforms; ``n_samples`` draws per feature, averaged.
-    """
-    storage = explainer.storage
-    d, S, B = len(X.names), explainer.n_samples, X.n_rows
-    removed_one = np.repeat(np.eye(d, dtype=bool), S, axis=0)  # (d * S, d)
-    u = sampler.uniforms(d * S * 2 * d, "conditional").reshape(B * d * S, 2 * d)
-    xm, cols = _stream_rows(X)
-    batch = storage_columns(X, xm, cols)
-    out = np.empty((B, d))
-    width = 1 + d * S
-    model = explainer._model
-    for start, stop, b in storage.segments(B):
-        obs = np.arange(start, stop)
-        if b == 0:  # rows met by an empty storage: their values are discarded
-            out[obs] = 0.0
-            continue
-        cond = storage.sampler_at(b, batch, start, stop)
-        Z = xm if xm is not None else cond.encode(X)
-        q = np.arange(start * d * S, stop * d * S)
-        don = cond.donors(Z, np.repeat(obs, d * S), np.tile(removed_one, (len(obs), 1)), u[q])
-        rows = np.repeat(obs, width)
-        all_don = np.full((len(rows), d), -1, dtype=np.intp)
-        all_don[(np.arange(len(rows)) % width) != 0] = don
-        preds = model.predict(_perturbed(explainer, xm, cols, cond, rows, all_don))
-        losses = explainer._loss(np.repeat(y[obs], width, axis=0), preds,
-                                 model.classes_).reshape(len(obs), width)
-        out[obs] = (losses[:, 1:].reshape(len(obs), d, S) - losses[:, :1, None]).mean(axis=2)
-    return out
-
-
 def storage_columns(X: Table, xm: np.ndarray | None,
                     cols: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
     """The batch in the form the storage writes (a refit inside the batch reads it)."""
@@ -345,33 +409,6 @@ def storage_columns(X: Table, xm: np.ndarray | None,
         return Batch.from_matrix(xm, X.names)
     assert cols is not None
     return cols
-
-
-def conditional_isage_batch(explainer: Any, X: Table, y: np.ndarray, orders: np.ndarray,
-                            sampler: Any) -> np.ndarray:
-    """(B, n_players + 2) iSAGE values (contributions, empty and model losses), conditional."""
-    from ._sage_core import contributions
-
-    storage = explainer.storage
-    B, s, d = X.n_rows, explainer.n_samples_, len(X.names)
-    u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
-    xm, cols = _stream_rows(X)
-    batch = storage_columns(X, xm, cols)
-    losses = np.empty((B, orders.shape[1] + 1))
-    for start, stop, b in storage.segments(B):
-        if b == 0:  # rows met by an empty storage: their values are discarded
-            losses[start:stop] = 0.0
-            continue
-        part = np.arange(start, stop)
-        losses[start:stop] = conditional_coalition_losses(
-            explainer._model, explainer._loss, explainer._correction, X.take(part),
-            np.asarray(y)[start:stop], storage.sampler_at(b, batch, start, stop, offset=start),
-            u[start:stop],
-            orders[start:stop], explainer._col_player, explainer=explainer,
-            rows=(None if xm is None else xm[part], None if cols is None else
-                  {n: c[part] for n, c in cols.items()}),
-        )
-    return np.concatenate([contributions(losses, orders), losses[:, :1], losses[:, -1:]], axis=1)
 
 
 def conditional_storage(explainer: Any, storage: Any, random_state: Any) -> Any:

@@ -25,7 +25,12 @@ It then gets from the engine
   :meth:`Method.explain_sampled` (the storage supplies ``P``, the driver's
   :class:`~ixplain.methods._incremental.Sampler` the random numbers): iPFI evaluates
   :class:`~ixplain.methods.pfi.BackgroundPFI`, iSAGE
-  :class:`~ixplain.methods.sage.SAGEFunction`.
+  :class:`~ixplain.methods.sage.SAGEFunction`; with ``removal="conditional"`` they evaluate
+  :class:`~ixplain.methods._conditional.ConditionalPFI` and
+  :class:`~ixplain.methods.sage.ConditionalSAGEFunction`, the objects the static and Dask
+  conditional forms run (the sampler's ``storage`` -- a
+  :class:`~ixplain.imputation.ConditionalStorage` -- supplies the conditional sampler of each
+  row's time).
 
 Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunction`, the
 ICE curve on a fixed grid), ``permutation_importance`` and

@@ -227,6 +227,17 @@ class Sampler:
         (``B * n`` rows; row ``i``'s draws at ``i*n .. i*n+n-1``)."""
         return self._make_table(self.draw_columns(n))
 
+    @property
+    def storage(self) -> SlotStorage:
+        """The stream's storage as the batch's first row finds it (the batch's rows are
+        written after it is explained); a method with its own draws reads it, e.g. the
+        conditional sampler of a :class:`~ixplain.imputation.ConditionalStorage`."""
+        return self._storage
+
+    def make_table(self, cols: dict[str, np.ndarray]) -> Table:
+        """Canonical columns (float64 / object arrays) -> a Table in the model's schema."""
+        return self._make_table(cols)  # type: ignore[no-any-return]
+
 
 class IncrementalExplainer:
     """Base class: explain a model on a stream, one observation or mini-batch at a time.

@@ -22,7 +22,7 @@ from ..losses import get_loss
 from ..models import rows_for_budget
 from ..results.interactions import InteractionTimeSeries, ShapleyInteractions, _square
 from ..tabular import Table
-from ._conditional import _stream_rows, conditional_storage, storage_columns
+from ._conditional import _stream_rows, conditional_storage, segment_rows, stream_segments
 from ._incremental import IncrementalExplainer, Sampler
 from ._interaction_core import (
     INDICES,
@@ -214,18 +214,12 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         B, s, d = X.n_rows, self.n_samples_, len(X.names)
         u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
         xm, cols = _stream_rows(X)
-        batch = storage_columns(X, xm, cols)
         out = np.zeros((B, plan.n_values + 2))
-        for start, stop, b in storage.segments(B):
-            if b == 0:
-                continue
+        for start, stop, cond in stream_segments(storage, X, xm, cols, local=True):
             part = np.arange(start, stop)
-            rows = (None if xm is None else xm[part],
-                    None if cols is None else {n: c[part] for n, c in cols.items()})
             evaluate = conditional_evaluator(
-                self._model, self._loss, self._correction, X.take(part), y[start:stop],
-                storage.sampler_at(b, batch, start, stop, offset=start), u[start:stop],
-                explainer=self, rows=rows,
+                self._model, self._loss, self._correction, X.take(part), y[start:stop], cond,
+                u[start:stop], explainer=self, rows=segment_rows(xm, cols, part),
                 batch_rows=batch_rows)
             values, losses = explain_interactions(
                 plan, evaluate, stop - start, None if order_u is None else order_u[start:stop])

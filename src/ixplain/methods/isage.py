@@ -51,11 +51,11 @@ from ..drift.detector import attach_detector
 from ..imputation import check_removal
 from ..losses import get_loss
 from ..tabular import Table
-from ._conditional import conditional_isage_batch, conditional_storage
+from ._conditional import conditional_storage
 from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
-from ._sage_core import correction_for, random_orders, resolve_players
-from .sage import SAGEFunction
+from ._sage_core import correction_for, resolve_players
+from .sage import ConditionalSAGEFunction, SAGEFunction
 
 __all__ = ["IncrementalSAGE"]
 
@@ -254,12 +254,14 @@ class IncrementalSAGE(LossGameValues, IncrementalExplainer):
         if self._col_player is None or len(self._col_player) != len(X.names):
             self._set_players(list(X.names))
         assert self.players_ is not None and self._col_player is not None and y is not None
-        if self.removal == "conditional":  # the removal step handed to the storage's sampler
-            orders = random_orders(sampler.uniforms(len(self.players_), "order"))
-            return conditional_isage_batch(self, X, np.asarray(y), orders, sampler)
         if self._method is None:  # the registered method, its P the storage
-            self._method = SAGEFunction(self._model, self._loss, None, self._col_player,
-                                        self.players_, self.n_samples_, False, self._seed, 0)
+            if self.removal == "conditional":  # drawn by the storage's conditional sampler
+                self._method = ConditionalSAGEFunction(
+                    self._model, self._loss, None, self._col_player, self.players_,
+                    self.n_samples_, self._seed, 0, None)
+            else:
+                self._method = SAGEFunction(self._model, self._loss, None, self._col_player,
+                                            self.players_, self.n_samples_, False, self._seed, 0)
         return self._method.explain_sampled(RowBatch(X, y, int(sampler.rows[0])), sampler)
 
     def _value_shape(self) -> tuple[int, ...]:

@@ -44,7 +44,7 @@ from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage, seed_of
 from ..tabular import Table, _take, as_table
 from ._conditional import (
-    conditional_ipfi_batch,
+    ConditionalPFI,
     conditional_pfi_importances,
     conditional_storage,
 )
@@ -1060,7 +1060,7 @@ class IncrementalPFI(IncrementalExplainer):
         self.removal = check_removal(removal, self._owner)
         storage = conditional_storage(self, storage, random_state)
         self._all_numeric: bool | None = None
-        self._method: BackgroundPFI | None = None  # the explanation function, at the first row
+        self._method: BackgroundPFI | ConditionalPFI | None = None  # built at the first row
         self.n_samples = int(
             check_int(n_samples, "n_samples", self._owner, min_value=1)  # type: ignore[arg-type]
         )
@@ -1081,22 +1081,27 @@ class IncrementalPFI(IncrementalExplainer):
         self.drift_detector = attach_detector(self, drift_detector)
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
-        if self.removal == "conditional":  # the removal step handed to the storage's sampler
-            return conditional_ipfi_batch(self, X, np.asarray(y), sampler)
         assert y is not None and self._schema is not None
         if self._all_numeric is None:
             self._all_numeric = all(k == "numeric" for k in self._schema.kinds)
         return self._pfi().explain_sampled(RowBatch(X, y, int(sampler.rows[0])), sampler)
 
-    def _pfi(self) -> BackgroundPFI:
-        """The registered method evaluated (:class:`BackgroundPFI` with ``P`` the storage),
-        one group per feature, built at the first row."""
+    def _pfi(self) -> BackgroundPFI | ConditionalPFI:
+        """The registered method evaluated, one group per feature, built at the first row:
+        :class:`BackgroundPFI` with ``P`` the storage, or with ``removal="conditional"``
+        :class:`~ixplain.methods._conditional.ConditionalPFI` drawing from the storage's
+        conditional sampler."""
         if self._method is None:
             assert self._schema is not None
             groups = [(n,) for n in self._schema.names]
-            self._method = BackgroundPFI(self._model, self._loss, groups, None, self.n_samples,
-                                         self._seed)
-            self._method.numeric_layout = self._all_numeric
+            if self.removal == "conditional":
+                self._method = ConditionalPFI(self._model, self._loss, groups, None,
+                                              self._seed, range(self.n_samples))
+                return self._method
+            method = BackgroundPFI(self._model, self._loss, groups, None, self.n_samples,
+                                   self._seed)
+            method.numeric_layout = self._all_numeric
+            self._method = method
         return self._method
 
     def _explain_numeric_row(
@@ -1105,7 +1110,9 @@ class IncrementalPFI(IncrementalExplainer):
         if self._all_numeric is not True or y is None or self.removal == "conditional":
             return None  # decided by the first _explain_batch call
         draws = self._draw_numeric_one(xm.shape[1] * self.n_samples, t)
-        return self._pfi().explain_numeric(self._schema, xm, y, draws)
+        method = self._pfi()
+        assert isinstance(method, BackgroundPFI)
+        return method.explain_numeric(self._schema, xm, y, draws)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""

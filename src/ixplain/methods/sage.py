@@ -31,7 +31,14 @@ from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
 from ..tabular import Table, as_table
-from ._conditional import TableMaker, conditional_coalition_losses, exclude_rows
+from ._conditional import (
+    TableMaker,
+    _stream_rows,
+    conditional_coalition_losses,
+    exclude_rows,
+    segment_rows,
+    stream_segments,
+)
 from ._engine import Explained, Method, ProgressInfo, RowBatch, make_progress, register
 from ._sage_core import (
     coalition_losses,
@@ -673,7 +680,7 @@ class SAGEFunction(Method):
         y = np.asarray(batch.y)
         self.model.observe_labels(y)
         ps = self._permutation_index(batch.start, B)
-        orders = random_orders(_uniforms_at(RowStream(self.seed, "sage-order", G), ps))
+        orders = random_orders(RowStream(self.seed, "sage-order", G).uniforms_at(ps))
         losses = self._losses(batch, y, ps, orders)
         scores = contributions(losses, orders)
         total = losses[:, 0] - losses[:, -1]
@@ -691,7 +698,7 @@ class SAGEFunction(Method):
         if self.exact_inner:
             draw_idx = np.broadcast_to(np.arange(m), (B, m))
         else:
-            u = _uniforms_at(RowStream(self.seed, "sage-draw", self.n_samples), ps)
+            u = RowStream(self.seed, "sage-draw", self.n_samples).uniforms_at(ps)
             draw_idx = uniform_index(u, m)
         _, losses = self.marginal_contributions(
             batch.X, y, self.background, draw_idx, orders,
@@ -713,20 +720,28 @@ class SAGEFunction(Method):
 
     def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
         """The iSAGE's values: one random order per row (``sampler.uniforms(G, "order")``),
-        ``n_samples`` storage rows per row imputing the removed features, shape (B, G + 2):
-        the marginal contributions, then the losses of the empty coalition and of the model."""
+        the removed features imputed from the stream's storage (:meth:`_sampled_losses`),
+        shape (B, G + 2): the marginal contributions, then the losses of the empty coalition
+        and of the model."""
+        orders = random_orders(sampler.uniforms(len(self.players), "order"))
+        losses = self._sampled_losses(batch, sampler, orders)
+        scores = contributions(losses, orders)
+        return np.concatenate([scores, losses[:, :1], losses[:, -1:]], axis=1)
+
+    def _sampled_losses(self, batch: RowBatch, sampler: Any, orders: np.ndarray) -> np.ndarray:
+        """(B, G + 1) coalition losses along ``orders`` on a stream: ``n_samples`` storage
+        rows per row imputing the removed features."""
         X, y, s = batch.X, np.asarray(batch.y), self.n_samples
         B = X.n_rows
         draws = sampler.draw(s)
         draw_idx = np.arange(B * s).reshape(B, s)
-        orders = random_orders(sampler.uniforms(len(self.players), "order"))
         per_obs = len(self.players) * s + 1
-        scores, losses = self.marginal_contributions(
+        _, losses = self.marginal_contributions(
             X, y, draws, draw_idx, orders,
             # one call per observation at least; a mini-batch in one call within the budget
             batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
         )
-        return np.concatenate([scores, losses[:, :1], losses[:, -1:]], axis=1)
+        return losses
 
     def result(self, explained: Explained) -> SageEstimate:
         G, mean = len(self.players), explained.mean
@@ -772,24 +787,48 @@ class ConditionalSAGEFunction(SAGEFunction):
     fitted on (``fitted``: their sorted global ids; None: row ``t`` is fitted row ``t``).
     ``background`` serves only the empty coalition's prediction (the control variate's exact
     total); the draws come from ``sampler``.
+
+    Incremental (:meth:`explain_sampled`, iSAGE with ``removal="conditional"``;
+    ``background`` and ``sampler`` None): row ``t`` draws from the sampler of the stream's
+    :class:`~ixplain.imputation.ConditionalStorage` for ``t``'s time, with the uniforms
+    ``sampler.uniforms(n_samples * 2 d, "conditional")`` of the driver's sampler, shared by
+    all coalitions of the row (common random numbers), by the same
+    :func:`~._conditional.conditional_coalition_losses` as :meth:`explain`.
     """
 
     name = "sage_conditional"
 
-    def __init__(self, model: Model, loss: Any, background: Table, col_player: np.ndarray,
-                 players: list[str], n_samples: int, seed: int, n_rows: int,
-                 sampler: ConditionalSampler, fitted: np.ndarray | None = None,
-                 control_variate: bool = True) -> None:
+    def __init__(self, model: Model, loss: Any, background: Table | None,
+                 col_player: np.ndarray, players: list[str], n_samples: int, seed: int,
+                 n_rows: int, sampler: ConditionalSampler | None,
+                 fitted: np.ndarray | None = None, control_variate: bool = True) -> None:
         super().__init__(model, loss, background, col_player, players, n_samples, False, seed,
                          n_rows, control_variate)
         self.sampler = sampler
         self.fitted = None if fitted is None else np.asarray(fitted, dtype=np.intp)
 
+    def _sampled_losses(self, batch: RowBatch, sampler: Any, orders: np.ndarray) -> np.ndarray:
+        X, y = batch.X, np.asarray(batch.y)
+        B, s, d = X.n_rows, self.n_samples, len(X.names)
+        u = sampler.uniforms(s * 2 * d, "conditional").reshape(B, s, 2 * d)
+        xm, cols = _stream_rows(X)
+        maker = TableMaker(X, sampler.make_table)
+        losses = np.zeros((B, len(self.players) + 1))
+        for start, stop, cond in stream_segments(sampler.storage, X, xm, cols, local=True):
+            part = np.arange(start, stop)
+            losses[start:stop] = conditional_coalition_losses(
+                self.model, self.loss, self.correction, X.take(part), y[start:stop], cond,
+                u[start:stop], orders[start:stop], self.col_player, explainer=maker,
+                rows=segment_rows(xm, cols, part),
+            )
+        return losses
+
     def _losses(self, batch: RowBatch, y: np.ndarray, ps: np.ndarray,
                 orders: np.ndarray) -> np.ndarray:
+        assert self.sampler is not None
         B = batch.n_rows
         width = self.sampler.width(len(self.col_player))
-        u = _uniforms_at(RowStream(self.seed, "sage-cond", self.n_samples * width), ps)
+        u = RowStream(self.seed, "sage-cond", self.n_samples * width).uniforms_at(ps)
         ids = np.arange(batch.start, batch.start + B)
         return conditional_coalition_losses(
             self.model, self.loss, self.correction, batch.X, y, self.sampler,
@@ -808,15 +847,3 @@ class ConditionalSAGEFunction(SAGEFunction):
         fn = cls(as_model(_example_model), get_loss("squared_error"), table.take(np.arange(16)),
                  np.arange(3), ["x0", "x1", "x2"], 3, 0, len(X), sampler)
         return fn, X, X[:, 0] + 0.5 * X[:, 1] * X[:, 2]
-
-
-def _uniforms_at(stream: RowStream, rows: np.ndarray) -> np.ndarray:
-    """``stream``'s uniforms of the (any order, distinct) ``rows``: one call per run of
-    consecutive row indices."""
-    order = np.argsort(rows, kind="stable")
-    sorted_rows = rows[order]
-    cuts = np.concatenate([[0], np.flatnonzero(np.diff(sorted_rows) != 1) + 1, [len(rows)]])
-    out = np.empty((len(rows), stream.width))
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        out[order[a:b]] = stream.uniforms(int(sorted_rows[a]), int(b - a))
-    return out
