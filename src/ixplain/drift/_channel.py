@@ -21,7 +21,7 @@ import numpy as np
 
 from .._random import keyed_generator
 from ..results.drift import _Z95
-from .base import DriftEvent, make_test
+from .base import CUSUMTest, DriftEvent, make_test
 
 
 class ValueMemory:
@@ -127,18 +127,19 @@ class ValueChannel:
         Rows used to fix the scaling before any test runs.
     memory : int
         Rows of values kept for before/after means.
+    shift : float, optional
+        The CUSUM's design shift (default: the test's own).
+    lag : int, default=0
+        With ``shift``: the CUSUM's ``lag`` (see :class:`~ixplain.drift.CUSUMTest`).
     """
 
     def __init__(self, name: str, labels: list[str], test: str, level: float, seed: int,
-                 warmup: int, memory: int) -> None:
+                 warmup: int, memory: int, shift: float | None = None, lag: int = 0) -> None:
         self.name = name
         self.labels = list(labels)
         k = len(labels)
-        self.tests = [
-            make_test(test, level, int(keyed_generator(seed, "test", name, j).integers(2**31)),
-                      warmup=warmup)
-            for j in range(k)
-        ]
+        self._spec = (test, float(level), int(seed), int(warmup), shift, int(lag))
+        self.tests = [self._new_test(j) for j in range(k)]
         self.warmup = int(warmup)
         self._pending: list[tuple[np.ndarray, np.ndarray]] = []
         self._n_pending = 0
@@ -147,6 +148,20 @@ class ValueChannel:
         self.memory = ValueMemory(memory, k)
         self.last_start = np.full(k, -1, dtype=np.int64)  # the current regime's first row
         self.n_rows = 0
+        self.trigger: Any = None  # a data channel's LossTrigger (ixplain.drift._attribution)
+
+    def _new_test(self, j: int) -> Any:
+        test, level, seed, warmup, shift, lag = self._spec
+        if test == "cusum" and shift is not None:
+            return CUSUMTest(level, warmup=warmup, shift=shift, lag=lag)
+        return make_test(test, level, int(keyed_generator(seed, "test", self.name, j)
+                                          .integers(2**31)), warmup=warmup)
+
+    def restart(self, j: int, start: int) -> None:
+        """A change of feature ``j`` from row ``start`` found elsewhere: its test starts
+        again (warming up on the values that follow) and its regime begins at ``start``."""
+        self.tests[j] = self._new_test(j)
+        self.last_start[j] = start
 
     def push(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
         """Feed ``(B, k)`` values of stream rows ``rows`` (increasing); return new events."""
@@ -162,7 +177,7 @@ class ValueChannel:
             values = np.concatenate([v for v, _ in self._pending])
             rows = np.concatenate([r for _, r in self._pending])
             self._pending = []
-            self._fix_scale(values)
+            self._fix_scale(values[: self.warmup])  # the first rows: the same for any chunking
             self.last_start[:] = rows[0]
         return self._run_tests(values, rows)
 

@@ -1,0 +1,190 @@
+"""Loss-triggered attribution of the explanation drift detector (ixplain.drift._attribution)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+
+from ixplain import ExplanationDriftDetector, IncrementalPFI
+from ixplain.drift._attribution import mixture_bound
+
+N, CHANGE = 4000, 2000
+
+
+def _stream(seed, shift_b=1.0, loss_jump=2.0):
+    """Three features' values N(0, 1) and an Exp(1) loss; from row 2000 feature ``b``'s values
+    move by ``shift_b`` standard deviations and the loss by ``loss_jump``."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(N, 3))
+    losses = rng.exponential(size=N)
+    values[CHANGE:, 1] += shift_b
+    losses[CHANGE:] += loss_jump
+    return values, losses
+
+
+def _run(values, losses, chunks=None):
+    det = ExplanationDriftDetector(random_state=0)
+    if chunks is None:
+        return det.update_values(values, feature_names=list("abc"), losses=losses)
+    for s in range(0, len(values), chunks):
+        det.update_values(values[s:s + chunks], feature_names=list("abc"),
+                          losses=losses[s:s + chunks])
+    return det
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_loss_jump_names_the_shifted_feature(seed):
+    """The loss test (two CUSUMs, design shifts ``d = 0.25`` and ``0.5``, each with ``h =
+    log(200000 / (0.002 / 4 / 2)) = 20.5``): after the loss moves by 2 standard deviations,
+    the one with ``d = 0.5`` gains about ``d * 2 - psi(d) = 1 - 0.19 = 0.81`` per row, with
+    ``psi(d) = -d - log(1 - d)`` the log moment generating function of the standardised Exp(1)
+    loss (``d = 0.25`` gains 0.46), so it fires about 25 rows after the change. Feature ``b``
+    moves by one standard deviation; it is named once ``|mean_a - mu_b|`` (about 1) exceeds
+    ``mixture_bound(n, a / 2) + z(1 - a / 4) / sqrt(2000)`` with ``a = 0.05 / 3``: below 0.7
+    from ``n = 45`` on, so at the loss alarm or soon after. We allow 80 rows for the alarm and
+    120 for the event."""
+    values, losses = _stream(seed)
+    det = _run(values, losses)
+    (change,) = det.loss_changes_
+    assert change.feature == "loss" and change.channel == "values"
+    assert CHANGE <= change.row < CHANGE + 80 and abs(change.start - CHANGE) <= 10
+    gap = change.after - change.before
+    assert change.direction == "increase" and gap == pytest.approx(2, abs=0.6)
+    first = det.events_[0]
+    assert first.feature == "b" and first.direction == "increase"
+    assert "CUSUM(loss" in first.test and "mixture z" in first.test
+    assert first.start == change.start and change.row <= first.row < CHANGE + 120
+    assert not [e for e in det.events_ if e.feature != "b"]
+    assert float(np.median(mixture_bound(np.arange(45, 100), 0.05 / 6))) < 0.7
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_loss_jump_alone_is_a_loss_change_not_an_event(seed):
+    """No feature's values change: the loss change is recorded, no feature is named (each
+    would be with probability at most 0.05 / 3)."""
+    values, losses = _stream(seed, shift_b=0.0)
+    det = _run(values, losses)
+    assert len(det.loss_changes_) == 1 and det.events_ == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stationary_values_and_loss_give_nothing(seed):
+    values, losses = _stream(seed + 10, shift_b=0.0, loss_jump=0.0)
+    det = _run(values, losses)
+    assert det.loss_changes_ == [] and det.events_ == []
+
+
+def test_events_do_not_depend_on_chunking_and_survive_pickling_mid_window():
+    values, losses = _stream(0)
+    whole = _run(values, losses)
+    det = ExplanationDriftDetector(random_state=0)
+    copy = None
+    for s in range(0, N, 7):
+        det.update_values(values[s:s + 7], feature_names=list("abc"), losses=losses[s:s + 7])
+        if copy is None and det.loss_changes_:
+            assert det._channels["values"].trigger.windows  # the attribution window is open
+            copy = pickle.loads(pickle.dumps(det))
+            resume = s + 7
+    assert copy is not None
+    copy.update_values(values[resume:], losses=losses[resume:])
+    assert det.events_ == whole.events_ == copy.events_
+    assert det.loss_changes_ == whole.loss_changes_ == copy.loss_changes_
+    assert whole.events_
+
+
+def test_mixture_bound_is_anytime_valid():
+    """Robbins' normal mixture: for i.i.d. N(0, 1) values the running mean crosses
+    ``mixture_bound(n, level)`` at any ``n`` with probability at most ``level`` (checked on 4,000
+    paths of 1,000 values at level 0.1; a fixed-n 90 % interval would be crossed by far more
+    paths: about 60 %)."""
+    rng = np.random.default_rng(0)
+    paths = rng.normal(size=(4000, 1000)).cumsum(axis=1)
+    n = np.arange(1, 1001)
+    crossed = (np.abs(paths) / n > mixture_bound(n, 0.1)).any(axis=1).mean()
+    fixed = (np.abs(paths) / np.sqrt(n) > 1.645).any(axis=1).mean()
+    assert crossed <= 0.1 and fixed > 0.5
+
+
+def test_static_model_sign_flip_names_the_feature():
+    """``f(x) = x0``, ``y = x0 + e`` then ``y = -x0 + e`` (e ~ 0.1 N(0, 1)): the squared loss
+    jumps from 0.01 to about 4, x0's iPFI value ``(y - x0')**2 - (y - x0)**2`` from mean 2 to
+    -2, the others stay 0; the event names x0 within 100 rows."""
+    rng = np.random.default_rng(1)
+    n, c = 3000, 1500
+    X = rng.normal(size=(n, 3))
+    y = X[:, 0] * np.where(np.arange(n) < c, 1.0, -1.0) + 0.1 * rng.normal(size=n)
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    ipfi = IncrementalPFI(lambda A: A[:, 0], "squared_error", random_state=0,
+                          drift_detector=det)
+    for s in range(0, n, 50):
+        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+    (change,) = det.loss_changes_
+    assert abs(change.start - c) <= 10 and change.channel == "data"
+    first = det.events_[0]
+    assert (first.feature, first.direction) == ("x0", "decrease")
+    assert c <= first.row < c + 100 and first.before == pytest.approx(2, abs=0.3)
+    frame = det.explain_change(0).to_frame()
+    assert len(frame) == 3 and det.explain_change(0).event is first
+
+
+def test_bad_losses():
+    det = ExplanationDriftDetector()
+    with pytest.raises(ValueError, match="2 losses"):
+        det.update_values(np.zeros((3, 2)), losses=[0.0, 1.0])
+    with pytest.raises(ValueError, match="must be finite"):
+        det.update_values(np.zeros((2, 2)), losses=[0.0, np.nan])
+    det.update_values(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="from the first call"):
+        det.update_values(np.zeros((2, 2)), losses=[0.0, 1.0])
+    det = ExplanationDriftDetector().update_values(np.zeros((2, 2)), losses=[0.0, 1.0])
+    with pytest.raises(ValueError, match="every call"):
+        det.update_values(np.zeros((2, 2)))
+
+
+def _x0(A):
+    return A[:, 0]
+
+
+def _sign_flip(seed=1, n=3000, c=1500):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = X[:, 0] * np.where(np.arange(n) < c, 1.0, -1.0) + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+def test_data_samples_lower_the_values_variance_not_the_estimate():
+    """``data_samples=4``: the static data channel explains the rows again with 4 draws per
+    row, while the explainer's own estimate is the one without the detector. x0's value before
+    the change is about ``(x0 - x0')**2`` (the noise term is small): its variance is
+    ``Var(E[.|x0]) + E[Var(.|x0)] = Var(x0**2) + E[2 + 4 x0**2] = 2 + 6 = 8`` with one draw
+    (sd 2.83) and ``2 + 6 / 4 = 3.5`` with four (sd 1.87)."""
+    X, y = _sign_flip()
+    out = {}
+    for m in (1, 4):
+        det = ExplanationDriftDetector(static_model=True, data_samples=m, random_state=0)
+        ipfi = IncrementalPFI(_x0, "squared_error", random_state=0, drift_detector=det)
+        for s in range(0, len(X), 50):
+            ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+        out[m] = ipfi.importances_, det
+    plain = IncrementalPFI(_x0, "squared_error", random_state=0)
+    plain.explain_many(X, y)
+    np.testing.assert_allclose(out[4][0], plain.importances_)
+    np.testing.assert_allclose(out[1][0], plain.importances_)
+    det = out[4][1]
+    first = det.events_[0]
+    assert first.feature == "x0" and 1500 <= first.row < 1600
+    for m, low, high in ((1, 2.5, 3.2), (4, 1.6, 2.15)):
+        e = out[m][1].events_[0]
+        sd = (e.before_high - e.before) / 1.959964 * np.sqrt(e.n_before)
+        assert e.feature == "x0" and low < sd < high
+    copy = pickle.loads(pickle.dumps(det))
+    assert copy.events_ == det.events_
+
+
+def test_data_samples_must_be_a_positive_int():
+    with pytest.raises(ValueError, match="'data_samples' parameter"):
+        ExplanationDriftDetector(data_samples=0)
