@@ -70,17 +70,20 @@ def test_half_sd_shift_in_heavy_tailed_values_is_found_within_the_stated_bound(d
 
 
 def test_a_burst_of_extreme_rows_needs_the_stated_number_of_rows():
-    """Guarantee 1: one row moves the upper sum by at most ``d * max_z - psi_up``, so from a
+    """Guarantee 1: one row moves the upper sum by at most ``d * t - psi_up``, so from a
     sum at 0 (a constant stream after the warm-up keeps it at 0) an alarm needs
-    ``ceil(h / (d * max_z - psi_up))`` rows of any size: 1e12 counts at most as much as
-    ``max_z`` standard deviations (here less: it is clipped at 5 robust scales first). The
+    ``ceil(h / (d * t - psi_up))`` rows of any size (``t``: ``max_z``, or the warm-up's
+    largest standardised value up to 4): 1e12 counts at most as much as ``t`` standard
+    deviations (here less: it is clipped at 5 robust scales first). The
     old clip at 4 (``d * 4 - psi``, 1.875 per row) would allow an alarm after 11 rows."""
     test = CUSUMTest(0.002 / 9)
     for x in np.random.default_rng(0).normal(size=300).tolist():
         assert not test.update(x)
     test._up = test._down = 0.0
-    need = math.ceil(test.threshold / (test.shift * test.max_z - test._psi[0]))
-    assert need >= 15
+    top = test._top  # 3, or the warm-up's largest |z| up to 4
+    assert 3.0 <= top <= 4.0
+    need = math.ceil(test.threshold / (test.shift * top - test._psi[0]))
+    assert need >= 11
     fired = [test.update(1e12) for _ in range(3 * need)]
     assert not any(fired[:need - 1])
     assert any(fired)  # a run of them is a change

@@ -8,12 +8,15 @@ thin wrapper of River's ``drift`` module (imported lazily; ``pip install river``
     A two-sided, self-starting CUSUM of likelihood-ratio type (Page 1954; Lorden 1971;
     Hawkins 1987) on robustly clipped, standardised values: each value is clipped at 5
     robust scales around the warm-up median (Huber 1964), standardised by the mean and
-    long-run standard deviation of the regime's clipped values and clipped at +-3; each side
+    long-run standard deviation of the regime's clipped values and clipped at +-``t``, ``t``
+    from 3 to 4 (3, or the warm-up's own largest ``|z|`` up to 4: values as extreme as the
+    warm-up's are evidence, e.g. the errors of a 0-1 loss at a low error rate); each side
     accumulates ``S = max(0, S + d z - psi(d))`` with ``d = 0.5`` and ``psi(d)`` the warm-up's
     log moment generating function of ``z``; alarm at ``h = log(200000 / level)``.
     Guarantees (derived in :class:`CUSUMTest`): (1) always, one row moves a sum by at most
-    ``0.5 * 3 - psi <= 1.375``, so fewer than ``h / 1.375`` rows (15 at the defaults) cannot raise an
-    alarm from a sum at 0, however extreme their values; (2) for i.i.d. values of a known
+    ``0.5 t - psi``, at most 1.375 (``t = 3``) to 1.875 (``t = 4``), so fewer than 15 to 11
+    rows (at the defaults, nine features) cannot raise an alarm from a sum at 0, however
+    extreme their values; (2) for i.i.d. values of a known
     distribution, the probability of any false alarm within 100,000 rows is at most
     ``level`` (Ville's inequality on ``exp`` of the sums; the clipping makes the values
     bounded, so the bound holds for heavy-tailed values too, whose own moment generating
@@ -208,7 +211,10 @@ class CUSUMTest:
     deviation; a constant warm-up clips departures at ``0.5 sqrt(3 / warmup)``, see below)
     and ``c = clip``. The clipped value is standardised by the mean and standard
     deviation of the regime's clipped values so far times a long-run factor ``k >= 1`` and
-    clipped again to ``[-max_z, max_z]`` (``z``). Each side accumulates
+    clipped again to ``[-t, t]`` (``z``), with ``t = max(max_z, min(4, m_w))`` and ``m_w``
+    the largest standardised warm-up value (in absolute terms): a value as extreme as the
+    warm-up's own is evidence (a 0-1 loss at error rate 0.05 has its errors at 4.4), one
+    more extreme than all of them counts no more than ``max_z``. Each side accumulates
     ``S = max(0, S + d z - psi(d))`` with ``d = shift``; ``psi(d)`` is the log moment
     generating function of the warm-up's ``z`` (at least ``d**2 / 2``, the normal one). An
     alarm when a side reaches ``h = log(200000 / level)``; then the test warms up again.
@@ -216,10 +222,10 @@ class CUSUMTest:
     What is guaranteed:
 
     1. **Influence of one row (always).** A row moves a side by at most
-       ``b = d * max_z - psi(d)`` (1.375 at the defaults), so from ``S = 0`` no run of fewer
-       than ``ceil(h / b)`` rows can raise an alarm, whatever their size (15 rows at the
-       defaults and ``level = 0.002 / 9``): a few extreme rows cannot, unless the sum was
-       already high.
+       ``b = d t - psi(d)`` (at the defaults 1.375 for ``t = 3``, at most 1.875), so from
+       ``S = 0`` no run of fewer than ``ceil(h / b)`` rows can raise an alarm, whatever
+       their size (15 rows for ``t = 3``, 11 at most, at ``level = 0.002 / 9``): a few
+       extreme rows cannot, unless the sum was already high.
     2. **False alarms (i.i.d. values).** Were the values after the warm-up i.i.d. with
        ``E[z] = 0`` and ``log E[exp(+-d z)] <= psi(d)``, each increment would have
        ``E[exp(d z - psi)] <= 1``: ``exp`` of the sum from any start row is a
@@ -268,7 +274,8 @@ class CUSUMTest:
         (one row's influence is bounded by ``max_z``). A tighter clip discards evidence:
         at 2.5 the benchmark's Friedman delays grow by half.
     max_z : float, default=3.0
-        The second clip, of the standardised value (bounds one row's influence, guarantee 1).
+        The second clip, of the standardised value, raised to the warm-up's largest value up
+        to 4 (bounds one row's influence, guarantee 1).
     batch : int, default=25
         Values per batch mean of the long-run factor.
 
@@ -315,7 +322,7 @@ class CUSUMTest:
     def __setstate__(self, state: dict[str, Any]) -> None:
         if "max_z" not in state:  # pickled before the robust standardisation: as it was
             state.update(clip=math.inf, max_z=4.0, batch=25, _lo=-math.inf, _hi=math.inf,
-                         _inflate0=state.get("_inflate", 1.0), _batches=None)
+                         _inflate0=state.get("_inflate", 1.0), _batches=None, _top=4.0)
         self.__dict__.update(state)
 
     def _start(self) -> None:
@@ -323,6 +330,7 @@ class CUSUMTest:
         self._mean = self._sd = 0.0
         self._lo, self._hi = -math.inf, math.inf
         self._inflate = self._inflate0 = 1.0
+        self._top = self.max_z
         self._psi = (0.0, 0.0)
         self._up = self._down = 0.0
         self._pending: deque[float] = deque()
@@ -345,8 +353,12 @@ class CUSUMTest:
         self._sd = math.sqrt(var) if var > 0 else 0.5 * math.sqrt(3.0 / n)
         self._n, self._m2 = n, var * (n - 1)
         self._inflate = self._inflate0 = _long_run_factor(y, self._mean, var)
-        d, top = self.shift, self.max_z
-        z = [max(-top, min(top, (x - self._mean) / (self._sd * self._inflate))) for x in y]
+        z = [(x - self._mean) / (self._sd * self._inflate) for x in y]
+        # values as extreme as the warm-up's own (up to the old clip at 4) are not clipped:
+        # a 0-1 loss of error rate 0.05 has errors at z = 4.4, every one of them evidence
+        self._top = max(self.max_z, min(4.0, max(abs(v) for v in z)))
+        d, top = self.shift, self._top
+        z = [max(-top, min(top, v)) for v in z]
         up = math.log(sum(math.exp(d * v) for v in z) / n)
         down = math.log(sum(math.exp(-d * v) for v in z) / n)
         self._psi = (max(up, d * d / 2), max(down, d * d / 2))
@@ -365,7 +377,7 @@ class CUSUMTest:
                 self._fit()
             return False
         y = self._clipped(float(value))
-        top = self.max_z
+        top = self._top
         z = max(-top, min(top, (y - self._mean) / (self._sd * self._inflate)))
         d = self.shift
         self._up = max(0.0, self._up + d * z - self._psi[0])

@@ -102,7 +102,7 @@ class ExplanationDriftDetector:
     within 100,000 rows while no explanation changes by about ``delta`` (see
     :class:`~ixplain.drift.CUSUMTest`: exact for i.i.d. values of a known distribution --
     heavy-tailed ones too, as the test clips them --, approximate with the distribution
-    estimated from the stream; and whatever the values, no run of fewer than about 15 rows
+    estimated from the stream; and whatever the values, no run of fewer than 11 to 15 rows
     fires it); for ADWIN it bounds, at each
     check, the probability that any feature fires by ``delta`` (ADWIN's Theorem 3.1, values
     scaled into [0, 1], see :mod:`ixplain.drift._channel`). Both bounds are conservative; the
