@@ -208,8 +208,8 @@ class CUSUMTest:
     warm-up median, ``s`` a robust scale of the warm-up (the median absolute deviation over
     0.6745; when more than half the values are equal, the 90 %, then 99 % quantile of the
     absolute deviations over their normal quantile; when even that is 0, the largest
-    deviation; a constant warm-up clips departures at ``0.5 sqrt(3 / warmup)``, see below)
-    and ``c = clip``. The clipped value is standardised by the mean and standard
+    deviation; a constant warm-up is not clipped: its scale is the floor below) and
+    ``c = clip``. The clipped value is standardised by the mean and standard
     deviation of the regime's clipped values so far times a long-run factor ``k >= 1`` and
     clipped again to ``[-t, t]`` (``z``), with ``t = max(max_z, min(4, m_w))`` and ``m_w``
     the largest standardised warm-up value (in absolute terms): a value as extreme as the
@@ -340,9 +340,8 @@ class CUSUMTest:
         w = self._warm
         n = len(w)
         centre, scale = _robust_location_scale(w)
-        if scale <= 0:  # a constant warm-up: departures count at most the floor below
-            scale = 0.5 * math.sqrt(3.0 / n) / self.clip
-        self._lo, self._hi = centre - self.clip * scale, centre + self.clip * scale
+        if scale > 0:  # (a constant warm-up has no scale to clip at: the floor below)
+            self._lo, self._hi = centre - self.clip * scale, centre + self.clip * scale
         y = [self._clipped(x) for x in w]
         self._mean = sum(y) / n
         var = sum((x - self._mean) ** 2 for x in y) / (n - 1)
