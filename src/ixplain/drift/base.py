@@ -212,7 +212,8 @@ class CUSUMTest:
     ``c = clip``. The clipped value is standardised by the mean and standard
     deviation of the regime's clipped values so far times a long-run factor ``k >= 1`` and
     clipped again to ``[-t, t]`` (``z``), with ``t = max(max_z, min(4, m_w))`` and ``m_w``
-    the largest standardised warm-up value (in absolute terms): a value as extreme as the
+    the largest standardised warm-up value (in absolute terms; ``t = 4`` for a constant
+    warm-up, whose every departure is new behaviour, e.g. a perfect model's first errors): a value as extreme as the
     warm-up's own is evidence (a 0-1 loss at error rate 0.05 has its errors at 4.4), one
     more extreme than all of them counts no more than ``max_z``. Each side accumulates
     ``S = max(0, S + d z - psi(d))`` with ``d = shift``; ``psi(d)`` is the log moment
@@ -355,7 +356,9 @@ class CUSUMTest:
         z = [(x - self._mean) / (self._sd * self._inflate) for x in y]
         # values as extreme as the warm-up's own (up to the old clip at 4) are not clipped:
         # a 0-1 loss of error rate 0.05 has errors at z = 4.4, every one of them evidence
-        self._top = max(self.max_z, min(4.0, max(abs(v) for v in z)))
+        # (a constant warm-up: every departure is a change of the model's behaviour, e.g. the
+        # first errors of a perfect model; it counts as the old clip did)
+        self._top = 4.0 if var <= 0 else max(self.max_z, min(4.0, max(abs(v) for v in z)))
         d, top = self.shift, self._top
         z = [max(-top, min(top, v)) for v in z]
         up = math.log(sum(math.exp(d * v) for v in z) / n)
