@@ -218,7 +218,8 @@ class CUSUMTest:
     its errors at 4.4), one more extreme than all of them counts no more than ``max_z``.
     Each side accumulates ``S = max(0, S + d z - psi(d))`` with ``d = shift``; ``psi(d)`` is
     the log moment generating function of the warm-up's ``z`` (at least ``d**2 / 2``, the
-    normal one). An alarm when a side reaches ``h = log(200000 / level)``; then the test warms up again.
+    normal one). An alarm when a side reaches ``h = log(200000 / level)``; then the test
+    warms up again.
 
     What is guaranteed:
 
