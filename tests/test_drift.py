@@ -574,3 +574,23 @@ def test_ipdp_categorical_feature_watches_the_spread():
     e = det.events_[0]
     assert (e.feature, e.channel) == ("c spread", "model") and 2000 <= e.row < 2600
     assert e.before == pytest.approx(math.sqrt(2 / 3)) and e.after == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(("values", "exc", "match"), [
+    (np.zeros((0, 2)), ValueError, r"at least one value; got shape \(0, 2\)"),
+    (3.0, ValueError, r"got shape \(\)"),
+    (np.zeros((2, 2, 2)), ValueError, r"got shape \(2, 2, 2\)"),
+    ("abc", TypeError, "must be numbers"),
+])
+def test_update_values_refuses_empty_scalar_3d_and_text(values, exc, match):
+    with pytest.raises(exc, match=match):
+        ExplanationDriftDetector().update_values(values)
+
+
+def test_a_detector_that_tested_values_cannot_be_attached_to_an_explainer():
+    """Its channels hold another stream's rows (and maybe another feature count)."""
+    from ixplain import IncrementalPFI
+
+    det = ExplanationDriftDetector(static_model=True).update_values(np.zeros((50, 2)))
+    with pytest.raises(ValueError, match="already tested 50 rows"):
+        IncrementalPFI(lambda A: A[:, 0], "squared_error", drift_detector=det)

@@ -253,7 +253,15 @@ def _stats(v: np.ndarray) -> tuple[float, float, int]:
 
 def as_float_rows(values: Any, k: int | None, owner: str) -> np.ndarray:
     """Values as float64 ``(B, k)``; raises for a changed width or non-finite values."""
-    arr = np.asarray(values, dtype=np.float64)
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: explanation values must be numbers, an array of shape "
+                        f"(n_rows, n_features); got {type(values).__name__}.") from None
+    if arr.ndim == 0 or arr.size == 0 or arr.ndim > 2:
+        raise ValueError(f"{owner}: explanation values must be an array of shape (n_rows, "
+                         f"n_features) (or one row of n_features) with at least one value; got "
+                         f"shape {arr.shape}.")
     if arr.ndim == 1:
         arr = arr.reshape(1, -1) if k is None or arr.shape[0] == k else arr.reshape(-1, 1)
     arr = arr.reshape(arr.shape[0], -1)

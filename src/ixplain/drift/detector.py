@@ -448,6 +448,9 @@ class ExplanationDriftDetector:
         if explainer.n_seen_:
             raise ValueError(f"{_OWNER} must be attached before the explainer sees rows "
                              f"(it has seen {explainer.n_seen_}).")
+        if self.explainer is None and self.n_rows_:
+            raise ValueError(f"{_OWNER} has already tested {self.n_rows_} rows of values (from "
+                             "update_values); attach a new detector to the explainer.")
         self.explainer = explainer
         if hasattr(explainer, "_use_grid"):
             self._rows = RowMemory(self.memory)
