@@ -594,3 +594,43 @@ def test_a_detector_that_tested_values_cannot_be_attached_to_an_explainer():
     det = ExplanationDriftDetector(static_model=True).update_values(np.zeros((50, 2)))
     with pytest.raises(ValueError, match="already tested 50 rows"):
         IncrementalPFI(lambda A: A[:, 0], "squared_error", drift_detector=det)
+
+
+def _flip_stream(n=1400, at=800):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    y = 2 * X[:, 0] + X[:, 1]
+    y[at:] = -2 * X[at:, 0] + X[at:, 1]
+    return X, y
+
+
+def _events_by_chunks(sizes, **kw):
+    from ixplain import IncrementalPFI
+
+    X, y = _flip_stream()
+    det = ExplanationDriftDetector(random_state=0, n_reference=100, check_every=300,
+                                   screen_every=70, warmup=100, **kw)
+    e = IncrementalPFI(lambda A: 2 * A[:, 0] + A[:, 1], "squared_error", random_state=0,
+                       drift_detector=det)
+    s = 0
+    for b in sizes:
+        e.explain_many(X[s:s + b], y[s:s + b])
+        s += b
+    assert s == len(X)
+    return ([e.to_dict() for e in det.events_], [c.to_dict() for c in det.loss_changes_])
+
+
+@pytest.mark.parametrize("kw", [{}, {"static_model": True, "data_samples": 3}])
+def test_events_do_not_depend_on_the_batching(kw):
+    """Same seed, same events: the model channel's checks and the snapshot they take (default
+    mode), and the static copy with more draws, see the stream as row-by-row explaining does,
+    for any split into mini-batches (the model never learns, so every split is one stream)."""
+    rng = np.random.default_rng(1)
+    random_sizes = []
+    while sum(random_sizes) < 1400:
+        random_sizes.append(int(min(rng.integers(1, 120), 1400 - sum(random_sizes))))
+    reference = _events_by_chunks([1] * 1400, **kw)
+    assert reference[0] and reference[1]  # a change is found (the test can fail)
+    assert any(e["feature"] == "x0" for e in reference[0])
+    for sizes in ([7] * 200, [1400], random_sizes):
+        assert _events_by_chunks(sizes, **kw) == reference

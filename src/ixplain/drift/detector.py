@@ -468,6 +468,10 @@ class ExplanationDriftDetector:
             if values is None:
                 self.n_rows_ = int(rows[-1]) + 1 if len(rows) else self.n_rows_
                 self._remember_reference(cols, y)
+                if self._blank_storage is not None:  # its copy with more draws sees them later
+                    self.__dict__.setdefault("_static_rows", []).append(
+                        ({k: np.array(v) for k, v in cols.items()},
+                         None if y is None else np.array(y)))
                 return
             names, _ = value_labels(explainer, int(np.prod(values.shape[1:])))
             self._set_features(names)
@@ -478,6 +482,10 @@ class ExplanationDriftDetector:
         if self._blank_storage is not None or (self.static_model and self._shadows):
             if not self._shadows:  # static_model with data_samples > 1: a copy with more draws
                 self._static_shadow()
+                shadow = self._shadows[0][0]
+                for c, t in self.__dict__.pop("_static_rows", []):  # rows before any value
+                    shadow._process(c, pseudo_labels(shadow._model, shadow._make_table(c))
+                                    if self.label_free else t, False)
             self._feed_shadows(cols, y, rows)
         elif self.static_model:
             if values is not None and ok.any():
@@ -499,6 +507,18 @@ class ExplanationDriftDetector:
               and self._predictions_moved()):
             self._check_model(self.n_rows_ - 1)
 
+    def _cut_offsets(self, start: int, B: int) -> list[int]:
+        """Offsets in ``(0, B)`` of a batch starting at stream row ``start`` after which the
+        model channel may check (multiples of ``check_every`` and ``screen_every`` rows): the
+        explainer processes its batches in parts cut there (``IncrementalExplainer._parts``)."""
+        if self.static_model:
+            return []
+        out: list[int] = []
+        for period in (self.check_every, self.screen_every):
+            if period:
+                out.extend(range((period - start % period) % period or period, B, period))
+        return out
+
     def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
         k = self._k
         assert k is not None
@@ -519,6 +539,7 @@ class ExplanationDriftDetector:
         a copy of the explainer, fed the same rows from an empty storage."""
         shadow = detached_copy(self.explainer, keep_storage=False)
         shadow.storage, self._blank_storage = self._blank_storage, None
+        shadow.n_seen_ = 0  # from the stream's first row (those before any value are replayed)
         _set_draws(shadow, self.data_samples)
         capture = Capture()
         shadow._on_values = capture
@@ -529,6 +550,9 @@ class ExplanationDriftDetector:
         the last ``warmup`` rows (explained by a throw-away copy of it), so its tests hold a
         regime before any change that follows."""
         shadow = detached_copy(self.explainer)
+        # the hook runs before the explainer counts the chunk it is processing (whose rows its
+        # storage holds already): the copy goes on from the next stream row
+        shadow.n_seen_ = self.n_rows_
         if self.data_samples > 1:
             _set_draws(shadow, self.data_samples)
         capture = Capture()
@@ -538,7 +562,7 @@ class ExplanationDriftDetector:
         probe = detached_copy(shadow)
         probe._on_values = warm = Capture()
         k = self._k
-        for rows, cols, y in self._recent:
+        for rows, cols, y in self._last_rows():
             yy = pseudo_labels(probe._model, probe._make_table(cols)) if self.label_free else y
             probe._process(cols, yy, False)
             if warm.values is not None and warm.ok is not None:
@@ -547,6 +571,18 @@ class ExplanationDriftDetector:
                 self._push_to(channel, flat[warm.ok], rows[warm.ok],
                               None if losses is None else losses[warm.ok])
         self._shadows.append((shadow, channel, capture))
+
+    def _last_rows(self) -> list[tuple[np.ndarray, dict[str, np.ndarray], Any]]:
+        """The last ``warmup`` rows seen, as one block ``(rows, columns, labels)`` (none
+        before the first row): exactly those rows, however they arrived in chunks."""
+        if not self._recent:
+            return []
+        rows = np.concatenate([r for r, _, _ in self._recent])[-self.warmup:]
+        n = len(rows)
+        cols = {k: np.concatenate([c[k] for _, c, _ in self._recent])[-n:]
+                for k in self._recent[0][1]}
+        ys = [t for _, _, t in self._recent]
+        return [(rows, cols, None if ys[0] is None else np.concatenate(ys)[-n:])]
 
     def _remember_recent(self, rows: np.ndarray, cols: Any, y: Any) -> None:
         """Keep the last ``warmup`` rows (at least) for warming up a new snapshot."""

@@ -458,8 +458,7 @@ class IncrementalExplainer:
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
-        for s in range(0, B, self.max_batch):
-            e = min(s + self.max_batch, B)
+        for s, e in self._parts(B):
             if s == 0 and e == B:
                 part = cols
             elif isinstance(cols, Batch):
@@ -468,6 +467,18 @@ class IncrementalExplainer:
                 part = {k: v[s:e] for k, v in cols.items()}
             self._process(part, None if yarr is None else yarr[s:e])
         return self.importances_
+
+    def _parts(self, B: int) -> list[tuple[int, int]]:
+        """``(start, stop)`` of the parts of a ``B``-row batch that :meth:`explain_many`
+        processes: at most ``max_batch`` rows, and cut after the rows where an attached drift
+        detector checks the model, so that its checks and snapshots see the explainer as it
+        is after that row, however the caller batched the stream."""
+        cuts = set(range(0, B, self.max_batch))
+        detector = self.__dict__.get("drift_detector")
+        if detector is not None and hasattr(detector, "_cut_offsets"):
+            cuts.update(detector._cut_offsets(self.n_seen_, B))
+        edges = [*sorted(cuts), B]
+        return list(zip(edges[:-1], edges[1:]))
 
     @property
     def importances_(self) -> np.ndarray:
