@@ -25,13 +25,17 @@ Run: ``PYTHONPATH=src /work/benchvenv/bin/python benchmarks/bench_explanation_dr
 a loaded two-core machine). Single thread; both detectors run in the same loop on the same
 model, so the machine's load affects neither figure (no times are compared).
 
-Measured with ``--seeds 5`` (before: 0877ef1; after: loss-triggered attribution in the data
-channels), delay / missed / first-ok: learning abrupt - / 5 / - -> 447 / 0 / 100 %; static
-abrupt 62 / 0 / 80 % -> 38 / 0 / 80 %; static swap 103 / 0 / 80 % -> 58 / 0 / 40 % (age,
-whose values also move, is named before salary); Friedman gra 277 -> 202, lea 7 -> 6
-missed; bike false events 92.5 -> 150.4 per 100,000 rows (ADWIN on the error: 185.1); the
-gradual and learning-swap rows are unchanged. ``--data-samples 4`` (2 seeds): learning abrupt
-909 -> 547 rows, static swap 77 -> 40, at twice the time and 197 bike false events.
+Measured with ``--seeds 5``, before (0877ef1) -> after (session 5: loss-triggered attribution,
+robust CUSUM, the model channel's screen), delay / missed / first-ok; ADWIN on the error in
+brackets: learning abrupt - / 5 / - -> 490 / 0 / 100 % (191 / 0); static abrupt 62 / 0 / 80 %
+-> 38 / 0 / 80 % (31 / 0); gradual 1523 / 4 -> 1260 / 3 (915 / 0); learning swap 1023 / 2 ->
+999 / 1 (1359 / 1); static swap 103 / 0 / 80 % -> 58 / 0 / 40 % (31 / 0; age, whose values
+also move, is named before salary); copy switch 1023 -> 249 (ADWIN misses all 5); Friedman
+gra 277 -> 205 (37, 6 missed), lea 1007 / 7 -> 999 / 6 (455 / 5); false events per 100,000
+rows: bike 92.5 -> 115.7 (185.1), stationary Agrawal 0 -> 0 with the static model, model
+channel 11.7 -> 11.7 with the learning one (8.3). ``--data-samples 4`` (2 seeds, before the
+robust CUSUM): learning abrupt 909 -> 547 rows, static swap 77 -> 40, at twice the time and
+197 bike false events.
 """
 
 from __future__ import annotations
