@@ -188,3 +188,26 @@ def test_data_samples_lower_the_values_variance_not_the_estimate():
 def test_data_samples_must_be_a_positive_int():
     with pytest.raises(ValueError, match="'data_samples' parameter"):
         ExplanationDriftDetector(data_samples=0)
+
+
+def test_no_feature_is_named_on_fewer_than_min_after_values():
+    """A static model ``f = 2 x0 + x1`` while the target becomes ``-2 x0 + x1`` at row 2000:
+    x0's loss increase changes sign in mean; x1's keeps its mean ``E[d**2] = 2`` (d the
+    replacement's difference) and only gains spread (``8 x0 d`` from the residual ``4 x0``).
+    On this seed one extreme x1 value right after the estimated start crossed the boundary
+    with a single value (the event said x1 first, "after" -52): a feature is named only on at
+    least MIN_AFTER values since the start, and x0 comes first."""
+    from ixplain.drift._attribution import MIN_AFTER
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(4000, 3))
+    y = 2 * X[:, 0] + X[:, 1]
+    y[2000:] = -2 * X[2000:, 0] + X[2000:, 1]
+    det = ExplanationDriftDetector(static_model=True, random_state=6)
+    e = IncrementalPFI(lambda A: 2 * A[:, 0] + A[:, 1], "squared_error", random_state=6,
+                       drift_detector=det)
+    for s in range(0, 4000, 50):
+        e.explain_many(X[s:s + 50], y[s:s + 50])
+    assert det.events_[0].feature == "x0" and det.events_[0].direction == "decrease"
+    named = [ev for ev in det.events_ if "mixture z" in ev.test]
+    assert all(ev.n_after >= MIN_AFTER for ev in named)

@@ -12,7 +12,7 @@ in ``[s, t]`` (``n`` of them) with the mean of its values in its previous regime
 (``m`` of them, mean ``mu_b``, standard deviation ``sd_b``), and is named when
 
 ``|mean_a - mu_b| > sigma * sqrt((n + rho) * log((n + rho) / (rho * (a / 2)**2))) / n
-+ z(1 - a / 4) * sd_b / sqrt(m)``,
++ z(1 - a / 4) * sd_b / sqrt(m)``  and  ``n >= MIN_AFTER``,
 
 ``a = attribution_level / k``, ``sigma`` the larger of ``sd_b`` and the after values' own
 standard deviation, ``rho`` = :data:`RHO` rows. The first term is the two-sided normal-mixture
@@ -48,7 +48,8 @@ import numpy as np
 from ._channel import ValueChannel, make_event
 from .base import DriftEvent
 
-__all__ = ["LOSS_LAG", "LOSS_SHIFTS", "LossTrigger", "RHO", "mixture_bound", "row_losses"]
+__all__ = ["LOSS_LAG", "LOSS_SHIFTS", "LossTrigger", "MIN_AFTER", "RHO", "mixture_bound",
+           "row_losses"]
 
 #: The normal mixture's prior scale in rows: the boundary is tightest near ``n`` of a few
 #: times ``RHO`` after values (a change strong enough to move the loss is seen within tens of
@@ -69,6 +70,11 @@ LOSS_SHIFTS = (0.25, 0.5)
 LOSS_LAG = 0
 #: Values of the previous regime needed before a feature can be compared.
 MIN_BEFORE = 30
+#: Values since the change start needed before a feature can be named: the boundary assumes
+#: sub-Gaussian values of scale ``sigma``, which one or two extreme rows of a heavy-tailed
+#: stream (squared-error PFI) break, and the after values' own spread is not estimated from
+#: fewer (a feature whose spread alone changed was named after 1 to 5 rows).
+MIN_AFTER = 10
 
 
 def mixture_bound(n: np.ndarray, level: float, rho: float = RHO) -> np.ndarray:
@@ -273,7 +279,7 @@ class LossTrigger:
         sigma = np.sqrt(np.maximum(np.maximum(sd_b**2, var_a), 1e-300))
         bound = (sigma * mixture_bound(n, self.level / 2.0)[:, None]
                  + self._z_before * sd_b / np.sqrt(w.n_b[todo]))
-        cross = np.abs(mean - w.mean_b[todo]) > bound
+        cross = (np.abs(mean - w.mean_b[todo]) > bound) & (n[:, None] >= MIN_AFTER)
         events = []
         for c, j in enumerate(todo):
             hit = np.flatnonzero(cross[:, c])
