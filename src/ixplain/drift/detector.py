@@ -482,10 +482,6 @@ class ExplanationDriftDetector:
         if self._blank_storage is not None or (self.static_model and self._shadows):
             if not self._shadows:  # static_model with data_samples > 1: a copy with more draws
                 self._static_shadow()
-                shadow = self._shadows[0][0]
-                for c, t in self.__dict__.pop("_static_rows", []):  # rows before any value
-                    shadow._process(c, pseudo_labels(shadow._model, shadow._make_table(c))
-                                    if self.label_free else t, False)
             self._feed_shadows(cols, y, rows)
         elif self.static_model:
             if values is not None and ok.any():
@@ -539,8 +535,11 @@ class ExplanationDriftDetector:
         a copy of the explainer, fed the same rows from an empty storage."""
         shadow = detached_copy(self.explainer, keep_storage=False)
         shadow.storage, self._blank_storage = self._blank_storage, None
-        shadow.n_seen_ = 0  # from the stream's first row (those before any value are replayed)
+        shadow.n_seen_ = 0  # from the stream's first row: those before any value are replayed
         _set_draws(shadow, self.data_samples)
+        for c, t in self.__dict__.pop("_static_rows", []):
+            shadow._process(c, pseudo_labels(shadow._model, shadow._make_table(c))
+                            if self.label_free else t, False)
         capture = Capture()
         shadow._on_values = capture
         self._shadows.append((shadow, self._new_channel("data"), capture))
