@@ -271,7 +271,7 @@ class ExplanationDriftDetector:
         self._n_checks = 0
         self.explainer: Any = None
         if explainer is not None:
-            self._attach(explainer)
+            attach_detector(explainer, self)
 
     # ------------------------------------------------------------------ public API
     def update(self, x: Any, y: Any = None) -> ExplanationDriftDetector:
@@ -434,6 +434,27 @@ class ExplanationDriftDetector:
 
     # ------------------------------------------------------------------ explainer side
     def _attach(self, explainer: Any) -> None:
+        self._check_attach(explainer)
+        self.explainer = explainer
+        if hasattr(explainer, "_use_grid"):
+            self._rows = RowMemory(self.memory)
+        if self.static_model and self.data_samples > 1 and _draws_of(explainer) is not None:
+            # the static data channel's own copy with more draws starts from this empty storage
+            self._blank_storage = copy.deepcopy(explainer.storage)
+        # (in the instance dict: the explainer's drift_detector property reads it there)
+        explainer.__dict__["drift_detector"] = self
+        explainer._on_values = self._on_values
+
+    def _detach(self, explainer: Any) -> None:
+        """Stop watching ``explainer``: its hook is removed and :attr:`explainer` is None (the
+        events found so far stay)."""
+        explainer.__dict__["drift_detector"] = None
+        explainer.__dict__.pop("_on_values", None)
+        if self.explainer is explainer:
+            self.explainer = None
+
+    def _check_attach(self, explainer: Any) -> None:
+        """Raise if this detector cannot be attached to ``explainer`` (nothing changes)."""
         from ..methods._incremental import IncrementalExplainer
 
         if not isinstance(explainer, IncrementalExplainer) or not (
@@ -449,16 +470,9 @@ class ExplanationDriftDetector:
             raise ValueError(f"{_OWNER} must be attached before the explainer sees rows "
                              f"(it has seen {explainer.n_seen_}).")
         if self.explainer is None and self.n_rows_:
-            raise ValueError(f"{_OWNER} has already tested {self.n_rows_} rows of values (from "
-                             "update_values); attach a new detector to the explainer.")
-        self.explainer = explainer
-        if hasattr(explainer, "_use_grid"):
-            self._rows = RowMemory(self.memory)
-        if self.static_model and self.data_samples > 1 and _draws_of(explainer) is not None:
-            # the static data channel's own copy with more draws starts from this empty storage
-            self._blank_storage = copy.deepcopy(explainer.storage)
-        setattr(explainer, "drift_detector", self)  # noqa: B010 (not every explainer declares it)
-        explainer._on_values = self._on_values
+            raise ValueError(f"{_OWNER} has already tested {self.n_rows_} rows (from "
+                             "update_values, or from an explainer it was detached from); "
+                             "attach a new detector to the explainer.")
 
     def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
                    y: Any) -> None:
@@ -841,12 +855,16 @@ def _curve_grid(explainer: Any, before: dict[str, np.ndarray],
 
 def attach_detector(explainer: Any, detector: Any) -> Any:
     """Connect ``detector`` to ``explainer`` (the ``drift_detector`` parameter of the
-    incremental explainers).
+    incremental explainers, and an assignment ``explainer.drift_detector = detector``).
+
+    The detector attached before (if another) is detached first: the explainer no longer
+    reports to it and its ``explainer`` is None. ``detector=None`` only detaches. Assigning
+    the detector already attached changes nothing.
 
     Parameters
     ----------
     explainer : IncrementalExplainer
-        Has not seen any row yet.
+        Has not seen any row yet (unless ``detector`` is None or already attached to it).
     detector : ExplanationDriftDetector or None
 
     Returns
@@ -857,9 +875,11 @@ def attach_detector(explainer: Any, detector: Any) -> Any:
     Raises
     ------
     TypeError
-        For anything but an :class:`ExplanationDriftDetector` or None.
+        For anything but an :class:`ExplanationDriftDetector` or None, or an explainer that
+        does not report its per-row values.
     ValueError
-        If the detector already watches another explainer or the explainer has seen rows.
+        If the detector already watches another explainer (or has tested rows of its own),
+        or the explainer has seen rows. Nothing changes when it raises.
 
     Examples
     --------
@@ -869,10 +889,18 @@ def attach_detector(explainer: Any, detector: Any) -> Any:
     >>> det.explainer is ipfi, ipfi.drift_detector is det
     (True, True)
     """
-    if detector is None:
-        return None
-    if not isinstance(detector, ExplanationDriftDetector):
+    current = getattr(explainer, "__dict__", {}).get("drift_detector")
+    if detector is not None and not isinstance(detector, ExplanationDriftDetector):
         raise param_error(type(explainer).__name__, "drift_detector",
                           "an ExplanationDriftDetector or None", detector, exc=TypeError)
-    detector._attach(explainer)
+    if detector is not None and detector is current and detector.explainer is explainer:
+        return detector
+    if detector is not None:
+        detector._check_attach(explainer)
+    if isinstance(current, ExplanationDriftDetector):
+        current._detach(explainer)
+    else:
+        explainer.__dict__["drift_detector"] = None
+    if detector is not None:
+        detector._attach(explainer)
     return detector

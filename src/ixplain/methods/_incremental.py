@@ -481,6 +481,24 @@ class IncrementalExplainer:
         return list(zip(edges[:-1], edges[1:]))
 
     @property
+    def drift_detector(self) -> Any:
+        """The attached :class:`~ixplain.drift.ExplanationDriftDetector` (None: none).
+
+        Assigning a detector attaches it, as the ``drift_detector`` parameter does (see
+        :func:`~ixplain.drift.detector.attach_detector`: a ``TypeError`` for anything but a
+        detector or None, a ``ValueError`` once the explainer has seen rows or when the
+        detector watches another explainer; nothing changes then); None detaches the
+        current one (the explainer stops reporting to it).
+        """
+        return self.__dict__.get("drift_detector")
+
+    @drift_detector.setter
+    def drift_detector(self, detector: Any) -> None:
+        from ..drift.detector import attach_detector
+
+        attach_detector(self, detector)
+
+    @property
     def importances_(self) -> np.ndarray:
         """The current estimate (bias-corrected if ``bias_corrected``); zeros before any update."""
         agg = self._aggregator

@@ -1,0 +1,119 @@
+"""QA of the explanation drift detector (session 6): a detector assigned to an explainer's
+``drift_detector`` after construction, label-free values with a static model given real
+labels, values near 1e300, the model channel's reference sample after a real drift."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+
+from ixplain import ExplanationDriftDetector, IncrementalPDP, IncrementalPFI, IncrementalSAGE
+
+
+def linear(A):
+    return A[:, 0] + 2.0 * A[:, 1]
+
+
+def shifted_rows(n=3000, seed=0):
+    """``y = x0 + 2 x1`` while x1's spread triples at row n / 2 (x1's loss increase grows)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = linear(X)
+    X[n // 2:, 1] = 3.0 * rng.normal(size=n - n // 2)
+    return X, y
+
+
+# ---------------------------------------------------------------------------- 1. assignment
+@pytest.mark.parametrize("cls", [IncrementalPFI, IncrementalSAGE])
+def test_assigning_a_detector_attaches_it_as_the_constructor_does(cls):
+    """Before: the assignment only set the attribute; the explainer never reported to it,
+    which found no event."""
+    X, y = shifted_rows()
+    given = cls(linear, loss="squared_error", random_state=0,
+                drift_detector=ExplanationDriftDetector(static_model=True, random_state=0))
+    assigned = cls(linear, loss="squared_error", random_state=0)
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    assigned.drift_detector = det
+    assert assigned.drift_detector is det and det.explainer is assigned
+    for s in range(0, len(X), 250):
+        given.explain_many(X[s:s + 250], y[s:s + 250])
+        assigned.explain_many(X[s:s + 250], y[s:s + 250])
+    assert given.drift_detector.events_ and det.events_ == given.drift_detector.events_
+    np.testing.assert_array_equal(assigned.importances_, given.importances_)
+
+
+def test_assignment_errors_change_nothing():
+    X, y = shifted_rows(400)
+    det = ExplanationDriftDetector(static_model=True)
+    ipfi = IncrementalPFI(linear, "squared_error", drift_detector=det)
+    with pytest.raises(TypeError, match="drift_detector.*ExplanationDriftDetector or None"):
+        ipfi.drift_detector = "yes"
+    other = IncrementalPFI(linear, "squared_error")
+    with pytest.raises(ValueError, match="already watches another explainer"):
+        other.drift_detector = det
+    assert other.drift_detector is None and det.explainer is ipfi and ipfi.drift_detector is det
+    ipfi.explain_many(X[:10], y[:10])
+    with pytest.raises(ValueError, match="must be attached before the explainer sees rows"):
+        ipfi.drift_detector = ExplanationDriftDetector()
+    assert ipfi.drift_detector is det and ipfi._on_values == det._on_values
+    ipfi.drift_detector = det  # the one attached: nothing changes
+    assert ipfi.drift_detector is det and det.n_rows_ == 10
+    with pytest.raises(TypeError, match="reports its per-row values"):
+        ExplanationDriftDetector(explainer="an explainer")
+
+
+def test_assigning_none_detaches_cleanly():
+    """After ``= None`` the explainer goes on exactly as one that never had a detector, the
+    detector keeps its events and cannot be attached to anything again."""
+    X, y = shifted_rows()
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    ipfi = IncrementalPFI(linear, "squared_error", random_state=0, drift_detector=det)
+    plain = IncrementalPFI(linear, "squared_error", random_state=0)
+    ipfi.explain_many(X[:1000], y[:1000])
+    plain.explain_many(X[:1000], y[:1000])
+    ipfi.drift_detector = None
+    assert ipfi.drift_detector is None and det.explainer is None and ipfi._on_values is None
+    ipfi.explain_many(X[1000:], y[1000:])
+    plain.explain_many(X[1000:], y[1000:])
+    np.testing.assert_array_equal(ipfi.importances_, plain.importances_)
+    assert det.n_rows_ == 1000 and det.events_ == []
+    with pytest.raises(ValueError, match="has already tested 1000 rows"):
+        IncrementalPFI(linear, "squared_error", drift_detector=det)
+    ipfi.drift_detector = None  # twice: nothing to detach
+    clone = pickle.loads(pickle.dumps(ipfi))
+    assert clone.drift_detector is None
+
+
+def test_replacing_a_detector_detaches_the_old_one():
+    old, new = ExplanationDriftDetector(), ExplanationDriftDetector(static_model=True)
+    ipfi = IncrementalPFI(linear, "squared_error", drift_detector=old)
+    ipfi.drift_detector = new
+    assert old.explainer is None and new.explainer is ipfi and ipfi._on_values == new._on_values
+    X, y = shifted_rows(300)
+    ipfi.explain_many(X, y)
+    assert new.n_rows_ == 300 and old.n_rows_ == 0
+    ipdp = IncrementalPDP(linear, "x0")
+    again = ExplanationDriftDetector(ipdp)  # the constructor attaches through the same path
+    assert ipdp.drift_detector is again
+
+
+def test_pickles_with_an_assigned_detector_keep_the_old_layout():
+    """An explainer keeps its detector under ``drift_detector`` in its instance dict, where
+    pickles taken before the property hold it: loading restores the dict (no assignment
+    runs), and a pickle taken mid-stream goes on with the same events."""
+    X, y = shifted_rows()
+    ipfi = IncrementalPFI(linear, "squared_error", random_state=0)
+    ipfi.drift_detector = ExplanationDriftDetector(static_model=True, random_state=0)
+    ipfi.explain_many(X[:1000], y[:1000])
+    clone = pickle.loads(pickle.dumps(ipfi))
+    assert clone.__dict__["drift_detector"] is clone.drift_detector
+    assert clone.drift_detector.explainer is clone
+    for e in (ipfi, clone):
+        e.explain_many(X[1000:], y[1000:])
+    assert ipfi.drift_detector.events_
+    assert clone.drift_detector.events_ == ipfi.drift_detector.events_
