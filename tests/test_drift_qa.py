@@ -117,3 +117,31 @@ def test_pickles_with_an_assigned_detector_keep_the_old_layout():
         e.explain_many(X[1000:], y[1000:])
     assert ipfi.drift_detector.events_
     assert clone.drift_detector.events_ == ipfi.drift_detector.events_
+
+
+# ---------------------------------------------------------------------------- 3. near 1e300
+def test_values_near_the_float_limit_give_finite_means_and_bounds():
+    """Values times 1e300 give the same events as the values, their means, bounds,
+    statistics and standard errors times 1e300 (relative error 1e-12), all finite, and no
+    overflow warning. Before: the squares overflowed (inf bounds, z = 0, NaN or inf
+    standard errors)."""
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(4000, 2)) * 0.1
+    v[2000:, 1] += 0.5
+    small = ExplanationDriftDetector(random_state=0).update_values(v, feature_names=["a", "b"])
+    with np.errstate(all="raise"):
+        big = ExplanationDriftDetector(random_state=0).update_values(
+            v * 1e300, feature_names=["a", "b"])
+    assert small.events_ and len(big.events_) == len(small.events_)
+    for e, f in zip(big.events_, small.events_):
+        assert (e.row, e.start, e.feature, e.n_before, e.n_after) == (
+            f.row, f.start, f.feature, f.n_before, f.n_after)
+        for name in ("before", "before_low", "before_high", "after", "after_low", "after_high"):
+            assert math.isclose(getattr(e, name) / 1e300, getattr(f, name), rel_tol=1e-12,
+                                abs_tol=1e-15), name
+        assert math.isclose(e.statistic, f.statistic, rel_tol=1e-12)
+    a, b = big.explain_change(0), small.explain_change(0)
+    for name in ("before", "before_se", "after", "after_se"):
+        np.testing.assert_allclose(getattr(a, name) / 1e300, getattr(b, name), rtol=1e-12)
+    frame = a.to_frame()
+    assert np.isfinite(frame[["before_low", "before_high", "after_low", "after_high"]]).all().all()

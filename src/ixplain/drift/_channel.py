@@ -80,15 +80,21 @@ class RowMemory:
 
 
 def summary(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-column mean and its standard error (``inf`` with fewer than 2 values)."""
+    """Per-column mean and its standard error (``inf`` with fewer than 2 values) of values
+    ``(n, k)``, computed on the values divided by the column's largest absolute value (then
+    multiplied back), so that values near the float limit (1e300: their squares, even their
+    sum, overflow) have a finite mean and standard error."""
     n = len(values)
     if n == 0:
         k = values.shape[1]
         return np.full(k, np.nan), np.full(k, np.inf)
-    mean = values.mean(axis=0)
+    top = np.abs(values).max(axis=0)
+    top = np.where(np.isfinite(top) & (top > 0), top, 1.0)
+    scaled = values / top
+    mean = scaled.mean(axis=0) * top
     if n < 2:
         return mean, np.full(values.shape[1], np.inf)
-    return mean, values.std(axis=0, ddof=1) / math.sqrt(n)
+    return mean, scaled.std(axis=0, ddof=1) * (top / math.sqrt(n))
 
 
 def make_event(
@@ -97,9 +103,10 @@ def make_event(
 ) -> DriftEvent:
     """An event from (mean, standard error, n) before and after."""
     (mb, sb, nb), (ma, sa, na) = before, after
-    spread = math.sqrt(sb**2 + sa**2) if math.isfinite(sb) and math.isfinite(sa) else math.inf
-    z = (ma - mb) / spread if spread > 0 else (0.0 if ma == mb else math.copysign(math.inf,
-                                                                                 ma - mb))
+    # halves (exact): no overflow of the squares or the difference for values near 1e300
+    spread = math.hypot(sb / 2.0, sa / 2.0)
+    diff = ma / 2.0 - mb / 2.0
+    z = diff / spread if spread > 0 else (0.0 if ma == mb else math.copysign(math.inf, diff))
     return DriftEvent(
         row=int(row), start=int(start), feature=feature, channel=channel, test=test,
         before=float(mb), before_low=float(mb - _Z95 * sb), before_high=float(mb + _Z95 * sb),
@@ -219,7 +226,8 @@ class ValueChannel:
         n = len(v)
         if n < 4:
             return row
-        c = np.cumsum(v)
+        top = float(np.abs(v).max())
+        c = np.cumsum(v / top if math.isfinite(top) and top > 0 else v)  # (no overflow)
         t = np.arange(1, n)  # split after t values
         diff = (c[-1] - c[:-1]) / (n - t) - c[:-1] / t
         score = np.abs(diff) * np.sqrt(t * (n - t) / n)
@@ -243,12 +251,9 @@ class ValueChannel:
 
 
 def _stats(v: np.ndarray) -> tuple[float, float, int]:
-    n = len(v)
-    if n == 0:
-        return math.nan, math.inf, 0
-    mean = float(v.mean())
-    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
-    return mean, se, n
+    """Mean, its standard error and the count of one feature's values (see :func:`summary`)."""
+    mean, se = summary(np.asarray(v, dtype=np.float64).reshape(-1, 1))
+    return float(mean[0]), float(se[0]), len(v)
 
 
 def as_float_rows(values: Any, k: int | None, owner: str) -> np.ndarray:

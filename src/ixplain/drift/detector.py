@@ -4,7 +4,6 @@ the data or the model moved."""
 from __future__ import annotations
 
 import copy
-import math
 from collections import deque
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
@@ -670,8 +669,7 @@ class ExplanationDriftDetector:
         assert ref is not None and self.feature_names_ is not None
         diff = now - ref
         n = len(diff)
-        mean = diff.mean(axis=0)
-        se = diff.std(axis=0, ddof=1) / math.sqrt(n)
+        mean, se = summary(diff)  # (scaled: no overflow for values near 1e300)
         z = np.where(se > 0, mean / np.where(se > 0, se, 1.0),
                      np.where(mean == 0, 0.0, np.inf))
         crit = NormalDist().inv_cdf(1.0 - level / 2.0)
@@ -893,7 +891,8 @@ def attach_detector(explainer: Any, detector: Any) -> Any:
     if detector is not None and not isinstance(detector, ExplanationDriftDetector):
         raise param_error(type(explainer).__name__, "drift_detector",
                           "an ExplanationDriftDetector or None", detector, exc=TypeError)
-    if detector is not None and detector is current and detector.explainer is explainer:
+    if detector is not None and detector is current and (
+            getattr(detector, "explainer", None) is explainer):
         return detector
     if detector is not None:
         detector._check_attach(explainer)
