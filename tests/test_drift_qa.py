@@ -145,3 +145,41 @@ def test_values_near_the_float_limit_give_finite_means_and_bounds():
         np.testing.assert_allclose(getattr(a, name) / 1e300, getattr(b, name), rtol=1e-12)
     frame = a.to_frame()
     assert np.isfinite(frame[["before_low", "before_high", "after_low", "after_high"]]).all().all()
+
+
+# ---------------------------------------------------------------------------- 2. label_free
+def test_label_free_static_model_tests_label_free_values_whatever_labels_the_explainer_gets():
+    """``label_free=True, static_model=True``: the data channel tests the values of the
+    model's own predictions as labels. Rows given to the explainer directly with their real
+    labels (whose relation to x changes at row 1,500 here) give the same events as rows fed
+    through ``update_many`` (the model's labels), while the explainer's own estimate uses the
+    real labels, as without a detector. Before: the real labels' values were tested (an x1
+    event whose after-mean is negative, impossible for the label-free squared-error game)."""
+    X, y = shifted_rows()
+
+    def detector():
+        return ExplanationDriftDetector(static_model=True, label_free=True, random_state=0)
+
+    fed = IncrementalPFI(linear, "squared_error", random_state=0, drift_detector=detector())
+    direct = IncrementalPFI(linear, "squared_error", random_state=0, drift_detector=detector())
+    plain = IncrementalPFI(linear, "squared_error", random_state=0)
+    for s in range(0, len(X), 300):
+        fed.drift_detector.update_many(X[s:s + 300])
+        direct.explain_many(X[s:s + 300], y[s:s + 300])
+        plain.explain_many(X[s:s + 300], y[s:s + 300])
+    events = fed.drift_detector.events_
+    assert events and events[0].feature == "x1" and events[0].after > events[0].before > 0
+    assert direct.drift_detector.events_ == events
+    np.testing.assert_array_equal(direct.importances_, plain.importances_)
+    assert not np.allclose(fed.importances_, plain.importances_)  # (the labels differ)
+
+
+def test_label_free_static_model_warns_for_rows_given_directly_after_fed_rows():
+    X, y = shifted_rows(600)
+    det = ExplanationDriftDetector(static_model=True, label_free=True, random_state=0)
+    ipfi = IncrementalPFI(linear, "squared_error", random_state=0, drift_detector=det)
+    det.update_many(X[:300])
+    tested = det._channels["data"].n_rows
+    with pytest.warns(RuntimeWarning, match="rows given to the explainer with their labels"):
+        ipfi.explain_many(X[300:], y[300:])
+    assert det._channels["data"].n_rows == tested and ipfi.n_seen_ == 600

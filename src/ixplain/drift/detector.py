@@ -4,6 +4,7 @@ the data or the model moved."""
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import deque
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
@@ -132,14 +133,20 @@ class ExplanationDriftDetector:
         Family-wise level across features (shared by all features; per 100,000 rows for the
         CUSUM, per check for ADWIN, whose River default it is).
     static_model : bool, default=False
-        The model never learns: the explainer's own values form the data channel (with
-        ``label_free``, feed rows through :meth:`update` / :meth:`update_many`, which give the
-        explainer the model's predictions as labels), no model channel runs.
+        The model never learns: the explainer's own values form the data channel, no model
+        channel runs. With ``label_free`` and an explainer that uses labels (iPFI, iSAGE),
+        rows fed through :meth:`update` / :meth:`update_many` give the explainer the model's
+        predictions as labels (its own estimate becomes label-free too) and its values form
+        the data channel; rows given to the explainer directly with their labels
+        (``explain_one(x, y)``, a River-style loop) leave its estimate on those labels, and
+        the data channel is a copy of the explainer fed the model's predictions (the same
+        values and events as through :meth:`update`, at twice the model rows). The first row
+        decides; rows given the other way after it are not tested (a ``RuntimeWarning``).
     label_free : bool, default=False
         Compute every channel's values with the model's own predictions as labels (``y := f(x)``;
         for iPFI with squared error ``lambda_j = (f(x with x_j replaced) - f(x))**2``, a
-        prediction-sensitivity game), so streams without labels can be watched; :meth:`update`
-        then takes ``y=None``.
+        prediction-sensitivity game), whatever labels the explainer is given, so streams
+        without labels can be watched; :meth:`update` then takes ``y=None``.
     n_reference : int, default=500
         Reference rows of the model channel.
     check_every : int, default=1000
@@ -204,6 +211,9 @@ class ExplanationDriftDetector:
     # detectors pickled before the screen existed load with it off
     screen_every = 0
     _ref_pred: np.ndarray | None = None
+    # label_free with static_model (see _labels_mode); "legacy": pickled before, as it was
+    _labels_mode: str | None = "legacy"
+    _feeding = False  # inside update / update_many (the explainer gets the model's labels)
 
     def __init__(
         self,
@@ -269,6 +279,7 @@ class ExplanationDriftDetector:
         self._ref_row = 0
         self._n_checks = 0
         self.explainer: Any = None
+        self._labels_mode = None
         if explainer is not None:
             attach_detector(explainer, self)
 
@@ -295,7 +306,11 @@ class ExplanationDriftDetector:
         if y is None and self.label_free:
             y = pseudo_labels(explainer._model, explainer._make_table(
                 explainer._convert(x, single=True)))[0]
-        explainer.explain_one(x, y)
+        self._feeding = self.label_free
+        try:
+            explainer.explain_one(x, y)
+        finally:
+            self._feeding = False
         return self
 
     def update_many(self, X: Any, y: Any = None) -> ExplanationDriftDetector:
@@ -315,7 +330,11 @@ class ExplanationDriftDetector:
         if y is None and self.label_free:
             y = pseudo_labels(explainer._model, explainer._make_table(
                 explainer._convert(X, single=False)))
-        explainer.explain_many(X, y)
+        self._feeding = self.label_free
+        try:
+            explainer.explain_many(X, y)
+        finally:
+            self._feeding = False
         return self
 
     def update_values(
@@ -437,8 +456,9 @@ class ExplanationDriftDetector:
         self.explainer = explainer
         if hasattr(explainer, "_use_grid"):
             self._rows = RowMemory(self.memory)
-        if self.static_model and self.data_samples > 1 and _draws_of(explainer) is not None:
-            # the static data channel's own copy with more draws starts from this empty storage
+        if self._more_draws(explainer) or self._label_free_static(explainer):
+            # the static data channel's own copy (with more draws, or given the model's labels)
+            # starts from this empty storage
             self._blank_storage = copy.deepcopy(explainer.storage)
         # (in the instance dict: the explainer's drift_detector property reads it there)
         explainer.__dict__["drift_detector"] = self
@@ -473,10 +493,48 @@ class ExplanationDriftDetector:
                              "update_values, or from an explainer it was detached from); "
                              "attach a new detector to the explainer.")
 
+    def _more_draws(self, explainer: Any) -> bool:
+        """Whether a static data channel explains the rows with more draws (its own copy)."""
+        return self.static_model and self.data_samples > 1 and _draws_of(explainer) is not None
+
+    def _label_free_static(self, explainer: Any) -> bool:
+        """Whether the explainer's own values may not be label-free: ``label_free`` with
+        ``static_model`` for an explainer that uses labels (iPFI, iSAGE)."""
+        return self.static_model and self.label_free and bool(
+            getattr(explainer, "requires_labels", False))
+
+    def _own_labels(self) -> bool:
+        """``label_free`` with ``static_model``: whether this chunk's values were computed with
+        labels other than the model's (the rows were given to the explainer directly), which
+        the data channel must not use. The first chunk decides how the data channel is fed:
+        rows given directly -- the explainer's estimate uses the caller's labels -- make it a
+        copy of the explainer fed the model's predictions as labels (the values of
+        :meth:`update` / :meth:`update_many`, at twice the model rows); rows fed through
+        :meth:`update` / :meth:`update_many` use the explainer's own values. Rows given
+        directly after that are not tested (a warning)."""
+        explainer = self.explainer
+        if not self._label_free_static(explainer) or self._labels_mode == "legacy":
+            return False
+        if self._labels_mode is None:
+            self._labels_mode = "own" if self._feeding else "copy"
+            if self._feeding and not self._more_draws(explainer):
+                self._blank_storage = None  # the explainer's own values are label-free
+        if self._labels_mode == "copy" or self._feeding:
+            return False
+        if not self.__dict__.get("_warned_labels"):
+            self._warned_labels = True
+            warnings.warn(
+                f"{_OWNER}(label_free=True, static_model=True): rows given to the explainer "
+                "with their labels after rows fed through the detector's update/update_many "
+                "are not tested (their values use those labels); feed every row one way.",
+                RuntimeWarning, stacklevel=5)
+        return True
+
     def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
                    y: Any) -> None:
         """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``)."""
         explainer = self.explainer
+        skip = self._own_labels()
         if self._k is None:
             if values is None:
                 self.n_rows_ = int(rows[-1]) + 1 if len(rows) else self.n_rows_
@@ -497,7 +555,7 @@ class ExplanationDriftDetector:
                 self._static_shadow()
             self._feed_shadows(cols, y, rows)
         elif self.static_model:
-            if values is not None and ok.any():
+            if values is not None and ok.any() and not skip:
                 flat = values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(explainer, cols, y)
                 self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok])
@@ -549,7 +607,8 @@ class ExplanationDriftDetector:
         shadow = detached_copy(self.explainer, keep_storage=False)
         shadow.storage, self._blank_storage = self._blank_storage, None
         shadow.n_seen_ = 0  # from the stream's first row: those before any value are replayed
-        _set_draws(shadow, self.data_samples)
+        if self.data_samples > 1:
+            _set_draws(shadow, self.data_samples)
         for c, t in self.__dict__.pop("_static_rows", []):
             shadow._process(c, pseudo_labels(shadow._model, shadow._make_table(c))
                             if self.label_free else t, False)
