@@ -183,3 +183,31 @@ def test_label_free_static_model_warns_for_rows_given_directly_after_fed_rows():
     with pytest.warns(RuntimeWarning, match="rows given to the explainer with their labels"):
         ipfi.explain_many(X[300:], y[300:])
     assert det._channels["data"].n_rows == tested and ipfi.n_seen_ == 600
+
+
+# ---------------------------------------------------------------------------- 5. reference
+def test_the_model_channel_names_a_feature_that_became_relevant_after_a_real_drift():
+    """Agrawal (River's functions 1 -> 2: age and salary -> age and elevel) at row 3,000, a
+    Hoeffding tree learning prequentially. The model channel's reference sample now becomes
+    the last ``n_reference`` rows, with their labels, at each reference point (and at the
+    first check after a data change), so the tree's growing use of elevel is measured on
+    rows of the new concept: a model event names elevel (increase) after the change. Before,
+    the reference rows kept their old labels, on which elevel gains nothing: no model event
+    after the change named it."""
+    from river import tree
+    from river.datasets import synth
+
+    n, at = 6500, 3000
+    rows = [(dict(x), int(y)) for x, y in
+            list(synth.Agrawal(classification_function=1, seed=2).take(at))
+            + list(synth.Agrawal(classification_function=2, seed=3).take(n - at))]
+    model = tree.HoeffdingTreeClassifier(grace_period=50)
+    det = ExplanationDriftDetector(random_state=2)
+    ipfi = IncrementalPFI(model, "zero_one", random_state=2, drift_detector=det)
+    for s in range(0, n, 50):
+        chunk = rows[s:s + 50]
+        ipfi.explain_many([x for x, _ in chunk], [y for _, y in chunk])
+        for x, y in chunk:
+            model.learn_one(x, y)
+    named = [e for e in det.events_ if e.channel == "model" and e.row >= at]
+    assert any(e.feature == "elevel" and e.direction == "increase" for e in named), named

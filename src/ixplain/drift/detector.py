@@ -75,13 +75,18 @@ class ExplanationDriftDetector:
         per-feature tests keep running and find the changes that do not move the loss
         (virtual drift, a model that switches between redundant features).
     ``"model"``
-        Every ``check_every`` rows, the values of the **current model** on a fixed reference
-        sample (the first ``n_reference`` rows; perturbation rows drawn from it with the same
-        draws at every check) are compared with those at the last reference point: per feature
+        Every ``check_every`` rows, the values of the **current model** on a reference
+        sample (perturbation rows drawn from it with the same draws at every check) are
+        compared with those at the last reference point: per feature
         a paired z-test of the mean difference (common random numbers: a model that did not change
         gives differences of exactly 0). An event needs significance *and* a change of at least
         ``min_change`` times the total absolute importance (a model that keeps growing a tree
-        changes a little all the time). The reference point moves to the event. In between,
+        changes a little all the time). The reference point moves to the event; at each
+        reference point (the first check, an event, and the first check after a data
+        channel's event or loss change) the reference sample becomes the last ``n_reference``
+        rows seen, with their labels, so that after a real drift the model is measured on
+        rows and labels of the new concept (a feature that became relevant gains importance
+        only there). In between,
         every ``screen_every`` rows a screen compares the current model's predictions on the
         first 100 reference rows (one batched call) with those at the last
         screen, and runs the check at once when they moved after a quiet spell (they had not
@@ -148,7 +153,7 @@ class ExplanationDriftDetector:
         prediction-sensitivity game), whatever labels the explainer is given, so streams
         without labels can be watched; :meth:`update` then takes ``y=None``.
     n_reference : int, default=500
-        Reference rows of the model channel.
+        Reference rows of the model channel (the last ones seen at the reference point).
     check_every : int, default=1000
         Rows between model checks (each costs ``n_reference * (k + 1)`` model rows for iPFI).
     screen_every : int, default=250
@@ -214,6 +219,7 @@ class ExplanationDriftDetector:
     # label_free with static_model (see _labels_mode); "legacy": pickled before, as it was
     _labels_mode: str | None = "legacy"
     _feeding = False  # inside update / update_many (the explainer gets the model's labels)
+    _stale_reference = False  # a data change since the model channel's reference point
 
     def __init__(
         self,
@@ -643,12 +649,14 @@ class ExplanationDriftDetector:
                               None if losses is None else losses[warm.ok])
         self._shadows.append((shadow, channel, capture))
 
-    def _last_rows(self) -> list[tuple[np.ndarray, dict[str, np.ndarray], Any]]:
-        """The last ``warmup`` rows seen, as one block ``(rows, columns, labels)`` (none
-        before the first row): exactly those rows, however they arrived in chunks."""
+    def _last_rows(self, n: int | None = None) -> list[tuple[np.ndarray, dict[str, np.ndarray],
+                                                             Any]]:
+        """The last ``n`` (default ``warmup``) rows seen, as one block ``(rows, columns,
+        labels)`` (none before the first row): exactly those rows, however they arrived in
+        chunks."""
         if not self._recent:
             return []
-        rows = np.concatenate([r for r, _, _ in self._recent])[-self.warmup:]
+        rows = np.concatenate([r for r, _, _ in self._recent])[-(n or self.warmup):]
         n = len(rows)
         cols = {k: np.concatenate([c[k] for _, c, _ in self._recent])[-n:]
                 for k in self._recent[0][1]}
@@ -656,11 +664,13 @@ class ExplanationDriftDetector:
         return [(rows, cols, None if ys[0] is None else np.concatenate(ys)[-n:])]
 
     def _remember_recent(self, rows: np.ndarray, cols: Any, y: Any) -> None:
-        """Keep the last ``warmup`` rows (at least) for warming up a new snapshot."""
+        """Keep the last ``warmup`` rows (at least) for warming up a new snapshot, and the last
+        ``n_reference`` for the model channel's new reference sample."""
         self._recent.append((rows, {k: np.array(v) for k, v in cols.items()},
                              None if y is None else np.array(y)))
         self._n_recent += len(rows)
-        while self._n_recent - len(self._recent[0][0]) >= self.warmup:
+        keep = max(self.warmup, self.n_reference)
+        while self._n_recent - len(self._recent[0][0]) >= keep:
             self._n_recent -= len(self._recent.popleft()[0])
 
     # ------------------------------------------------------------------ model channel
@@ -713,15 +723,16 @@ class ExplanationDriftDetector:
                                self._ref_fixed)
         now = now.reshape(len(now), -1)[:, :k]
         if self._ref_values is None:
-            self._ref_values, self._ref_row = now, row
-            self._ref_curve = self._ref_fixed.get("curve")
-            self._snapshot()
+            self._new_reference(now, row)
             return
         self._n_checks += 1
         level = self.delta / k
         events = self._model_events(row, now, level)
         if events:
             self._record_model(events, now, row)
+        elif self._stale_reference:
+            # a data change since the reference point: its rows' labels may be out of date
+            self._new_reference(now, row, snapshot=False)
 
     def _model_events(self, row: int, now: np.ndarray, level: float) -> list[DriftEvent]:
         ref = self._ref_values
@@ -762,9 +773,34 @@ class ExplanationDriftDetector:
                 after_se=sa, event=e, before_rows=(self._ref_row, self._ref_row),
                 after_rows=(row, row), **curves)
             self._emit(e, change)
-        self._ref_values, self._ref_row, self._n_checks = now, row, 0
-        self._ref_curve = curve
-        self._snapshot()
+        self._n_checks = 0
+        self._new_reference(now, row)
+
+    def _new_reference(self, now: np.ndarray, row: int, snapshot: bool = True) -> None:
+        """The reference point moves to ``row`` (the first check, a model event, the first
+        check after a data channel's event or loss change): the reference sample becomes the
+        last ``n_reference`` rows seen, with their labels (the values ``now`` of the current
+        model are recomputed on them), so that after a real drift the checks that follow
+        compare the model on rows of the new concept, with its labels -- on the old rows' old
+        labels a feature that became relevant (Agrawal 1 -> 2: elevel) does not gain
+        importance; the screen's predictions are taken on the new rows; with ``snapshot`` a
+        new snapshot freezes the model (not after a data change: the model did not move)."""
+        self._stale_reference = False
+        last = self._last_rows(self.n_reference)
+        if last and len(last[0][0]) >= self.n_reference:
+            _, cols, y = last[0]
+            self._ref_cols = {name: [col] for name, col in cols.items()}
+            self._ref_y = [] if y is None else [y]
+            self._ref_n = self.n_reference
+            now = reference_values(self.explainer, cols, y, self._seed, self.label_free,
+                                   self._ref_fixed)
+            now = now.reshape(len(now), -1)[:, :self._k]
+            if self.screen_every:
+                self._ref_pred = reference_predictions(self.explainer, self._screen_rows())
+        self._ref_values, self._ref_row = now, row
+        self._ref_curve = self._ref_fixed.get("curve")
+        if snapshot:
+            self._snapshot()
 
     # ------------------------------------------------------------------ helpers
     def _set_features(self, names: list[str]) -> None:
@@ -814,6 +850,8 @@ class ExplanationDriftDetector:
             n_changes = len(trigger.changes)
             events = trigger.push(values, rows, losses)
             self.loss_changes_ += trigger.changes[n_changes:]
+            if len(trigger.changes) > n_changes and channel.name == "data":
+                self._stale_reference = True  # (the model channel's reference labels)
             events.sort(key=lambda e: (e.row, -abs(e.statistic)))
         else:
             events = channel.push(values, rows)
@@ -846,6 +884,8 @@ class ExplanationDriftDetector:
                 "after_curve": a, "after_curve_se": sa}
 
     def _emit(self, event: DriftEvent, change: DriftExplanation) -> None:
+        if event.channel == "data":
+            self._stale_reference = True  # (the model channel's reference labels)
         self.events_.append(event)
         self._changes.append(change)
         if self.callback is not None:
