@@ -188,10 +188,10 @@ def test_label_free_static_model_warns_for_rows_given_directly_after_fed_rows():
 # ---------------------------------------------------------------------------- 5. reference
 def test_the_model_channel_names_a_feature_that_became_relevant_after_a_real_drift():
     """Agrawal (River's functions 1 -> 2: age and salary -> age and elevel) at row 3,000, a
-    Hoeffding tree learning prequentially. The model channel's reference sample now becomes
-    the last ``n_reference`` rows, with their labels, at each reference point (and at the
-    first check after a data change), so the tree's growing use of elevel is measured on
-    rows of the new concept: a model event names elevel (increase) after the change. Before,
+    Hoeffding tree learning prequentially. After the data channel's loss change, the model
+    channel's reference sample becomes the last ``n_reference`` rows, with their labels, so
+    the tree's growing use of elevel is measured on rows of the new concept: a model event
+    names elevel (increase) after the change. Before,
     the reference rows kept their old labels, on which elevel gains nothing: no model event
     after the change named it."""
     from river import tree
@@ -209,5 +209,6 @@ def test_the_model_channel_names_a_feature_that_became_relevant_after_a_real_dri
         ipfi.explain_many([x for x, _ in chunk], [y for _, y in chunk])
         for x, y in chunk:
             model.learn_one(x, y)
+    assert any(c.row >= at for c in det.loss_changes_)
     named = [e for e in det.events_ if e.channel == "model" and e.row >= at]
     assert any(e.feature == "elevel" and e.direction == "increase" for e in named), named
