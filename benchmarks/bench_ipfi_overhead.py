@@ -11,7 +11,19 @@ perturbation, loss, aggregation):
   prequentially, ``explain_one`` (``learn_one`` not timed);
 * ``hgb1`` / ``hgbm``: HistGradientBoostingClassifier trained once on 5,000 rows,
   ``explain_one`` / ``explain_many`` in batches of 100;
-* ``lgb1`` / ``lgbm``: the same with LightGBM's LGBMClassifier.
+* ``lgb1`` / ``lgbm``: the same with LightGBM's LGBMClassifier;
+* ``dnba1`` / ``dnbam`` / ``dhgb1`` / ``dhgbm``: ``nba`` and ``hgb`` with an
+  ``ExplanationDriftDetector`` attached (default settings; ``static_model=True`` for the
+  HistGradientBoosting model), ``explain_one`` / ``explain_many`` in batches of 32 (the
+  tree learning each batch after it is explained), on 4,000 rows of the stationary stream
+  (no alarm: the detector's steady per-row cost); the last column is the detector's own
+  CPU time per row, the case's time minus that of the same case without the detector
+  (``outside`` is not given: the detector's snapshot calls a copy of the model).
+  Measured (session 6, medians of 7 runs alternating with the version before, a loaded
+  two-core machine), the detector's CPU time per row before -> after the loss test's
+  checkpoint replay and the explainer's base loss as the data channel's loss (no model
+  call of its own): ``dnba1`` 1190 -> 817, ``dnbam`` 585 -> 515, ``dhgb1`` 2154 -> 523,
+  ``dhgbm`` 91 -> 42 microseconds (same events).
 
 To compare two versions, run it alternately from each source tree, several times (a shared
 machine's speed drifts), and compare the medians::
@@ -39,9 +51,10 @@ import numpy as np  # noqa: E402
 from river import tree  # noqa: E402
 from river.datasets.synth import Agrawal  # noqa: E402
 
-from ixplain import GeometricReservoir, IncrementalPFI  # noqa: E402
+from ixplain import ExplanationDriftDetector, GeometricReservoir, IncrementalPFI  # noqa: E402
 
-CASES = ("nba", "mc", "hgb1", "hgbm", "lgb1", "lgbm")
+CASES = ("nba", "mc", "hgb1", "hgbm", "lgb1", "lgbm", "dnba1", "dnbam", "dhgb1", "dhgbm")
+DRIFT_ROWS = 4000  # the detector cases' rows: past the first snapshot (row 1,000) and warm-ups
 clock = time.process_time
 
 
@@ -72,35 +85,45 @@ def static_model(kind):
     return HistGradientBoostingClassifier(max_iter=100, random_state=0).fit(X, y)
 
 
-def explainer(model):
+def explainer(model, detector=None):
     e = IncrementalPFI(model, "zero_one", alpha=0.001, n_samples=1, random_state=0,
-                       storage=GeometricReservoir(1000, p=1.0, random_state=0))
+                       storage=GeometricReservoir(1000, p=1.0, random_state=0),
+                       drift_detector=detector)
     e.timed = Timed(e._model._predict_native)
     e._model._predict_native = e.timed
     return e
 
 
-def run(case, n, models):
-    """(seconds explaining, seconds outside the model) for one pass over ``n`` rows."""
-    if case in ("nba", "mc"):
-        model = tree.HoeffdingTreeClassifier(leaf_prediction=case)
-        e, total = explainer(model), 0.0
-        for x, y in Agrawal(classification_function=1, seed=0).take(n):
+def run(case, n, models, drift=False, batch=100):
+    """(seconds explaining, seconds outside the model) for one pass over ``n`` rows (in
+    batches of ``batch`` for the ``...m`` cases); with ``drift``, a detector attached."""
+    if case[:3] in ("nba", "mc"):
+        model = tree.HoeffdingTreeClassifier(leaf_prediction=case[:3].rstrip("1m"))
+        e = explainer(model, ExplanationDriftDetector(random_state=0) if drift else None)
+        total, rows = 0.0, list(Agrawal(classification_function=1, seed=0).take(n))
+        step = batch if case.endswith("m") else 1
+        for s in range(0, n, step):
+            chunk = rows[s : s + step]
             start = clock()
-            e.explain_one(x, y)
+            if step == 1:
+                e.explain_one(*chunk[0])
+            else:
+                e.explain_many([x for x, _ in chunk], [t for _, t in chunk])
             total += clock() - start
-            model.learn_one(x, y)
+            for x, y in chunk:
+                model.learn_one(x, y)
         return total, total - e.timed.seconds
     kind = case[:3]
     if kind not in models:
         models[kind] = static_model(kind)
     data = list(Agrawal(classification_function=1, seed=2).take(n))
     X, y = [x for x, _ in data], np.array([t for _, t in data])
-    e = explainer(models[kind])
+    det = ExplanationDriftDetector(static_model=True, random_state=0) if drift else None
+    e = explainer(models[kind], det)
     start = clock()
     if case.endswith("m"):
-        for s in range(0, n, 100):
-            e.explain_many(X[s : s + 100], y[s : s + 100])
+        for s in range(0, n, batch):
+            e.explain_many(X[s : s + batch], y[s : s + batch])
     else:
         for x, t in zip(X, y):
             e.explain_one(x, t)
@@ -116,8 +139,18 @@ def main():
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     models = {}
-    print(f"{'case':<6} {'us/row':>9} {'outside us/row':>15} {'samples/s':>10}   (cpu time)")
+    print(f"{'case':<6} {'us/row':>9} {'outside us/row':>15} {'samples/s':>10} "
+          f"{'detector us/row':>16}   (cpu time)")
     for case in args.cases.split(","):
+        if case.startswith("d"):  # the case with and without the detector
+            n = DRIFT_ROWS
+            runs = [(run(case[1:], n, models, True, 32), run(case[1:], n, models, False, 32))
+                    for _ in range(args.repeats)]
+            total = min(r[0][0] for r in runs)
+            extra = f"{1e6 * (total - min(r[1][0] for r in runs)) / n:16.1f}"
+            print(f"{case:<6} {1e6 * total / n:9.1f} {'-':>15} {n / total:10.0f} {extra}",
+                  flush=True)
+            continue
         runs = [run(case, args.n, models) for _ in range(args.repeats)]
         total = min(r[0] for r in runs)
         outside = min(r[1] for r in runs)

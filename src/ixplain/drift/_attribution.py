@@ -37,7 +37,6 @@ Mathematical Statistics 41, 1970. S. R. Howard, A. Ramdas, J. McAuliffe, J. Sekh
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -197,17 +196,20 @@ class LossTrigger:
     def _loss_alarms(self, losses: np.ndarray, rows: np.ndarray) -> dict[int, DriftEvent]:
         """The loss changes in these rows. At the first row where one of the loss CUSUMs
         fires, the others restart too (one change, one alarm): the chunk is replayed up to
-        that row from a copy of the tests, so the alarms do not depend on the chunking."""
+        that row from the tests' state before it (a checkpoint of the channels, which
+        copies their tests' state, not their memories), so the alarms do not depend on the
+        chunking."""
         out: dict[int, DriftEvent] = {}
         i = 0
         while i < len(rows):
-            saved = copy.deepcopy(self.losses)
+            saved = [ch.checkpoint(len(rows) - i) for ch in self.losses]
             found = [e for ch in self.losses for e in ch.push(losses[i:], rows[i:])]
             if not found:
                 break
             first = min(found, key=lambda e: (e.row, -abs(e.statistic)))
             cut = int(np.searchsorted(rows, first.row, side="right"))
-            self.losses = saved
+            for ch, state in zip(self.losses, saved):
+                ch.rollback(state)
             for ch in self.losses:
                 if not any(e.row == first.row for e in ch.push(losses[i:cut], rows[i:cut])):
                     ch.restart(0, first.start)

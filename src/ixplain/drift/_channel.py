@@ -14,6 +14,7 @@ guarantees carry over.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -40,6 +41,19 @@ class ValueMemory:
         self.values[idx] = values
         self.rows[idx] = rows
         self.pos = int((self.pos + len(rows)) % size)
+
+    def saved(self, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """What the next :meth:`push` of ``n`` rows overwrites (its slots' values and rows
+        and the position), for :meth:`restore`: ``O(min(n, size) k)``, not a copy of the
+        memory."""
+        idx = (self.pos + np.arange(min(n, len(self.rows)))) % len(self.rows)
+        return self.pos, idx, self.values[idx], self.rows[idx]
+
+    def restore(self, saved: tuple[int, np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Undo the push :meth:`saved` was taken before (the memory as it was then)."""
+        self.pos, idx, values, rows = saved
+        self.values[idx] = values
+        self.rows[idx] = rows
 
     def between(self, lo: int, hi: int) -> np.ndarray:
         """Values of the stored rows in ``[lo, hi)`` in stream order, shape (n, k)."""
@@ -169,6 +183,22 @@ class ValueChannel:
         again (warming up on the values that follow) and its regime begins at ``start``."""
         self.tests[j] = self._new_test(j)
         self.last_start[j] = start
+
+    def checkpoint(self, n: int) -> tuple[Any, ...]:
+        """The channel's state before a :meth:`push` of ``n`` rows, for :meth:`rollback`:
+        copies of the tests, the warm-up and regime state and what the push overwrites in the
+        memory (not the whole memory: cheap for a small ``n``)."""
+        return (self.memory.saved(n), [copy.deepcopy(t) for t in self.tests], self.n_rows,
+                list(self._pending), self._n_pending, self.center, self.scale,
+                self.last_start.copy())
+
+    def rollback(self, state: tuple[Any, ...]) -> None:
+        """Return to the :meth:`checkpoint` ``state``, taken before the pushes since (at
+        most the ``n`` rows it was taken for)."""
+        memory, tests, self.n_rows, pending, self._n_pending, self.center, self.scale, \
+            last_start = state
+        self.memory.restore(memory)
+        self.tests, self._pending, self.last_start = tests, pending, last_start
 
     def push(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
         """Feed ``(B, k)`` values of stream rows ``rows`` (increasing); return new events."""

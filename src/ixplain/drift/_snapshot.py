@@ -17,14 +17,19 @@ __all__ = [
 
 
 class Capture:
-    """A picklable ``_on_values`` hook that keeps the last chunk's values and mask."""
+    """A picklable ``_on_values`` hook that keeps the last chunk's values, mask and reported
+    per-row losses (None if the method reported none)."""
+
+    losses: np.ndarray | None = None  # (absent from captures pickled before it was reported)
 
     def __init__(self) -> None:
         self.values: np.ndarray | None = None
         self.ok: np.ndarray | None = None
+        self.losses = None
 
-    def __call__(self, values: Any, ok: np.ndarray, rows: Any, cols: Any, y: Any) -> None:
-        self.values, self.ok = values, ok
+    def __call__(self, values: Any, ok: np.ndarray, rows: Any, cols: Any, y: Any,
+                 losses: np.ndarray | None = None) -> None:
+        self.values, self.ok, self.losses = values, ok, losses
 
 
 def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:

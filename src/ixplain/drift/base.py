@@ -346,6 +346,20 @@ class CUSUMTest:
             state.update(confirm=False, _seg_up=None, _seg_down=None, _z_ref=0.0)
         self.__dict__.update(state)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> CUSUMTest:
+        """An independent copy of the test's state: its floats shared (immutable), its
+        lists of floats (warm-up, pending reference values, batch means) copied as lists
+        (the generic deep copy copies each of their up to 600 floats one by one; the loss
+        test copies its state at every chunk, :mod:`ixplain.drift._attribution`)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._warm = list(self._warm)
+        new._pending = deque(self._pending)
+        if self._batches is not None:
+            new._batches = self._batches.copy()
+        memo[id(self)] = new
+        return new
+
     def _start(self) -> None:
         self._warm: list[float] = []
         self._mean = self._sd = 0.0
@@ -514,6 +528,13 @@ class _BatchMeans:
         self._count = 0
         self._means: deque[float] = deque()
         self._s1 = self._s2 = 0.0
+
+    def copy(self) -> _BatchMeans:
+        """An independent copy (the means as a new deque)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._means = deque(self._means)
+        return new
 
     def add(self, value: float) -> bool:
         """Add one value; True when it completed a batch and the bound is defined."""

@@ -58,9 +58,11 @@ class ExplanationDriftDetector:
         With ``data_samples > 1`` the data channels explain each row with that many
         perturbation draws (a copy of the explainer, also with ``static_model=True``; the
         explainer's own estimate is unchanged). Besides the ``k`` per-feature tests, each data
-        channel tests the channel model's own per-row loss ``loss(y, f(x))`` (one batched model
-        call per chunk; not with ``label_free``, nor for explainers without a loss such as
-        iPDP) with CUSUMs of its own (design shifts
+        channel tests the channel model's own per-row loss ``loss(y, f(x))`` (for iPFI and
+        iSAGE the base loss their values are computed from, no model call of its own; one
+        batched model call per chunk for other explainers with a loss; not with
+        ``label_free``, nor for explainers without a loss such as iPDP) with CUSUMs of its
+        own (design shifts
         :data:`~ixplain.drift._attribution.LOSS_SHIFTS`, the first to fire gives the alarm;
         each at its share of the loss test's level): the loss of a fixed model moves much
         more than any one feature's values when the data/target relation changes. A loss
@@ -539,8 +541,9 @@ class ExplanationDriftDetector:
         return True
 
     def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
-                   y: Any) -> None:
-        """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``)."""
+                   y: Any, losses: np.ndarray | None = None) -> None:
+        """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``;
+        ``losses``: the model's own per-row loss, if the explainer's method reported it)."""
         explainer = self.explainer
         skip = self._own_labels()
         if self._k is None:
@@ -565,7 +568,7 @@ class ExplanationDriftDetector:
         elif self.static_model:
             if values is not None and ok.any() and not skip:
                 flat = values.reshape(len(ok), -1)[:, :k]
-                losses = self._losses(explainer, cols, y)
+                losses = self._losses(explainer, cols, y, losses)
                 self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok])
         else:
             self._feed_shadows(cols, y, rows)
@@ -603,7 +606,7 @@ class ExplanationDriftDetector:
             if capture.values is not None and capture.ok is not None:
                 ok = capture.ok
                 flat = capture.values.reshape(len(ok), -1)[:, :k]
-                losses = self._losses(shadow, cols, y)
+                losses = self._losses(shadow, cols, y, capture.losses)
                 self._push_to(channel, flat[ok], rows[ok],
                               None if losses is None else losses[ok])
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
@@ -646,7 +649,7 @@ class ExplanationDriftDetector:
             probe._process(cols, yy, False)
             if warm.values is not None and warm.ok is not None:
                 flat = warm.values.reshape(len(warm.ok), -1)[:, :k]
-                losses = self._losses(probe, cols, y)
+                losses = self._losses(probe, cols, y, warm.losses)
                 self._push_to(channel, flat[warm.ok], rows[warm.ok],
                               None if losses is None else losses[warm.ok])
         self._shadows.append((shadow, channel, capture))
@@ -817,8 +820,14 @@ class ExplanationDriftDetector:
         return (not self.label_free and self.explainer is not None
                 and getattr(self.explainer, "_loss", None) is not None)
 
-    def _losses(self, explainer: Any, cols: Any, y: Any) -> np.ndarray | None:
-        return row_losses(explainer, cols, y) if self._watch_loss() else None
+    def _losses(self, explainer: Any, cols: Any, y: Any,
+                reported: np.ndarray | None) -> np.ndarray | None:
+        """The data channel's per-row loss of ``explainer``'s model on a chunk: the one its
+        method reported with the values (``reported``: iPFI's and iSAGE's base loss, no model
+        call), else one batched model call (:func:`row_losses`); None when not watched."""
+        if not self._watch_loss():
+            return None
+        return reported if reported is not None else row_losses(explainer, cols, y)
 
     def _new_channel(self, name: str, with_loss: bool | None = None) -> ValueChannel:
         """A channel of per-feature tests; with the loss test and attribution for a data

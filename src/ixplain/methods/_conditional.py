@@ -143,18 +143,20 @@ class ConditionalPFI(Method):
         u = np.concatenate([  # copy k G + g: group g, repeat k
             RowStream(self.seed, f"conditional-pfi-{r}", width).uniforms_at(ids).reshape(
                 B, G, -1) for r in self.reps], axis=1)
-        diffs = cfi_increases(
+        diffs, _ = cfi_increases(
             self.model, self.loss, batch.y, sampler, Z, q, np.tile(self._masks, (R, 1)), u,
             lambda rows, don: fill(source, sampler.data_, rows, don),
             exclude=exclude_rows(ids, self.fitted),
-        ).reshape(B, R, G).transpose(0, 2, 1)
+        )
+        diffs = diffs.reshape(B, R, G).transpose(0, 2, 1)
         return np.concatenate([diffs.mean(axis=2, keepdims=True), diffs], axis=2)
 
     def explain_sampled(self, batch: RowBatch, sampler: Any) -> np.ndarray:
         """iPFI's values (B, G) under conditional removal: row ``t`` (``sampler.rows``) draws
         its ``len(reps)`` blocks per group from the storage's sampler for ``t``, with the
         uniforms ``sampler.uniforms(G * S * 2 d, "conditional")`` (copy ``g S + s``); rows
-        met by an empty storage get zeros (the engine discards them)."""
+        met by an empty storage get zeros (the engine discards them). Reports the base
+        ``loss(y, f(x))`` of each row in ``sampler.losses`` (NaN for those rows)."""
         X, y = batch.X, np.asarray(batch.y)
         B, d, S, G = X.n_rows, len(X.names), len(self.reps), len(self.groups)
         cached = self.__dict__.get("_removed")  # (names, masks): built once per schema
@@ -166,16 +168,18 @@ class ConditionalPFI(Method):
         xm, cols = _stream_rows(X)
         maker = TableMaker(X, sampler.make_table)
         out = np.zeros((B, G))
+        base = np.full(B, np.nan)
         for start, stop, cond in stream_segments(sampler.storage, X, xm, cols):
             obs = np.arange(start, stop)
 
             def build(rows: np.ndarray, don: np.ndarray, cond: Any = cond) -> Table:
                 return _perturbed(maker, xm, cols, cond, rows, don)
 
-            diffs = cfi_increases(self.model, self.loss, y[obs], cond,
-                                  xm if xm is not None else cond.encode(X), obs, removed,
-                                  u[obs], build)
+            diffs, base[obs] = cfi_increases(self.model, self.loss, y[obs], cond,
+                                             xm if xm is not None else cond.encode(X), obs,
+                                             removed, u[obs], build)
             out[obs] = diffs.reshape(len(obs), G, S).mean(axis=2)
+        sampler.losses = base
         return out
 
     def __getstate__(self) -> dict:
@@ -205,7 +209,7 @@ def cfi_increases(
     model: Model, loss: Loss, y: np.ndarray, sampler: ConditionalSampler, Z: np.ndarray,
     q: np.ndarray, removed: np.ndarray, u: np.ndarray,
     build: Callable[[np.ndarray, np.ndarray], Table], exclude: np.ndarray | None = None,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """CFI's per-row loss increases, the one core of :class:`ConditionalPFI`'s two forms.
 
     Observation ``i`` (row ``q[i]`` of the encoded rows ``Z``) gets ``C`` perturbed copies:
@@ -225,8 +229,10 @@ def cfi_increases(
 
     Returns
     -------
-    ndarray of shape (B, C)
+    increases : ndarray of shape (B, C)
         ``loss(y_i, f(copy c)) - loss(y_i, f(x_i))``.
+    base : ndarray of shape (B,)
+        ``loss(y_i, f(x_i))``.
     """
     (C, d), B = removed.shape, len(q)
     width = 1 + C
@@ -237,7 +243,7 @@ def cfi_increases(
     all_don[(np.arange(len(rows)) % width) != 0] = don
     preds = model.predict(build(rows, all_don))
     losses = loss(np.repeat(y, width, axis=0), preds, model.classes_).reshape(B, width)
-    return losses[:, 1:] - losses[:, :1]  # type: ignore[no-any-return]
+    return losses[:, 1:] - losses[:, :1], losses[:, 0]
 
 
 def stream_segments(storage: Any, X: Table, xm: np.ndarray | None,

@@ -229,7 +229,9 @@ class Method:
         from the stream's storage and every random number is read through it, keyed by the
         row's stream index (so a row's values do not depend on the batching). Default:
         :meth:`explain` (a method that needs neither). ``batch.start`` is the stream index of
-        the batch's first row.
+        the batch's first row. A method that computes the model's own per-row loss
+        ``loss(y, f(x))`` as the base of its values sets ``sampler.losses`` to it (shape
+        (B,)): the drift detector's loss test then needs no model call of its own.
         """
         return self.explain(batch)
 

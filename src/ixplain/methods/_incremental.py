@@ -158,6 +158,11 @@ class Sampler:
         False for rows that arrived while the storage was empty (nothing to draw from).
     rows : sequence of int, length B
         The stream index ``t`` of each batch row.
+    losses : ndarray of shape (B,) or None
+        Set by a method that computes the model's own per-row loss ``loss(y, f(x))`` as the
+        base of its values (iPFI, iSAGE); the engine hands it to the drift hook
+        (:attr:`IncrementalExplainer._on_values`), so the detector's loss test needs no model
+        call of its own. None (default): not computed.
     """
 
     def __init__(
@@ -177,6 +182,7 @@ class Sampler:
         self._make_table = make_table
         self._n_draws = 0
         self._available: np.ndarray | None = None
+        self.losses: np.ndarray | None = None
 
     @property
     def available(self) -> np.ndarray:
@@ -289,10 +295,12 @@ class IncrementalExplainer:
     """
 
     _owner = "IncrementalExplainer"
-    #: Optional hook ``f(values, ok, rows, cols, y)`` called after each processed chunk with the
-    #: per-row explanation values (``(B, *value_shape)`` or None when no row was explained),
-    #: which of them enter the estimate (``ok``, shape (B,)), their stream row indices and
-    #: the rows themselves (canonical columns, labels). Set by :mod:`ixplain.drift`.
+    #: Optional hook ``f(values, ok, rows, cols, y, losses=None)`` called after each processed
+    #: chunk with the per-row explanation values (``(B, *value_shape)`` or None when no row was
+    #: explained), which of them enter the estimate (``ok``, shape (B,)), their stream row
+    #: indices, the rows themselves (canonical columns, labels) and, from a method that
+    #: computed it (:attr:`Sampler.losses`), the model's own per-row loss (``(B,)``, else
+    #: None). Set by :mod:`ixplain.drift`.
     _on_values: Any = None
     #: Whether ``_explain_batch`` needs labels ``y``.
     requires_labels = True
@@ -377,12 +385,13 @@ class IncrementalExplainer:
         raise NotImplementedError
 
     def _explain_numeric_row(
-        self, xm: np.ndarray, y: np.ndarray | None, t: int
+        self, xm: np.ndarray, y: np.ndarray | None, t: int, sampler: Sampler
     ) -> np.ndarray | None:
         """Optional fast form of :meth:`_explain_batch` for row ``t`` of the stream when all
         its features are numeric: ``xm`` of shape (1, n_features) float64 (do not modify it);
         the storage holds a row. Draw with :meth:`_draw_numeric_one` (the first draw call of
-        ``_explain_batch`` for this row alone). Returns ``(1, *value_shape)`` values, or None
+        ``_explain_batch`` for this row alone); ``sampler`` is the row's :class:`Sampler`,
+        whose :attr:`Sampler.losses` it may set. Returns ``(1, *value_shape)`` values, or None
         to use :meth:`_explain_batch`."""
         return None
 
@@ -566,17 +575,18 @@ class IncrementalExplainer:
             cols, y, good = self._drop_nan_rows(cols, y, B)
             if good is not None:
                 rows = rows[good]
-        values, ok = self._values(cols, y, rows) if len(rows) else (None, None)
+        values, ok, losses = self._values(cols, y, rows) if len(rows) else (None, None, None)
         if self._on_values is not None and len(rows):
             self._on_values(values, np.zeros(len(rows), dtype=bool) if ok is None else ok, rows,
-                            cols, y)
+                            cols, y, losses=losses)
         self._aggregate(values, ok, rows, B)
 
     def _values(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, rows: np.ndarray
-    ) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The explanation values of the batch (one model call) and the mask of the rows
-        whose values enter the estimate; stores the rows."""
+    ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+        """The explanation values of the batch (one model call), the mask of the rows
+        whose values enter the estimate and the per-row loss the method reported
+        (:attr:`Sampler.losses`, or None); stores the rows."""
         storage = self.storage
         if storage._schema is None:
             assert self._schema is not None
@@ -593,9 +603,10 @@ class IncrementalExplainer:
                                 dtype=np.float64)
         storage._write(cols, slots, y)
         if values is None:
-            return None, None
+            return None, None, None
+        losses = _reported_losses(sampler, n)
         if np.isfinite(values).all():
-            return values, keep
+            return values, keep, losses
         finite = np.isfinite(values.reshape(n, -1)).all(axis=1)
         bad = int((keep & ~finite).sum())
         if bad:
@@ -605,7 +616,7 @@ class IncrementalExplainer:
             else:
                 self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)",
                            depth=1)
-        return values, keep & finite
+        return values, keep & finite, losses
 
     def _aggregate(
         self, values: np.ndarray | None, ok: np.ndarray | None, rows: np.ndarray, B: int
@@ -639,18 +650,19 @@ class IncrementalExplainer:
         slots = storage._plan(1)
         if y is not None:
             self._model.observe_labels(y)
-        values = None
+        values = losses = None
         n_before = self.n_explained_
         held = len(storage) > 0
         if held or not self.requires_storage:
+            sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
+                              self._make_table)
             matrix = getattr(cols, "matrix", None)
             if matrix is not None and held:
-                values = self._explain_numeric_row(matrix, y, self.n_seen_)
+                values = self._explain_numeric_row(matrix, y, self.n_seen_, sampler)
             if values is None:
-                sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
-                                  self._make_table)
                 values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                     dtype=np.float64)
+            losses = _reported_losses(sampler, 1)
         storage._write(cols, slots, y)
         if values is not None:
             total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
@@ -666,7 +678,7 @@ class IncrementalExplainer:
                 self._warn(message, depth=1)
         if self._on_values is not None:
             ok = np.array([self.n_explained_ > n_before])
-            self._on_values(values, ok, np.array([self.n_seen_]), cols, y)
+            self._on_values(values, ok, np.array([self.n_seen_]), cols, y, losses=losses)
         self._after(1)
 
     def _after(self, B: int) -> None:
@@ -955,6 +967,18 @@ def _records_matrix(X: Any, getter: _Getter, d: int) -> np.ndarray | None:
     except (TypeError, ValueError):
         return None
     return flat.reshape(len(X), d)
+
+
+def _reported_losses(sampler: Sampler, n: int) -> np.ndarray | None:
+    """The per-row loss a method reported through ``sampler`` (float64, shape (n,)), or None;
+    raises for another shape (a method's bug: the losses would not line up with the rows)."""
+    if sampler.losses is None:
+        return None
+    losses = np.asarray(sampler.losses, dtype=np.float64)
+    if losses.shape != (n,):
+        raise ValueError(f"The explanation method reported losses of shape {losses.shape} for "
+                         f"{n} rows (Sampler.losses must have one loss per batch row).")
+    return losses
 
 
 def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:

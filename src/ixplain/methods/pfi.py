@@ -788,7 +788,8 @@ class BackgroundPFI(PFIFunction):
 
     def explain_sampled(self, batch: RowBatch, sampler: Sampler) -> np.ndarray:
         """The iPFI's values: the per-observation ``lambda`` (the mean over the ``n_draws``
-        storage rows drawn per group; column 0 of :meth:`explain`'s values), shape (B, G)."""
+        storage rows drawn per group; column 0 of :meth:`explain`'s values), shape (B, G).
+        Reports the base ``loss(y, f(x))`` of each row in ``sampler.losses``."""
         X, y = batch.X, np.asarray(batch.y)
         n = len(self.groups) * self.n_draws
         numeric = self.numeric_layout
@@ -799,25 +800,27 @@ class BackgroundPFI(PFIFunction):
             xm = getattr(X.columns, "matrix", None)  # a Batch carries its stacked values
             if xm is None:
                 xm = np.column_stack([X.columns[c] for c in X.names])
-            return self.explain_numeric(X.schema, xm, y, num)
+            return self.explain_numeric(X.schema, xm, y, num, sampler)
         source = Table.concat([X, sampler.draw(n)])
         repl = X.n_rows + np.arange(X.n_rows * n).reshape(X.n_rows, -1, self.n_draws)
-        diffs, _ = pfi_losses(self.model, self.loss, source, np.arange(X.n_rows), repl,
-                              self.groups, y)
+        diffs, sampler.losses = pfi_losses(self.model, self.loss, source, np.arange(X.n_rows),
+                                           repl, self.groups, y)
         return diffs[:, :, 0] if self.n_draws == 1 else diffs.mean(axis=2)
 
     def explain_numeric(self, schema: Any, xm: np.ndarray, y: np.ndarray,
-                        num: np.ndarray) -> np.ndarray:
+                        num: np.ndarray, sampler: Any = None) -> np.ndarray:
         """:meth:`explain_sampled` for all-numeric rows ``xm`` (B, d) in ``schema``, with
         their drawn rows ``num`` (draw ``s`` for group ``g`` of row ``i`` at
         ``(i * G + g) * n_draws + s``): :func:`pfi_losses`' numeric layout (the iPFI's
-        per-observation hot path)."""
+        per-observation hot path). The base losses go to ``sampler.losses`` (if given)."""
         cached = self._numeric_plan
         if cached is None or cached[0].schema is not schema:
             cached = self._numeric_plan = (_Plan(schema),
                                            _group_columns(schema.names, self.groups))
-        diffs, _ = _numeric_losses(self.model, self.loss, cached[0], xm, num, None, cached[1],
-                                   self.n_draws, y)
+        diffs, base = _numeric_losses(self.model, self.loss, cached[0], xm, num, None,
+                                      cached[1], self.n_draws, y)
+        if sampler is not None:
+            sampler.losses = base
         return diffs[:, :, 0] if self.n_draws == 1 else diffs.mean(axis=2)
 
     @classmethod
@@ -1105,14 +1108,14 @@ class IncrementalPFI(IncrementalExplainer):
         return self._method
 
     def _explain_numeric_row(
-        self, xm: np.ndarray, y: np.ndarray | None, t: int
+        self, xm: np.ndarray, y: np.ndarray | None, t: int, sampler: Sampler
     ) -> np.ndarray | None:
         if self._all_numeric is not True or y is None or self.removal == "conditional":
             return None  # decided by the first _explain_batch call
         draws = self._draw_numeric_one(xm.shape[1] * self.n_samples, t)
         method = self._pfi()
         assert isinstance(method, BackgroundPFI)
-        return method.explain_numeric(self._schema, xm, y, draws)
+        return method.explain_numeric(self._schema, xm, y, draws, sampler)
 
     def importance_history(self) -> ImportanceTimeSeries:
         """``history_`` as an :class:`~ixplain.results.ImportanceTimeSeries`."""

@@ -722,7 +722,8 @@ class SAGEFunction(Method):
         """The iSAGE's values: one random order per row (``sampler.uniforms(G, "order")``),
         the removed features imputed from the stream's storage (:meth:`_sampled_losses`),
         shape (B, G + 2): the marginal contributions, then the losses of the empty coalition
-        and of the model."""
+        and of the model. Reports the model's own loss ``loss(y, f(x))`` of each row in
+        ``sampler.losses``."""
         orders = random_orders(sampler.uniforms(len(self.players), "order"))
         losses = self._sampled_losses(batch, sampler, orders)
         scores = contributions(losses, orders)
@@ -730,17 +731,21 @@ class SAGEFunction(Method):
 
     def _sampled_losses(self, batch: RowBatch, sampler: Any, orders: np.ndarray) -> np.ndarray:
         """(B, G + 1) coalition losses along ``orders`` on a stream: ``n_samples`` storage
-        rows per row imputing the removed features."""
+        rows per row imputing the removed features; ``sampler.losses``: ``loss(y, f(x))``."""
         X, y, s = batch.X, np.asarray(batch.y), self.n_samples
         B = X.n_rows
         draws = sampler.draw(s)
         draw_idx = np.arange(B * s).reshape(B, s)
         per_obs = len(self.players) * s + 1
-        _, losses = self.marginal_contributions(
-            X, y, draws, draw_idx, orders,
+        losses, full_pred = coalition_losses(
+            self.model, self.loss, self.correction, X, y, draws, draw_idx, orders,
+            self.col_player,
             # one call per observation at least; a mini-batch in one call within the budget
             batch_rows=max(per_obs, (rows_for_budget(len(X.names)) // per_obs) * per_obs),
         )
+        # the loss of f(x) itself (the last column averages s copies of f(x), with the
+        # correction: equal up to rounding)
+        sampler.losses = self.loss(y, full_pred, self.model.classes_)
         return losses
 
     def result(self, explained: Explained) -> SageEstimate:
@@ -814,6 +819,7 @@ class ConditionalSAGEFunction(SAGEFunction):
         xm, cols = _stream_rows(X)
         maker = TableMaker(X, sampler.make_table)
         losses = np.zeros((B, len(self.players) + 1))
+        base = np.full(B, np.nan)  # rows met by an empty storage: not explained
         for start, stop, cond in stream_segments(sampler.storage, X, xm, cols, local=True):
             part = np.arange(start, stop)
             losses[start:stop] = conditional_coalition_losses(
@@ -821,6 +827,8 @@ class ConditionalSAGEFunction(SAGEFunction):
                 u[start:stop], orders[start:stop], self.col_player, explainer=maker,
                 rows=segment_rows(xm, cols, part),
             )
+            base[start:stop] = losses[start:stop, -1]  # loss(y, f(x)) itself
+        sampler.losses = base
         return losses
 
     def _losses(self, batch: RowBatch, y: np.ndarray, ps: np.ndarray,
