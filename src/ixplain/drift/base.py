@@ -348,13 +348,18 @@ class CUSUMTest:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CUSUMTest:
         """An independent copy of the test's state: its floats shared (immutable), its
-        lists of floats (warm-up, pending reference values, batch means) copied as lists
+        lists of floats (warm-up, pending reference values, batch means, the confirmation's
+        sums) copied as lists
         (the generic deep copy copies each of their up to 600 floats one by one; the loss
         test copies its state at every chunk, :mod:`ixplain.drift._attribution`)."""
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._warm = list(self._warm)
         new._pending = deque(self._pending)
+        for side in ("_seg_up", "_seg_down"):  # updated in place (absent from old pickles)
+            seg = self.__dict__.get(side)
+            if seg is not None:
+                setattr(new, side, list(seg))
         if self._batches is not None:
             new._batches = self._batches.copy()
         memo[id(self)] = new
