@@ -10,6 +10,8 @@ import pickle
 import numpy as np
 import pytest
 
+from ixplain.drift._snapshot import reference_values
+
 pytest.importorskip("river")
 
 from river.datasets import synth
@@ -268,6 +270,30 @@ def test_model_change_the_error_cannot_see_fires_the_model_channel_only():
     assert {e.feature for e in det.events_ if e.row == first.row} == {"x0", "x1"}
     change = det.explain_change(0).to_frame().set_index("feature")
     assert change.loc["x0", "before"] > 1.0 > change.loc["x0", "after"]
+
+
+def test_model_channel_with_conditional_removal():
+    """iPFI with conditional removal in the default (learning) mode: the model channel
+    explains its reference rows with the explainer's conditional storage frozen at the first
+    reference point, so a model that did not change gives exactly the same values at every
+    check (no event before the switch), and the switch from copy 0 to copy 1 at row 2000 is
+    found by the model channel."""
+    X, y = copies_stream(3000, 2)
+    model = SwitchingModel()
+    det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
+    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
+                          removal="conditional", feature_names=["x0", "x1", "x2"],
+                          drift_detector=det)
+    ipfi.explain_many(X[:2000], y[:2000])
+    assert det._ref_values is not None and det._n_checks >= 3
+    assert not [e for e in det.events_ if e.channel == "model"]
+    again = reference_values(ipfi, det._reference_rows(), np.concatenate(det._ref_y),
+                             det._seed, False, det._ref_fixed)
+    np.testing.assert_array_equal(again[:, :3], det._ref_values)
+    model.use = 1
+    ipfi.explain_many(X[2000:], y[2000:])
+    first = next(e for e in det.events_ if e.channel == "model")
+    assert first.feature in ("x0", "x1") and 2000 <= first.row <= 2250
 
 
 def test_learning_model_channels_and_snapshot():

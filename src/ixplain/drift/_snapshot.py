@@ -100,8 +100,14 @@ def reference_values(
     probe = detached_copy(explainer, keep_storage=False)
     if hasattr(probe, "_use_grid"):
         fixed["grid"] = probe._use_grid(fixed.get("grid"))
-    frame = pd.DataFrame({k: v for k, v in cols.items()})
-    probe.storage = DatasetStorage(frame)
+    if hasattr(explainer.storage, "segments"):
+        # conditional removal: the explainer's stream storage (its trees and pools) frozen at
+        # the first call, a copy of it at every call (the same draws while the model is fixed)
+        if "storage" not in fixed:
+            fixed["storage"] = copy.deepcopy(explainer.storage)
+        probe.storage = copy.deepcopy(fixed["storage"])
+    else:
+        probe.storage = DatasetStorage(pd.DataFrame({k: v for k, v in cols.items()}))
     # the same draws at every call: the probe's row streams restart at row 0 from one seed
     ref_seed = int(keyed_generator(seed, "reference").integers(2**62))
     probe._streams = type(explainer._streams)(ref_seed)

@@ -799,6 +799,7 @@ class ExplanationDriftDetector:
             self._ref_cols = {name: [col] for name, col in cols.items()}
             self._ref_y = [] if y is None else [y]
             self._ref_n = self.n_reference
+            self._ref_fixed.pop("storage", None)  # conditional removal: freeze it anew
             now = reference_values(self.explainer, cols, y, self._seed, self.label_free,
                                    self._ref_fixed)
             now = now.reshape(len(now), -1)[:, :self._k]
