@@ -92,9 +92,11 @@ def reference_values(
     label_free: bool, fixed: dict[str, Any],
 ) -> np.ndarray:
     """Per-row values ``(n, k)`` of the explainer's *current* model on the reference rows,
-    with the reference rows as perturbation data and draws fixed by ``seed`` (the same draws
-    at every call, so two calls differ only where the model differs). ``fixed`` keeps what
-    must not change between calls (iPDP: the grid, taken at the first call)."""
+    with the reference rows as perturbation data (conditional removal: the explainer's
+    conditional storage as it was at the first call) and draws fixed by ``seed`` (the same
+    draws at every call, so two calls differ only where the model differs). ``fixed`` keeps
+    what must not change between calls (iPDP: the grid, taken at the first call; conditional
+    removal: that storage)."""
     import pandas as pd
 
     probe = detached_copy(explainer, keep_storage=False)
