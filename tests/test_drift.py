@@ -646,6 +646,36 @@ def _events_by_chunks(sizes, **kw):
     return ([e.to_dict() for e in det.events_], [c.to_dict() for c in det.loss_changes_])
 
 
+def test_long_regimes_and_long_chunks_do_not_depend_on_the_chunking():
+    """Regimes and chunks longer than the detector's value memory (1,000 rows here): a chunk
+    enters the memory row by row up to each event, so every event, loss change and before/after
+    comparison sees the last 1,000 rows up to its own row, whether the 20,000 rows come in one
+    chunk, in chunks of 100 or of 7 (with one chunk, the memory used to hold the chunk's last
+    1,000 rows: the loss change's means were NaN and the attribution named ``a`` 16 rows
+    later)."""
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(20000, 2))
+    v[3000:, 0] += 1.0
+    v[9000:, 1] -= 1.0
+    loss = rng.normal(size=20000)
+    loss[3000:] += 1.0
+
+    def run(sizes):
+        det = ExplanationDriftDetector(random_state=0, memory=1000)
+        s = 0
+        for c in sizes:
+            det.update_values(v[s:s + c], losses=loss[s:s + c], feature_names=["a", "b"])
+            s += c
+        changes = [det.explain_change(i).to_frame().to_dict() for i in range(len(det.events_))]
+        return (repr([e.to_dict() for e in det.events_]),
+                repr([e.to_dict() for e in det.loss_changes_]), repr(changes))
+
+    one = run([20000])
+    assert "nan" not in one[1] and "'a'" in one[0] and "'b'" in one[0]
+    assert run([100] * 200) == one
+    assert run([7] * 2857 + [1]) == one
+
+
 @pytest.mark.parametrize("kw", [{}, {"static_model": True, "data_samples": 3}])
 def test_events_do_not_depend_on_the_batching(kw):
     """Same seed, same events: the model channel's checks and the snapshot they take (default

@@ -215,6 +215,8 @@ class LossTrigger:
                     ch.restart(0, first.start)
             out[first.row] = first
             i = cut
+        for ch in self.losses:  # (their events' comparisons are not used)
+            ch.__dict__.pop("compared", None)
         return out
 
     def _open(self, change: DriftEvent) -> _Window | None:
@@ -299,6 +301,8 @@ class LossTrigger:
         event = make_event(row, w.start, ch.labels[j], ch.name, self.test_name,
                            (w.mean_b[j], se_b, int(w.n_b[j])),
                            (float(after.mean()), se_a, len(after)))
+        ch.__dict__.setdefault("compared", {})[(row, event.feature)] = ch.compare(
+            event, int(ch.last_start[j]))  # the memory up to this row
         ch.restart(j, w.start)
         self.named[w.loss_index] = (*self.named[w.loss_index], j)
         return event

@@ -170,6 +170,8 @@ class ValueChannel:
         self.last_start = np.full(k, -1, dtype=np.int64)  # the current regime's first row
         self.n_rows = 0
         self.trigger: Any = None  # a data channel's LossTrigger (ixplain.drift._attribution)
+        # the before/after comparisons of the events of the current push, taken when found
+        self.compared: dict[tuple[int, str], tuple[np.ndarray, ...]] = {}
 
     def _new_test(self, j: int) -> Any:
         test, level, seed, warmup, shift, lag = self._spec
@@ -204,18 +206,20 @@ class ValueChannel:
         """Feed ``(B, k)`` values of stream rows ``rows`` (increasing); return new events."""
         if len(rows) == 0:
             return []
-        self.memory.push(values, rows)
         self.n_rows += len(rows)
         if self.center is None:
+            stored = self._n_pending  # the warm-up rows before this push are in the memory
             self._pending.append((values, rows))
             self._n_pending += len(rows)
             if self._n_pending < self.warmup:
+                self.memory.push(values, rows)
                 return []
             values = np.concatenate([v for v, _ in self._pending])
             rows = np.concatenate([r for _, r in self._pending])
             self._pending = []
             self._fix_scale(values[: self.warmup])  # the first rows: the same for any chunking
             self.last_start[:] = rows[0]
+            return self._run_tests(values, rows, stored)
         return self._run_tests(values, rows)
 
     def _fix_scale(self, values: np.ndarray) -> None:
@@ -228,7 +232,12 @@ class ValueChannel:
         floor = np.maximum(max(float(spread.max()) * 1e-9, 1e-300), 1e-9 * np.abs(self.center))
         self.scale = np.maximum(spread, floor)
 
-    def _run_tests(self, values: np.ndarray, rows: np.ndarray) -> list[DriftEvent]:
+    def _run_tests(self, values: np.ndarray, rows: np.ndarray,
+                   stored: int = 0) -> list[DriftEvent]:
+        """Run the tests on values of which the first ``stored`` are in the memory already;
+        the rest enter it row by row up to each event, so an event's means (and its
+        :meth:`compare`, kept in :attr:`compared`) see the last ``size`` rows up to its row,
+        however the stream was chunked."""
         assert self.center is not None and self.scale is not None
         # rounded to 1e-6 of the range: round-off noise of a constant value (an exactly
         # linear model's ICE slope on a grid that moves) is not a change
@@ -238,11 +247,18 @@ class ValueChannel:
             update = test.update
             hits.extend((i, j) for i, v in enumerate(u[:, j].tolist()) if update(v))
         events = []
+        compared = self.__dict__.setdefault("compared", {})  # (absent from old pickles)
         for i, j in sorted(hits):
+            if i >= stored:
+                self.memory.push(values[stored:i + 1], rows[stored:i + 1])
+                stored = i + 1
             row = int(rows[i])
             start = self._change_point(j, row)
-            events.append(self._event(row, start, j))
+            event = self._event(row, start, j)
+            compared[(row, event.feature)] = self.compare(event, int(self.last_start[j]))
+            events.append(event)
             self.last_start[j] = start
+        self.memory.push(values[stored:], rows[stored:])
         # same row: the strongest change first
         events.sort(key=lambda e: (e.row, -abs(e.statistic)))
         return events

@@ -873,12 +873,15 @@ class ExplanationDriftDetector:
             j = channel.labels.index(e.feature)
             prev = int(before_starts[j])
             before_starts[j] = e.start
-            mb, sb, ma, sa, counts = channel.compare(e, prev)
+            # the comparison taken when the event was found (the memory as it was then)
+            known = channel.__dict__.get("compared", {}).pop((e.row, e.feature), None)
+            mb, sb, ma, sa, counts = known if known is not None else channel.compare(e, prev)
             change = DriftExplanation(
                 feature_names=list(channel.labels), before=mb, before_se=sb, after=ma,
                 after_se=sa, event=e, before_rows=(prev, e.start - 1), after_rows=(e.start, e.row),
                 **self._curves(channel, e, prev))
             self._emit(e, change)
+        channel.__dict__.get("compared", {}).clear()
 
     def _curves(self, channel: ValueChannel, event: DriftEvent, prev: int) -> dict[str, Any]:
         """iPDP: the PD curves of the channel's model before (at most 1,000 rows) and after
