@@ -212,3 +212,45 @@ def test_the_model_channel_names_a_feature_that_became_relevant_after_a_real_dri
     assert any(c.row >= at for c in det.loss_changes_)
     named = [e for e in det.events_ if e.channel == "model" and e.row >= at]
     assert any(e.feature == "elevel" and e.direction == "increase" for e in named), named
+
+
+@pytest.mark.parametrize("method", ["pfi", "sage"])
+def test_model_that_changes_with_the_concept_is_measured_on_the_new_rows(method):
+    """A linear model ``y = a + 2 b`` retrained to ``y = a + 2 c`` at row 2500, where the
+    labels change too. The data channel's loss change moves the model channel's reference
+    sample to the rows since the change, with the model *at the reference point* (a frozen
+    copy) explained on them: c's importance goes from 0 (the old model ignores c) to about
+    ``E[(2 c' - 2 c)**2] = 8`` for PFI (4 for SAGE's contribution, half of it), an
+    increase. On the old rows' old labels the new model's c looked harmful (SAGE: 'decrease'
+    to -3.8) and PFI named no c at all."""
+    from ixplain import IncrementalSAGE
+
+    n, switch = 5000, 2500
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, 4))
+    w1, w2 = np.array([1.0, 2.0, 0.0, 0.0]), np.array([1.0, 0.0, 2.0, 0.0])
+    y = np.where(np.arange(n) < switch, X @ w1, X @ w2) + 0.1 * rng.normal(size=n)
+
+    class Linear:  # (a class: the frozen copies copy its weights)
+        def __init__(self):
+            self.w = w1.copy()
+
+        def __call__(self, A):
+            return np.asarray(A, float) @ self.w
+
+    model = Linear()
+    det = ExplanationDriftDetector(random_state=0)
+    cls = IncrementalPFI if method == "pfi" else IncrementalSAGE
+    kw = {"loss": "squared_error"} if method == "sage" else {}
+    args = (model,) if method == "sage" else (model, "squared_error")
+    e = cls(*args, alpha=0.01, random_state=0, drift_detector=det, feature_names=list("abcd"),
+            **kw)
+    for s in range(0, n, 100):
+        if s == switch:
+            model.w[:] = w2
+        e.explain_many(X[s:s + 100], y[s:s + 100])
+    model_events = [ev for ev in det.events_ if ev.channel == "model"]
+    c = [ev for ev in model_events if ev.feature == "c"]
+    assert c and c[0].direction == "increase" and c[0].before == pytest.approx(0, abs=0.1)
+    assert c[0].after == pytest.approx(8.0 if method == "pfi" else 4.0, rel=0.25)
+    assert switch <= c[0].row < switch + 500

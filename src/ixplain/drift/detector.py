@@ -224,6 +224,8 @@ class ExplanationDriftDetector:
     _labels_mode: str | None = "legacy"
     _feeding = False  # inside update / update_many (the explainer gets the model's labels)
     _stale_reference = False  # a loss change since the model channel's reference point
+    _ref_model: Any = None  # a frozen copy of the explainer at the reference point
+    _stale_start = 0  # the start of that loss change
 
     def __init__(
         self,
@@ -718,6 +720,8 @@ class ExplanationDriftDetector:
         return jump
 
     def _check_model(self, row: int) -> None:
+        if self._stale_reference and self._ref_model is not None:
+            self._move_reference_rows()
         cols = self._reference_rows()
         y = np.concatenate(self._ref_y) if self._ref_y else None
         k = self._k
@@ -781,6 +785,32 @@ class ExplanationDriftDetector:
         self._n_checks = 0
         self._new_reference(now, row)
 
+    def _move_reference_rows(self) -> None:
+        """After a data channel's loss change: the reference sample becomes the last
+        ``n_reference`` rows seen (those since the change's start if fewer, at least 100),
+        with their labels, and the reference values are those of
+        the model *at the reference point* (a frozen copy) on them, so the check that follows
+        compares the model then and now on rows of the new concept (on the old rows' old
+        labels, a model that changed with the concept shows a feature that became relevant
+        as harmful: a negative SAGE value, a 'decrease')."""
+        since = self.n_rows_ - self._stale_start  # rows of the new concept, when enough
+        take = max(_SCREEN_ROWS, min(self.n_reference, since))
+        last = self._last_rows(take)
+        if not last or len(last[0][0]) < take:
+            return
+        _, cols, y = last[0]
+        self._stale_reference = False
+        self._ref_cols = {name: [col] for name, col in cols.items()}
+        self._ref_y = [] if y is None else [y]
+        self._ref_n = self.n_reference  # complete (no more rows join it)
+        self._ref_fixed.pop("storage", None)  # conditional removal: the reference model's
+        before = reference_values(self._ref_model, cols, y, self._seed, self.label_free,
+                                  self._ref_fixed)
+        self._ref_values = before.reshape(len(before), -1)[:, :self._k]
+        self._ref_curve = self._ref_fixed.get("curve")
+        if self.screen_every:
+            self._ref_pred = reference_predictions(self.explainer, self._screen_rows())
+
     def _new_reference(self, now: np.ndarray, row: int, snapshot: bool = True) -> None:
         """The reference point moves to ``row`` (the first check, a model event, the first
         check after a data channel's loss change), with the values ``now``. After a loss
@@ -807,6 +837,7 @@ class ExplanationDriftDetector:
                 self._ref_pred = reference_predictions(self.explainer, self._screen_rows())
         self._ref_values, self._ref_row = now, row
         self._ref_curve = self._ref_fixed.get("curve")
+        self._ref_model = detached_copy(self.explainer)  # the model at the reference point
         if snapshot:
             self._snapshot()
 
@@ -866,6 +897,7 @@ class ExplanationDriftDetector:
             self.loss_changes_ += trigger.changes[n_changes:]
             if len(trigger.changes) > n_changes and channel.name == "data":
                 self._stale_reference = True  # (the model channel's reference labels)
+                self._stale_start = trigger.changes[-1].start
             events.sort(key=lambda e: (e.row, -abs(e.statistic)))
         else:
             events = channel.push(values, rows)
