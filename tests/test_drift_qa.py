@@ -254,3 +254,19 @@ def test_model_that_changes_with_the_concept_is_measured_on_the_new_rows(method)
     assert c and c[0].direction == "increase" and c[0].before == pytest.approx(0, abs=0.1)
     assert c[0].after == pytest.approx(8.0 if method == "pfi" else 4.0, rel=0.25)
     assert switch <= c[0].row < switch + 500
+
+
+def test_bad_warmup_memory_and_rows_are_refused_up_front():
+    """qa6: ``warmup=1`` passed the detector and failed at the first update in CUSUMTest; a
+    memory of 10 rows gave an event with the wrong direction (before = 1 value); NaN or
+    fractional row indices were cast with a numpy warning (NaN: the rows restarted at 0)."""
+    with pytest.raises(ValueError, match="warmup"):
+        ExplanationDriftDetector(warmup=1)
+    with pytest.raises(ValueError, match=r"memory=10 rows .* memory >= 2 \* warmup = 400"):
+        ExplanationDriftDetector(memory=10)
+    det = ExplanationDriftDetector()
+    for rows in ([0.0, np.nan], [0.2, 1.9]):
+        with pytest.raises(ValueError, match="row indices must be whole numbers"):
+            det.update_values(np.zeros((2, 2)), rows=rows)
+    det.update_values(np.zeros((2, 2)), rows=[0.0, 3.0])  # whole floats are fine
+    assert det.n_rows_ == 4

@@ -166,9 +166,10 @@ class ExplanationDriftDetector:
     min_change : float, default=0.1
         Smallest model change reported, as a fraction of the total absolute importance.
     warmup : int, default=200
-        Rows a data channel uses to fix its scaling before testing.
+        Rows a data channel uses to fix its scaling before testing (at least 2).
     memory : int, default=5000
-        Rows of values kept per channel for the before/after means of events.
+        Rows of values kept per channel for the before/after means of events (at least
+        ``2 * warmup``).
     attribution_level : float in (0, 1), default=0.05
         Family-wise level of the attribution step after a loss change (see above).
     data_samples : int, default=1
@@ -255,8 +256,12 @@ class ExplanationDriftDetector:
         self.check_every = int(check_int(check_every, "check_every", _OWNER, min_value=1))  # type: ignore[arg-type]
         self.screen_every = int(check_int(screen_every, "screen_every", _OWNER, min_value=0))  # type: ignore[arg-type]
         self.min_change = float(check_float(min_change, "min_change", _OWNER, low=0.0))  # type: ignore[arg-type]
-        self.warmup = int(check_int(warmup, "warmup", _OWNER, min_value=1))  # type: ignore[arg-type]
+        self.warmup = int(check_int(warmup, "warmup", _OWNER, min_value=2))  # type: ignore[arg-type]
         self.memory = int(check_int(memory, "memory", _OWNER, min_value=10))  # type: ignore[arg-type]
+        if self.memory < 2 * self.warmup:
+            raise ValueError(f"{_OWNER}: memory={self.memory} rows cannot hold a regime's "
+                             f"warm-up and the rows of a change after it; give memory >= 2 * "
+                             f"warmup = {2 * self.warmup}.")
         self.attribution_level = float(check_float(  # type: ignore[arg-type]
             attribution_level, "attribution_level", _OWNER, low=0.0, high=1.0,
             low_inclusive=False, high_inclusive=False))
@@ -949,7 +954,12 @@ class ExplanationDriftDetector:
     def _check_rows(self, rows: Any, n: int) -> np.ndarray:
         if rows is None:
             return np.arange(self.n_rows_, self.n_rows_ + n)
-        arr = np.asarray(rows, dtype=np.int64).reshape(-1)
+        raw = np.asarray(rows).reshape(-1)
+        if raw.dtype.kind not in "iu" and not (
+                raw.dtype.kind == "f" and np.isfinite(raw).all() and (raw == np.round(raw)).all()):
+            raise ValueError(f"{_OWNER}: row indices must be whole numbers; got "
+                             f"{raw[:5].tolist()}...")
+        arr = raw.astype(np.int64)
         if len(arr) != n:
             raise ValueError(f"{_OWNER}: got {n} rows of values but {len(arr)} row indices.")
         if (np.diff(arr) <= 0).any() or (len(arr) and arr[0] < self.n_rows_):
