@@ -270,3 +270,47 @@ def test_bad_warmup_memory_and_rows_are_refused_up_front():
             det.update_values(np.zeros((2, 2)), rows=rows)
     det.update_values(np.zeros((2, 2)), rows=[0.0, 3.0])  # whole floats are fine
     assert det.n_rows_ == 4
+
+
+def test_update_values_takes_names_from_a_dataframe_and_refuses_other_names():
+    """qa6: a DataFrame's column names were ignored (features v0, v1) and a later chunk with
+    reordered columns was taken by position, so a change of column ``b`` was reported as
+    ``v0``. Now its columns name the features, a reordered chunk is put back in order, and
+    names that differ from the first call's, or repeat, are refused."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(4000, 2)) * 0.1
+    v[2000:, 1] += 0.5  # column "b" changes
+    det = ExplanationDriftDetector(random_state=0)
+    det.update_values(pd.DataFrame(v[:2000], columns=["a", "b"]))
+    det.update_values(pd.DataFrame(v[2000:, ::-1], columns=["b", "a"]))
+    assert det.feature_names_ == ["a", "b"]
+    assert det.events_ and {e.feature for e in det.events_} == {"b"}
+    with pytest.raises(ValueError, match=r"got features \['a', 'c'\].*watches \['a', 'b'\]"):
+        det.update_values(v[:5], feature_names=["a", "c"])
+    with pytest.raises(ValueError, match="cannot change"):
+        det.update_values(pd.DataFrame(v[:5], columns=["a", "c"]))
+    with pytest.raises(ValueError, match="feature name 'x' is repeated"):
+        ExplanationDriftDetector().update_values(v[:5], feature_names=["x", "x"])
+
+
+def test_a_model_that_cannot_be_copied_is_refused_when_attached():
+    """qa6: with a learning-mode detector, a model holding a lock failed only at the first
+    model check (row 999) with a bare pickling TypeError; now attaching says why and what
+    to do, and ``static_model=True`` (no copies) accepts it."""
+    import threading
+
+    class Locked:
+        def __init__(self):
+            self.lock = threading.Lock()
+
+        def __call__(self, A):
+            return np.asarray(A, float)[:, 0]
+
+    with pytest.raises(TypeError, match=r"model cannot be copied .*static_model=True"):
+        IncrementalPFI(Locked(), "squared_error", drift_detector=ExplanationDriftDetector())
+    det = ExplanationDriftDetector(static_model=True)
+    IncrementalPFI(Locked(), "squared_error", drift_detector=det).explain_many(
+        np.zeros((5, 2)), np.zeros(5))
+    assert det.n_rows_ == 5

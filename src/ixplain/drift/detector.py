@@ -366,7 +366,9 @@ class ExplanationDriftDetector:
         rows : array-like of int, shape (B,), optional
             Their stream rows (increasing); default: continue from the last row seen.
         feature_names : sequence of k str, optional
-            Names of the value columns on the first call (default ``v0, v1, ...``).
+            Names of the value columns on the first call (default: a DataFrame's columns,
+            else ``v0, v1, ...``); on later calls, if given, the same names. A DataFrame with
+            the same columns in another order is reordered.
         losses : array-like of shape (B,), optional
             The (fixed) model's own per-row loss on these rows. Given from the first call on
             (and then on every call), the channel also tests the loss and, when it changes,
@@ -382,9 +384,11 @@ class ExplanationDriftDetector:
         ------
         ValueError
             For NaN or infinite values (naming the feature and row), a number of values per row
-            that differs from the first call, rows that do not increase, or ``losses`` of
+            or feature names that differ from the first call, repeated names, rows that do not
+            increase or are not whole numbers, or ``losses`` of
             another length, not finite, or given on some calls only.
         """
+        values, feature_names = self._named_columns(values, feature_names)
         arr = as_float_rows(values, self._k, _OWNER)
         rows_arr = self._check_rows(rows, len(arr))
         loss_arr = self._check_losses(losses, len(arr))
@@ -406,6 +410,33 @@ class ExplanationDriftDetector:
         self._push("values", arr, rows_arr, loss_arr)
         self.n_rows_ = max(self.n_rows_, int(rows_arr[-1]) + 1)
         return self
+
+    def _named_columns(self, values: Any, feature_names: Any) -> tuple[Any, Any]:
+        """``update_values``' values and names: a DataFrame's columns name its values (and
+        are put in the first call's order on later calls); names that differ from the first
+        call's, or repeat, are refused."""
+        columns = getattr(values, "columns", None)
+        if columns is not None:
+            columns = [str(c) for c in columns]
+            known = self.feature_names_
+            if known is not None and columns != known and sorted(columns) == sorted(known):
+                values = values[[c for k in known for c in values.columns if str(c) == k]]
+                columns = list(known)  # the same columns, another order
+            if feature_names is None:
+                feature_names = columns
+        if feature_names is not None:
+            names = [str(n) for n in feature_names]
+            if len(set(names)) != len(names):
+                dup = next(n for n in names if names.count(n) > 1)
+                raise ValueError(f"{_OWNER}.update_values: feature name {dup!r} is repeated.")
+            if columns is not None and names != columns:
+                raise ValueError(f"{_OWNER}.update_values: feature_names {names} differ from "
+                                 f"the DataFrame's columns {columns}.")
+            if self.feature_names_ is not None and names != self.feature_names_:
+                raise ValueError(f"{_OWNER}.update_values: got features {names}, but the "
+                                 f"detector watches {self.feature_names_} (the feature set "
+                                 "cannot change; build a new detector).")
+        return values, feature_names
 
     def _check_losses(self, losses: Any, n: int) -> np.ndarray | None:
         channel = self._channels.get("values")
@@ -505,6 +536,8 @@ class ExplanationDriftDetector:
         if explainer.n_seen_:
             raise ValueError(f"{_OWNER} must be attached before the explainer sees rows "
                              f"(it has seen {explainer.n_seen_}).")
+        if not self.static_model:
+            _check_copyable(explainer)
         if self.explainer is None and self.n_rows_:
             raise ValueError(f"{_OWNER} has already tested {self.n_rows_} rows (from "
                              "update_values, or from an explainer it was detached from); "
@@ -966,6 +999,20 @@ class ExplanationDriftDetector:
             raise ValueError(f"{_OWNER}: row indices must increase (and continue after row "
                              f"{self.n_rows_ - 1}); got {arr[:5].tolist()}...")
         return arr
+
+
+def _check_copyable(explainer: Any) -> None:
+    """Raise ``TypeError`` now if the explainer's model cannot be deep-copied: with a
+    learning model the detector freezes copies of it (the snapshots, the model channel's
+    reference), the first at the first model check, ``check_every`` rows later."""
+    try:
+        copy.deepcopy(explainer._model)
+    except Exception as exc:  # any failure of the model's own copying
+        raise TypeError(
+            f"{_OWNER}: the model cannot be copied ({type(exc).__name__}: {exc}); with a "
+            "model that learns (static_model=False) the detector freezes copies of it. Pass "
+            "static_model=True for a model that does not learn, or make it deep-copyable."
+        ) from exc
 
 
 def _draws_of(explainer: Any) -> str | None:
