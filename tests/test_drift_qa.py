@@ -314,3 +314,19 @@ def test_a_model_that_cannot_be_copied_is_refused_when_attached():
     IncrementalPFI(Locked(), "squared_error", drift_detector=det).explain_many(
         np.zeros((5, 2)), np.zeros(5))
     assert det.n_rows_ == 5
+
+
+def test_explain_change_and_losses_errors_name_the_problem():
+    """qa6: ``explain_change("a")`` said "invalid literal for int()", with no events the
+    index range read "(0..-1)", 2-D losses "300 rows of values but 600 losses", string
+    losses a bare float conversion error."""
+    det = ExplanationDriftDetector()
+    with pytest.raises(ValueError, match="no events yet"):
+        det.explain_change(0)
+    with pytest.raises(TypeError, match="a DriftEvent of events_ or its index"):
+        det.explain_change("a")
+    with pytest.raises(ValueError, match=r"losses must have shape \(300,\).*\(300, 2\)"):
+        det.update_values(np.zeros((300, 2)), losses=np.zeros((300, 2)))
+    with pytest.raises(TypeError, match="losses must be numbers"):
+        det.update_values(np.zeros((3, 2)), losses=["a", "b", "c"])
+    assert det.n_rows_ == 0  # nothing was taken

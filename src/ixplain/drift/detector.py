@@ -449,7 +449,15 @@ class ExplanationDriftDetector:
         if watched is False:
             raise ValueError(f"{_OWNER}.update_values: losses must be given from the first "
                              "call on (the loss test needs its warm-up).")
-        arr = np.asarray(losses, dtype=np.float64).reshape(-1)
+        try:
+            arr = np.asarray(losses, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{_OWNER}.update_values: losses must be numbers, one per row; got "
+                            f"{type(losses).__name__}.") from None
+        if arr.ndim > 1 and arr.size != n:
+            raise ValueError(f"{_OWNER}.update_values: losses must have shape ({n},), one per "
+                             f"row; got shape {arr.shape}.")
+        arr = arr.reshape(-1)
         if len(arr) != n:
             raise ValueError(f"{_OWNER}.update_values: got {n} rows of values but "
                              f"{len(arr)} losses.")
@@ -476,7 +484,12 @@ class ExplanationDriftDetector:
             if idx is None:
                 raise ValueError(f"{_OWNER}.explain_change: the event is not one of events_.")
         else:
+            if isinstance(event, bool) or not isinstance(event, (int, np.integer)):
+                raise param_error(f"{_OWNER}.explain_change", "event",
+                                  "a DriftEvent of events_ or its index", event, exc=TypeError)
             idx = int(event)
+            if not self.events_:
+                raise ValueError(f"{_OWNER}.explain_change: there are no events yet.")
             if not -len(self.events_) <= idx < len(self.events_):
                 raise param_error(f"{_OWNER}.explain_change", "event",
                                   f"an index of events_ (0..{len(self.events_) - 1})", event)
