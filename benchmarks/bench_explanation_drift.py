@@ -36,6 +36,12 @@ rows: bike 92.5 -> 115.7 (185.1), stationary Agrawal 0 -> 0 with the static mode
 channel 11.7 -> 11.7 with the learning one (8.3). ``--data-samples 4`` (2 seeds, before the
 robust CUSUM): learning abrupt 909 -> 547 rows, static swap 77 -> 40, at twice the time and
 197 bike false events.
+
+Session 6 (``--seeds 5``; the mean-confirmed feature CUSUMs, the model channel measured on the
+rows since a loss change, the loss from the explainer): learning abrupt 490 / 0 / 100 %;
+static abrupt 38 / 0 / 80 %; gradual 1347 / 3; learning swap 999 / 0; static swap 58 / 0 /
+40 %; copy switch 249; Friedman gra 173 / 0, lea 999 / 6; false events per 100,000 rows: bike
+115.7 (model channel 57.8), stationary Agrawal 0 (static) and model channel 11.7 (learning).
 """
 
 from __future__ import annotations
