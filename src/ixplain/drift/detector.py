@@ -386,8 +386,18 @@ class ExplanationDriftDetector:
             For NaN or infinite values (naming the feature and row), a number of values per row
             or feature names that differ from the first call, repeated names, rows that do not
             increase or are not whole numbers, or ``losses`` of
-            another length, not finite, or given on some calls only.
+            another length, not finite, or given on some calls only; or when the detector is
+            attached to an explainer (its values would mix with the explainer's: feed the
+            explainer, or detach the detector first with ``explainer.drift_detector = None``).
         """
+        if self.explainer is not None:
+            raise ValueError(
+                f"{_OWNER}.update_values: the detector is attached to "
+                f"{type(self.explainer).__name__} and tests the values it reports; values fed "
+                "directly would mix two sources. Feed the explainer (or the detector's "
+                "update / update_many), or detach the detector first with "
+                "explainer.drift_detector = None."
+            )
         values, feature_names = self._named_columns(values, feature_names)
         arr = as_float_rows(values, self._k, _OWNER)
         rows_arr = self._check_rows(rows, len(arr))
