@@ -180,7 +180,12 @@ class ExplanationDriftDetector:
         of 77, at twice the run time and with more false events on the bike stream (197
         instead of 150 per 100,000 rows), so it is off by default.
     callback : callable, optional
-        Called with each new :class:`DriftEvent`. Not pickled (set it again after loading).
+        Called with each new :class:`DriftEvent`, at the end of the update that found it
+        (:meth:`update_values`, or the explainer's ``explain_one`` / ``explain_many``), once
+        the detector and the explainer have taken all its rows: if it raises, the exception
+        propagates, the event is in :attr:`events_` and the stream can go on (the later
+        events of that update are not given to it). Not pickled (set it again after
+        loading).
     random_state : None, int or numpy.random.Generator, default=None
         Seeds KSWIN's sampling and the model channel's draws.
 
@@ -419,6 +424,7 @@ class ExplanationDriftDetector:
             self._channels["values"] = self._new_channel("values", loss_arr is not None)
         self._push("values", arr, rows_arr, loss_arr)
         self.n_rows_ = max(self.n_rows_, int(rows_arr[-1]) + 1)
+        self._deliver()  # (the state is complete if the callback raises)
         return self
 
     def _named_columns(self, values: Any, feature_names: Any) -> tuple[Any, Any]:
@@ -515,6 +521,7 @@ class ExplanationDriftDetector:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["callback"] = None
+        state.pop("_unsent", None)
         return state
 
     def __repr__(self) -> str:
@@ -994,10 +1001,24 @@ class ExplanationDriftDetector:
                 "after_curve": a, "after_curve_se": sa}
 
     def _emit(self, event: DriftEvent, change: DriftExplanation) -> None:
+        """Record an event; the callback gets it from :meth:`_deliver`, once the update
+        that found it has changed all the state it changes."""
         self.events_.append(event)
         self._changes.append(change)
         if self.callback is not None:
-            self.callback(event)
+            self.__dict__.setdefault("_unsent", []).append(event)
+
+    def _deliver(self) -> None:
+        """Give the callback the events found since the last delivery, in order: called at
+        the end of :meth:`update_values` and of the attached explainer's ``explain_one`` /
+        ``explain_many``, after every channel, memory, test and the explainer itself have
+        taken the rows, so that a callback that raises leaves a complete state (the
+        exception propagates; the events are in :attr:`events_`; the later events of the
+        same update are not given to the callback)."""
+        unsent = self.__dict__.pop("_unsent", None)
+        if unsent and self.callback is not None:
+            for event in unsent:
+                self.callback(event)
 
     def _need_explainer(self, method: str) -> Any:
         if self.explainer is None:

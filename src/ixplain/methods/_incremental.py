@@ -442,6 +442,7 @@ class IncrementalExplainer:
         else:
             cols = self._convert(x, single=True)
         self._process(cols, self._convert_y(y, 1, single=True), has_nan)
+        self._deliver_drift()
         return self.importances_
 
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
@@ -475,7 +476,16 @@ class IncrementalExplainer:
             else:
                 part = {k: v[s:e] for k, v in cols.items()}
             self._process(part, None if yarr is None else yarr[s:e])
+        self._deliver_drift()
         return self.importances_
+
+    def _deliver_drift(self) -> None:
+        """Give an attached drift detector's callback the events of this call, now that the
+        explainer and the detector have taken all its rows (a callback that raises leaves
+        both complete)."""
+        detector = self.__dict__.get("drift_detector")
+        if detector is not None and hasattr(detector, "_deliver"):
+            detector._deliver()
 
     def _parts(self, B: int) -> list[tuple[int, int]]:
         """``(start, stop)`` of the parts of a ``B``-row batch that :meth:`explain_many`
