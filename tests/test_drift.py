@@ -85,7 +85,7 @@ def test_mean_shift_is_found_within_adwins_bound_on_the_right_feature():
         det = ExplanationDriftDetector(test="adwin", random_state=seed)
         det.update_values(v, feature_names=list("abcd"))
         channel = det._channels["values"]
-        s = float(channel.scale[2])
+        s = float(np.ldexp(channel.scale[2], -channel.shift))  # (the values' units)
         bound = adwin_delay_bound(0.3 / (4 * s), 0.1 / (4 * s), 0.002 / 4, 2800)
         first = det.events_[0]
         assert first.feature == "c" and first.channel == "values"

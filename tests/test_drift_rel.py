@@ -127,3 +127,54 @@ def test_a_raising_callback_leaves_the_explainer_and_detector_complete():
     assert _key(det.events_) == _key(plain.events_)
     assert ipfi.n_seen_ == ipfi0.n_seen_ == len(X) and det.n_rows_ == len(X)
     np.testing.assert_array_equal(ipfi.importances_, ipfi0.importances_)
+
+
+# ---------------------------------------------------------------------------- 3. extremes
+def _fields(events):
+    return [(e.row, e.start, e.feature, e.direction, e.n_before, e.n_after) for e in events]
+
+
+def extreme_stream(seed=0):
+    """``a``: signs +-1 with N(0, 0.1) noise (a warm-up median near +-1: deviations of 2,
+    which overflow at 2**1023); ``b``: N(0, 0.1) stepping +0.5 at row 2000; a loss that
+    steps +2 at row 2000 too (its attribution window sums the values' squares)."""
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=(4000, 2)) * 0.1
+    v[:, 0] += rng.choice([-1.0, 1.0], size=4000)
+    v[2000:, 1] += 0.5
+    v[3000:, 0] += 0.4
+    loss = rng.normal(size=4000) ** 2
+    loss[2000:] += 2.0
+    return v, loss
+
+
+@pytest.mark.parametrize("test", ["cusum", "adwin", "kswin", "page_hinkley"])
+@pytest.mark.parametrize("power", [1022, 997, -997, -1060])
+def test_values_at_the_float_limits_give_the_events_of_the_same_values_at_order_1(test, power):
+    """The stream times ``2**power`` (1e307, 1e300, 1e-300; 2**-1060 ~ 1e-319, subnormal:
+    the values keep 4 to 14 significant bits) against the stream itself. Multiplying by a
+    power of two is exact, and the channel scales by the power of two fitted at the
+    warm-up, so the tests see the same scaled values (subnormals up to their round-off,
+    below the 1e-6 rounding of the scaled values): the same event rows, starts, features
+    and counts, their means ``2**power`` times those at order 1, every field finite, no
+    overflow. Before: at 1e-300 the scale's absolute floor (1e-300) widened the scale (later
+    or no events), subnormal values gave no event at all; at 2**1022 the deviations from
+    the median overflowed; the attribution window's squares overflowed at 1e300."""
+    v, loss = extreme_stream()
+    names = ["a", "b"]
+    small = ExplanationDriftDetector(test=test, random_state=0).update_values(
+        v, feature_names=names, losses=None if test == "kswin" else loss)
+    assert small.events_ and {e.feature for e in small.events_} == {"a", "b"}
+    factor = 2.0 ** power
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        big = ExplanationDriftDetector(test=test, random_state=0).update_values(
+            v * factor, feature_names=names, losses=None if test == "kswin" else loss)
+    assert _fields(big.events_) == _fields(small.events_)
+    assert [e.row for e in big.loss_changes_] == [e.row for e in small.loss_changes_]
+    for e, f in zip(big.events_, small.events_):
+        fields = (e.before, e.after, e.before_low, e.before_high, e.after_low, e.after_high)
+        assert np.isfinite(fields).all() and np.isfinite(e.statistic)
+        if power > -1000:  # (not subnormal: exact up to the summaries' round-off)
+            np.testing.assert_allclose(np.array([e.before, e.after]) / factor,
+                                       [f.before, f.after], rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(e.statistic, f.statistic, rtol=1e-9)

@@ -228,7 +228,8 @@ class LossTrigger:
         for j in range(k):
             if ch.last_start[j] >= s or ch.center is None:
                 continue  # its own test found a change since (or it is not warmed up)
-            before = ch.memory.between(int(ch.last_start[j]), s)[:, j]
+            # (in the channel's units of 2**-shift: no overflow of the squares near 1e308)
+            before = ch.scaled(ch.memory.between(int(ch.last_start[j]), s)[:, j])
             if len(before) < MIN_BEFORE:
                 continue
             mean_b[j], sd_b[j], n_b[j] = before.mean(), before.std(ddof=1), len(before)
@@ -240,7 +241,7 @@ class LossTrigger:
         w = _Window(change.row, s, s + self.horizon, len(self.changes) - 1, todo, mean_b, sd_b,
                     n_b, ch.last_start.copy(), np.zeros(k), np.zeros(k))
         # the values already seen since the change start
-        seen = ch.memory.between(s, change.row)
+        seen = ch.scaled(ch.memory.between(s, change.row))
         if len(seen):
             w.sums += seen.sum(axis=0)
             w.squares += (seen * seen).sum(axis=0)
@@ -251,7 +252,7 @@ class LossTrigger:
     def _advance(self, row: int, windows: list[_Window] | None = None) -> list[DriftEvent]:
         """Extend the open windows (or ``windows``) by the channel's values at ``row``; name
         the features that cross their boundary; close the windows that are done."""
-        values = self.channel.memory.between(row, row + 1)
+        values = self.channel.scaled(self.channel.memory.between(row, row + 1))
         if len(values) == 0:
             return []
         at = np.array([row])
@@ -295,12 +296,14 @@ class LossTrigger:
     def _name(self, w: _Window, j: int, row: int) -> DriftEvent:
         """The event naming feature ``j`` at ``row``; its own test restarts on the new regime."""
         ch = self.channel
-        after = ch.memory.between(w.start, row + 1)[:, j]
-        se_b = w.sd_b[j] / math.sqrt(w.n_b[j])
-        se_a = after.std(ddof=1) / math.sqrt(len(after)) if len(after) > 1 else math.inf
+        after = ch.scaled(ch.memory.between(w.start, row + 1)[:, j])
+        back = -ch.shift  # the window's statistics are in units of 2**-shift: back (exact)
+        se_b = math.ldexp(w.sd_b[j], back) / math.sqrt(w.n_b[j])
+        se_a = (math.ldexp(after.std(ddof=1), back) / math.sqrt(len(after)) if len(after) > 1
+                else math.inf)
         event = make_event(row, w.start, ch.labels[j], ch.name, self.test_name,
-                           (w.mean_b[j], se_b, int(w.n_b[j])),
-                           (float(after.mean()), se_a, len(after)))
+                           (math.ldexp(w.mean_b[j], back), se_b, int(w.n_b[j])),
+                           (math.ldexp(float(after.mean()), back), se_a, len(after)))
         ch.__dict__.setdefault("compared", {})[(row, event.feature)] = ch.compare(
             event, int(ch.last_start[j]))  # the memory up to this row
         ch.restart(j, w.start)

@@ -10,6 +10,15 @@ ADWIN's range term, ``2 / (3 m) log(2 / delta')``, swamp small shifts. The scale
 rounded to 1e-6 (round-off noise of a constant value is not a change). The transform is fixed
 once, a monotone map of each value, so a stationary stream stays stationary and the tests'
 guarantees carry over.
+
+The scaling is computed on the values times ``2**shift`` (:attr:`ValueChannel.shift`, fixed
+at the warm-up: the power of two that brings the warm-up's largest absolute value into
+[0.5, 1)), so values near the float limit (1e308: their deviations overflow) and tiny ones
+(1e-300, subnormal: the floors below would swamp their spread) are scaled as values of
+order 1 are. Multiplying by a power of two is exact, so the scaled values, and the tests'
+decisions, are those of the same stream at order 1 (for values that are not subnormal);
+a later value beyond the float range after the shift counts as the end of the range (0 or
+1).
 """
 
 from __future__ import annotations
@@ -156,6 +165,8 @@ class ValueChannel:
         With ``shift``: the CUSUM's ``lag`` (see :class:`~ixplain.drift.CUSUMTest`).
     """
 
+    shift = 0  # the power of two the values are scaled by (channels pickled before it: none)
+
     def __init__(self, name: str, labels: list[str], test: str, level: float, seed: int,
                  warmup: int, memory: int, shift: float | None = None, lag: int = 0) -> None:
         self.name = name
@@ -197,13 +208,13 @@ class ValueChannel:
         memory (not the whole memory: cheap for a small ``n``)."""
         return (self.memory.saved(n), [copy.deepcopy(t) for t in self.tests], self.n_rows,
                 list(self._pending), self._n_pending, self.center, self.scale,
-                self.last_start.copy())
+                self.last_start.copy(), self.shift)
 
     def rollback(self, state: tuple[Any, ...]) -> None:
         """Return to the :meth:`checkpoint` ``state``, taken before the pushes since (at
         most the ``n`` rows it was taken for)."""
         memory, tests, self.n_rows, pending, self._n_pending, self.center, self.scale, \
-            last_start = state
+            last_start, self.shift = state
         self.memory.restore(memory)
         self.tests, self._pending, self.last_start = tests, pending, last_start
 
@@ -228,6 +239,11 @@ class ValueChannel:
         return self._run_tests(values, rows)
 
     def _fix_scale(self, values: np.ndarray) -> None:
+        """The warm-up ``values``' centre and scale, in units of ``2**-shift`` (module)."""
+        top = float(np.abs(values).max())
+        if top > 0:  # (finite: the detector refuses others)
+            self.shift = -math.frexp(top)[1]  # top * 2**shift in [0.5, 1)
+            values = self.scaled(values)
         self.center = np.median(values, axis=0)
         dev = np.abs(values - self.center)
         spread = np.quantile(dev, 0.9, axis=0)
@@ -246,7 +262,8 @@ class ValueChannel:
         assert self.center is not None and self.scale is not None
         # rounded to 1e-6 of the range: round-off noise of a constant value (an exactly
         # linear model's ICE slope on a grid that moves) is not a change
-        u = np.round(np.clip(0.5 + (values - self.center) / (4.0 * self.scale), 0.0, 1.0), 6)
+        u = np.round(np.clip(0.5 + (self.scaled(values) - self.center) / (4.0 * self.scale),
+                             0.0, 1.0), 6)
         hits: list[tuple[int, int]] = []  # (row index in batch, feature)
         for j, test in enumerate(self.tests):
             update = test.update
@@ -267,6 +284,14 @@ class ValueChannel:
         # same row: the strongest change first
         events.sort(key=lambda e: (e.row, -abs(e.statistic)))
         return events
+
+    def scaled(self, values: np.ndarray) -> np.ndarray:
+        """``values * 2**shift`` (exact; a value beyond the float range becomes +-inf,
+        which the scaling clips to 0 or 1)."""
+        if not self.shift:
+            return values
+        with np.errstate(over="ignore"):
+            return np.ldexp(values, self.shift)
 
     def _change_point(self, j: int, row: int) -> int:
         """First row of the new regime: the split of feature ``j``'s values since its last
