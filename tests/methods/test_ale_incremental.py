@@ -306,3 +306,43 @@ def test_pickle_from_before_the_outside_counts_loads_with_zero_counts():
     assert (restored.n_missing_, restored.n_outside_) == (0, 0)
     restored.explain_many(X[200:])
     assert restored.n_outside_ > 0 and restored.ale_.average.shape == iale.ale_.average.shape
+
+
+@pytest.mark.parametrize("power", [997, 1010, -997, -1040])
+def test_effects_near_the_float_limits_scale_exactly(power):
+    """A model times ``2**power`` (1e300, 1e304; 1e-300, 1e-313 subnormal) against the model
+    itself, with re-grids (the edges come from the feature, not the model, so they are the
+    same): the differences are scaled back to order 1 by a power of two before their
+    moments are formed, and multiplying by a power of two is exact, so the curve, its
+    standard error and the history are ``2**power`` times those at order 1 (exactly for
+    normal floats; within the round-off of the subnormal model outputs otherwise), finite
+    and without an overflow. Before: at 1e300 the squared differences overflowed and
+    every row was skipped as not finite; at 1e-300 they underflowed to a standard error
+    of 0."""
+    X = _data(1500)
+
+    def g(A):
+        return 3 * A[:, 0] + np.sin(4 * A[:, 0]) * A[:, 1]
+
+    factor = 2.0 ** power
+    one = IncrementalALE(g, "x0", grid_resolution=8, history_every=250, random_state=0)
+    big = IncrementalALE(lambda A: g(A) * factor, "x0", grid_resolution=8,
+                         history_every=250, random_state=0)
+    with np.errstate(over="raise", invalid="raise"):
+        for s in range(0, len(X), 250):
+            one.explain_many(X[s:s + 250])
+            big.explain_many(X[s:s + 250])
+    a, b = one.ale_, big.ale_
+    assert big.n_skipped_ == 0 and big.n_regrids_ == one.n_regrids_ > 0
+    assert np.isfinite(b.average).all() and np.isfinite(b.std).all() and (b.std > 0).any()
+    np.testing.assert_array_equal(b.grid_values[0], a.grid_values[0])
+    exact = power > -1000
+    if exact:
+        np.testing.assert_array_equal(b.average, np.ldexp(a.average, power))
+        np.testing.assert_array_equal(b.std, np.ldexp(a.std, power))
+        for (n1, c1, _), (n2, c2, _) in zip(one.history_, big.history_):
+            assert n1 == n2
+            np.testing.assert_array_equal(c2, np.ldexp(c1, power))
+    else:
+        np.testing.assert_allclose(b.average / factor, a.average, rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(b.std / factor, a.std, rtol=1e-2, atol=1e-3)

@@ -76,6 +76,7 @@ References
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -633,6 +634,18 @@ def row_moments(diffs: np.ndarray, weights: np.ndarray | None = None) -> np.ndar
     return np.stack([w * ones, w * diffs, w2 * diffs * diffs, w2 * diffs, w2 * ones, ones], axis=1)
 
 
+def _effect_shift(diffs: np.ndarray) -> int | None:
+    """The power of two :class:`ALEFunction` scales differences by (see its ``shift``):
+    None while no difference is non-zero and finite."""
+    finite = np.abs(diffs[np.isfinite(diffs)])
+    top = float(finite.max()) if finite.size else 0.0
+    if top == 0.0:
+        return None
+    if 2.0 ** -128 <= top <= 2.0 ** 128:  # squares (and the aggregator's fourth powers) fit
+        return 0
+    return -math.frexp(top)[1]
+
+
 def bin_statistics(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-bin mean, variance of the mean and row count from summed :func:`row_moments`.
 
@@ -804,6 +817,13 @@ class ALEFunction(Method):
         or counts in the nearest outer bin (``"clip"``, as the stream before a re-grid).
     owner : str, default="accumulated_local_effects"
         The name error messages start with.
+    shift : int or None, default=0
+        The differences are multiplied by ``2**shift`` (exact) before their moments are
+        formed, so that effects near the float limits (1e300: their squares overflow; 1e-300:
+        they underflow) keep finite, non-zero moments; the caller divides back. None: chosen
+        at the first batch with a non-zero finite difference (0 for differences within
+        ``2**-128 .. 2**128``, else the power of two that brings the largest into [0.5, 1))
+        and kept in :attr:`shift` (:class:`~ixplain.IncrementalALE`).
 
     Examples
     --------
@@ -820,10 +840,11 @@ class ALEFunction(Method):
     name = "ale"
 
     def __init__(self, model: Model, feature: str, edges: np.ndarray,
-                 outside: str = "exclude", owner: str = _OWNER) -> None:
+                 outside: str = "exclude", owner: str = _OWNER, shift: int | None = 0) -> None:
         self.model, self.feature, self.owner = model, feature, owner
         self.edges = np.asarray(edges, dtype=np.float64)
         self.outside = outside
+        self.shift = shift
 
     def rows_per_observation(self, table: Table) -> int:
         return 2
@@ -842,6 +863,11 @@ class ALEFunction(Method):
         probe = rows if len(rows) else np.zeros(1, dtype=np.intp)  # none inside: zeros, but
         lo, hi = self.edges[np.maximum(b[probe], 0)], self.edges[np.maximum(b[probe], 0) + 1]
         diffs = local_differences(ev.predict, probe, [(self.feature, lo, hi)])  # the outputs
+        if self.shift is None:
+            self.shift = _effect_shift(diffs[:len(rows)])
+        if self.shift:
+            with np.errstate(over="ignore"):  # (beyond the range: inf, a skipped row)
+                diffs = np.ldexp(diffs, self.shift)
         moments = row_moments(diffs)[:len(rows)]
         out = np.zeros((batch.n_rows,) + moments.shape[1:] + (len(self.edges) - 1,))
         out[rows, :, :, b[rows]] = moments

@@ -214,6 +214,7 @@ class IncrementalALE(IncrementalExplainer):
     """
 
     _owner = "IncrementalALE"
+    _shift: int | None = 0  # explainers pickled before the moments were scaled: unscaled
     requires_labels = False
     requires_storage = False
 
@@ -250,6 +251,7 @@ class IncrementalALE(IncrementalExplainer):
         self.n_missing_ = 0
         self.n_outside_ = 0
         self._method: ALEFunction | None = None
+        self._shift: int | None = None  # the moments' power of two (ALEFunction's shift)
         self._deferred: list[str] | None = None
         super().__init__(
             model, feature_names=feature_names, storage=storage, aggregation=aggregation,
@@ -301,8 +303,9 @@ class IncrementalALE(IncrementalExplainer):
         if self._method is None or self._method.edges is not self.edges_:
             outside = "clip" if self.edges is None else "exclude"  # fixed edges: as static
             self._method = ALEFunction(self._model, name, self.edges_, outside=outside,
-                                       owner=self._owner)
+                                       owner=self._owner, shift=self._shift)
         values = self._method.explain(RowBatch(X, y, self.n_seen_))
+        self._shift = self._method.shift  # (fixed at the first non-zero difference)
         x = X.numeric_column(name)
         missing = ~np.isfinite(x)  # +-inf (NaN with nan_policy='pass'): no bin, no difference
         if missing.any():
@@ -446,7 +449,10 @@ class IncrementalALE(IncrementalExplainer):
         mean = _fill_by_slope(mean, np.diff(self.edges_))
         share = sums[0, 0]
         A = accumulation_matrix("numeric", share if share.sum() > 0 else np.ones_like(share))
-        return mean @ A.T, accumulated_std(var, A), share
+        ale, std = mean @ A.T, accumulated_std(var, A)
+        if self._shift:  # the moments are those of the effects times 2**shift: back (exact)
+            ale, std = np.ldexp(ale, -self._shift), np.ldexp(std, -self._shift)
+        return ale, std, share
 
     @property
     def ale_(self) -> AccumulatedLocalEffects:
@@ -473,10 +479,13 @@ class IncrementalALE(IncrementalExplainer):
 
     @property
     def variances_(self) -> np.ndarray:
-        """Squared standard error of :attr:`importances_`."""
+        """Squared standard error of :attr:`importances_` (``inf``, or 0, where that square
+        is beyond the float range: effects near 1e300, or 1e-300, whose standard error in
+        :attr:`ale_` is finite and non-zero)."""
         if self._aggregator.n == 0:
             return np.zeros(0)
-        return self._curve()[1] ** 2
+        with np.errstate(over="ignore"):
+            return self._curve()[1] ** 2
 
     def _after(self, B: int) -> None:
         n_before = len(self.history_)
