@@ -178,3 +178,31 @@ def test_values_at_the_float_limits_give_the_events_of_the_same_values_at_order_
             np.testing.assert_allclose(np.array([e.before, e.after]) / factor,
                                        [f.before, f.after], rtol=1e-9, atol=1e-12)
             np.testing.assert_allclose(e.statistic, f.statistic, rtol=1e-9)
+
+
+# ---------------------------------------------------------------------------- 5. the split
+@pytest.mark.parametrize("with_loss", [False, True])
+def test_every_test_gets_its_bonferroni_share_and_page_hinkley_only_a_threshold(with_loss):
+    """What the README and the detector docstring say of ``delta``: each of the ``k``
+    feature tests (``k + 1`` with the loss test, which is a CUSUM whatever ``test`` is, split
+    again over its design shifts) gets ``delta / k`` -- as CUSUM's ``level``, ADWIN's
+    ``delta``, KSWIN's ``alpha`` (one KS test per row) -- and Page-Hinkley only the threshold
+    ``log(1 / share)``."""
+    import math
+
+    from ixplain.drift._attribution import LOSS_SHIFTS
+
+    k, delta = 4, 0.002
+    share = delta / (k + 1 if with_loss else k)
+    for test, attr in [("cusum", "level"), ("adwin", "delta"), ("kswin", "alpha"),
+                       ("page_hinkley", "level")]:
+        det = ExplanationDriftDetector(test=test, delta=delta).update_values(
+            np.zeros((3, k)), losses=np.zeros(3) if with_loss else None)
+        channel = det._channels["values"]
+        assert [getattr(t, attr) for t in channel.tests] == [share] * k
+        if test == "page_hinkley":
+            assert all(t.threshold == math.log(1.0 / share) for t in channel.tests)
+        if with_loss:
+            losses = [t for ch in channel.trigger.losses for t in ch.tests]
+            assert [type(t).__name__ for t in losses] == ["CUSUMTest"] * len(LOSS_SHIFTS)
+            assert [t.level for t in losses] == [share / len(LOSS_SHIFTS)] * len(LOSS_SHIFTS)

@@ -151,7 +151,7 @@ class ValueChannel:
     test : str
         A name of :func:`~ixplain.drift.base.make_test`.
     level : float
-        Per-feature level (the family-wise level over ``len(labels)``).
+        Per-feature level (the detector's ``delta`` over the number of tests, Bonferroni).
     seed : int
     warmup : int
         Rows used to fix the scaling before any test runs.

@@ -18,8 +18,8 @@ categorical feature: ``spread`` per output
     The standard deviation of the ICE values across the row's levels (the size of the
     feature's effect on that row); a row with a single level has no summary.
 
-The detector then runs one change test per summary value with the family-wise level divided
-by their number (Bonferroni across outputs and summaries), as for the features of iPFI.
+The detector then runs one change test per summary value with its ``delta`` divided by their
+number (Bonferroni across outputs and summaries), as for the features of iPFI.
 """
 
 from __future__ import annotations

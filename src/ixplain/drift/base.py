@@ -34,20 +34,24 @@ thin wrapper of River's ``drift`` module (imported lazily; ``pip install river``
 ``"kswin"`` -- :class:`KSWINTest`
     A Kolmogorov-Smirnov test between the last ``stat_size`` values and a sample of the window
     before them (Raab et al. 2020), at level ``alpha`` **per test**, one test per value: over
-    ``n`` stationary values about ``n * alpha`` false alarms are expected (use a small level).
+    ``n`` stationary values up to ``n * alpha`` false alarms are expected (use a small level).
+    With the detector's split, the probability that any feature fires at a given row is at
+    most the detector's ``delta``; there is no bound per stream.
 ``"page_hinkley"`` -- :class:`PageHinkleyTest`
     Page's cumulative-sum test (Page 1954) for a mean shift of at least ``delta`` (in the [0, 1]
     scale), alarm when the cumulative deviation exceeds ``threshold``. It has no false-alarm
-    probability; the family-wise level is applied by scaling the threshold with
+    probability: the level it receives (the detector's ``delta / k``) only sets the threshold
     ``log(1 / level)`` (a heuristic: the average run length of CUSUM grows exponentially in the
-    threshold).
+    threshold), so the detector's split gives it no family-wise guarantee.
 
 A test only says *when*; the detector estimates *where* the change began (the split of the
 values since the previous change that maximises the standardised mean difference, the
 maximum-likelihood change point of a mean shift) and the means before and after it.
 
-The level a test receives is the *per-feature* level: the family-wise level divided by the
-number of features watched (Bonferroni), chosen by the detector.
+The level a test receives is the *per-feature* level: the detector's ``delta`` divided by the
+number of tests in the channel (Bonferroni). That bounds the family's false alarms in the
+sense of each test's own guarantee -- per 100,000 rows for the CUSUM, per check for ADWIN,
+per row for KSWIN -- and not at all for Page-Hinkley, which has none.
 
 References
 ----------
