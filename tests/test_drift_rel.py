@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -148,6 +150,14 @@ def extreme_stream(seed=0):
     return v, loss
 
 
+@functools.cache
+def order_one_run(test):
+    """The detector on :func:`extreme_stream` itself (once per test)."""
+    v, loss = extreme_stream()
+    return ExplanationDriftDetector(test=test, random_state=0).update_values(
+        v, feature_names=["a", "b"], losses=None if test == "kswin" else loss)
+
+
 @pytest.mark.parametrize("test", ["cusum", "adwin", "kswin", "page_hinkley"])
 @pytest.mark.parametrize("power", [1022, 997, -997, -1060])
 def test_values_at_the_float_limits_give_the_events_of_the_same_values_at_order_1(test, power):
@@ -162,8 +172,7 @@ def test_values_at_the_float_limits_give_the_events_of_the_same_values_at_order_
     the median overflowed; the attribution window's squares overflowed at 1e300."""
     v, loss = extreme_stream()
     names = ["a", "b"]
-    small = ExplanationDriftDetector(test=test, random_state=0).update_values(
-        v, feature_names=names, losses=None if test == "kswin" else loss)
+    small = order_one_run(test)
     assert small.events_ and {e.feature for e in small.events_} == {"a", "b"}
     factor = 2.0 ** power
     with np.errstate(over="raise", invalid="raise", divide="raise"):
