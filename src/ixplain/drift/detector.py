@@ -403,14 +403,7 @@ class ExplanationDriftDetector:
             attached to an explainer (its values would mix with the explainer's: feed the
             explainer, or detach the detector first with ``explainer.drift_detector = None``).
         """
-        if self.explainer is not None:
-            raise ValueError(
-                f"{_OWNER}.update_values: the detector is attached to "
-                f"{type(self.explainer).__name__} and tests the values it reports; values fed "
-                "directly would mix two sources. Feed the explainer (or the detector's "
-                "update / update_many), or detach the detector first with "
-                "explainer.drift_detector = None."
-            )
+        self._refuse_attached()
         values, feature_names = self._named_columns(values, feature_names)
         arr = as_float_rows(values, self._k, _OWNER)
         rows_arr = self._check_rows(rows, len(arr))
@@ -434,6 +427,18 @@ class ExplanationDriftDetector:
         self.n_rows_ = max(self.n_rows_, int(rows_arr[-1]) + 1)
         self._deliver()  # (the state is complete if the callback raises)
         return self
+
+    def _refuse_attached(self) -> None:
+        """``update_values`` on a detector attached to an explainer: a ``ValueError`` (its
+        values would mix with the explainer's in the same features)."""
+        if self.explainer is not None:
+            raise ValueError(
+                f"{_OWNER}.update_values: the detector is attached to "
+                f"{type(self.explainer).__name__} and tests the values it reports; values fed "
+                "directly would mix two sources. Feed the explainer (or the detector's "
+                "update / update_many), or detach the detector first with "
+                "explainer.drift_detector = None."
+            )
 
     def _named_columns(self, values: Any, feature_names: Any) -> tuple[Any, Any]:
         """``update_values``' values and names: a DataFrame's columns name its values (and
