@@ -65,6 +65,14 @@ CASES = [
         ["stream", "--data", "{d}/ok.csv", "--target", "y", "--explain", "shap"],
         "unknown method 'shap'",
     ),
+    (
+        # drift watches iPFI / iSAGE values: alone it ran, exited 0 and wrote no events
+        "drift-without-importance",
+        ["stream", "--data", "{d}/ok.csv", "--target", "y", "--explain", "pdp,drift"],
+        "add one of them, e.g. --explain pfi,drift",
+    ),
+    # an empty --explain fell back to the default methods without a word
+    ("empty-explain", ["stream", "--explain", " , "], "--explain got no method name"),
     ("bad-alpha", ["stream", "--alpha", "2"], "--alpha must be in (0, 1]"),
     (
         "unreadable-model",

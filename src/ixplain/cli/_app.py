@@ -170,6 +170,9 @@ def stream(
         if removal not in ("marginal", "conditional", "both"):
             raise CLIError(
                 f"--removal must be 'marginal', 'conditional' or 'both', got {removal!r}.")
+        if explain is not None and _split(explain) is None:
+            raise CLIError(f"--explain got no method name ({explain!r}); choose from: pfi, sage, "
+                           "pdp, ale, drift, interactions.")
         _prepare_out(out)
         cfg = StreamConfig(
             dataset=dataset if data is None else None,

@@ -186,6 +186,11 @@ def _choose_methods(cfg: StreamConfig) -> tuple[list[str], list[str]]:
                 f"method {m!r} is not available in this build of ixplain "
                 f"(ixplain.{STREAM_METHODS[m].needs} is missing)."
             )
+    if "drift" in cfg.explain and not {"pfi", "sage"} & set(cfg.explain):
+        raise CLIError(
+            "--explain drift watches the per-row values of iPFI or iSAGE; add one of them, "
+            "e.g. --explain pfi,drift."
+        )
     return list(dict.fromkeys(cfg.explain)), []
 
 
