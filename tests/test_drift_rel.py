@@ -215,3 +215,15 @@ def test_every_test_gets_its_bonferroni_share_and_page_hinkley_only_a_threshold(
             losses = [t for ch in channel.trigger.losses for t in ch.tests]
             assert [type(t).__name__ for t in losses] == ["CUSUMTest"] * len(LOSS_SHIFTS)
             assert [t.level for t in losses] == [share / len(LOSS_SHIFTS)] * len(LOSS_SHIFTS)
+
+
+def test_a_memory_this_machine_cannot_hold_is_refused_up_front():
+    """``memory=10**12`` needs at least 16 bytes a row (a value and its row), 16 TB: refused
+    at construction with the bytes and the parameter, not by numpy at the first update; a
+    memory that fits one value a row but not ``k`` of them is refused when ``k`` is known,
+    and the detector stays usable with another memory."""
+    with pytest.raises(MemoryError, match=r"memory=1,000,000,000,000 rows would need"):
+        ExplanationDriftDetector(memory=10**12)
+    det = ExplanationDriftDetector(memory=10**7)   # 160 MB for 1 value a row: fits
+    with pytest.raises(MemoryError, match=r"memory=10,000,000 rows of 100000 values"):
+        det.update_values(np.zeros((3, 100_000)))   # 8 TB

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._random import keyed_generator
+from .._validation import check_allocation
 from ..results.drift import _Z95
 from .base import CUSUMTest, DriftEvent, make_test
 
@@ -38,6 +39,8 @@ class ValueMemory:
     """The last ``size`` rows of values (and their stream rows), for before/after means."""
 
     def __init__(self, size: int, k: int) -> None:
+        check_allocation(8 * size * (k + 1), f"memory={size:,} rows of {k} values",
+                         "ExplanationDriftDetector", "Give a smaller memory.")
         self.values = np.zeros((size, k))
         self.rows = np.full(size, -1, dtype=np.int64)
         self.pos = 0

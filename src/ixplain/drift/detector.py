@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._random import root_seed
-from .._validation import check_bool, check_float, check_int, check_options, param_error
+from .._validation import (
+    check_allocation,
+    check_bool,
+    check_float,
+    check_int,
+    check_options,
+    param_error,
+)
 from ..results.drift import DriftExplanation
 from ._attribution import LossTrigger, row_losses
 from ._channel import RowMemory, ValueChannel, as_float_rows, make_event, summary
@@ -176,8 +183,8 @@ class ExplanationDriftDetector:
     warmup : int, default=200
         Rows a data channel uses to fix its scaling before testing (at least 2).
     memory : int, default=5000
-        Rows of values kept per channel for the before/after means of events (at least
-        ``2 * warmup``).
+        Rows of values kept per channel for the before/after means of events (at least 10 and
+        ``2 * warmup``; a memory that this machine cannot hold is refused with MemoryError).
     attribution_level : float in (0, 1), default=0.05
         Family-wise level of the attribution step after a loss change (see above).
     data_samples : int, default=1
@@ -208,7 +215,9 @@ class ExplanationDriftDetector:
     feature_names_ : list of str
         The watched features.
     n_rows_ : int
-        Rows the detector has seen.
+        One past the last stream row seen: the number of rows fed, or, when ``update_values``
+        was given ``rows=``, the last of them plus one (rows fed as 1000, 1001, 1002 give
+        1003).
 
     References
     ----------
@@ -227,7 +236,7 @@ class ExplanationDriftDetector:
     >>> e = det.events_[0]
     >>> e.feature, e.channel, e.direction, 2000 <= e.row < 2100, abs(e.start - 2000) < 20
     ('b', 'values', 'increase', True, True)
-    >>> round(e.before, 1), round(e.after, 1)
+    >>> round(e.before, 1) + 0.0, round(e.after, 1)   # (+ 0.0: no "-0.0" under plain doctest)
     (0.0, 0.5)
     """
 
@@ -275,6 +284,8 @@ class ExplanationDriftDetector:
             raise ValueError(f"{_OWNER}: memory={self.memory} rows cannot hold a regime's "
                              f"warm-up and the rows of a change after it; give memory >= 2 * "
                              f"warmup = {2 * self.warmup}.")
+        check_allocation(16 * self.memory, f"memory={self.memory:,} rows", _OWNER,
+                         "Give a smaller memory (rows of values kept per channel).")
         self.attribution_level = float(check_float(  # type: ignore[arg-type]
             attribution_level, "attribution_level", _OWNER, low=0.0, high=1.0,
             low_inclusive=False, high_inclusive=False))
