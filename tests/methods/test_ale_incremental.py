@@ -178,7 +178,9 @@ def test_nan_warning_counts_what_n_skipped_counts():
 def test_fixed_edges_leave_outside_and_infinite_rows_out_as_static():
     """Fixed edges [-1, 0, 1]: rows outside them used to be clipped into the outer bins
     forever (static ALE with the same custom_edges leaves them out), an infinite value of
-    the feature was counted in the last bin (static: missing). Now both agree to 1e-12."""
+    the feature was counted in the last bin (static: missing). Now both agree to 1e-12; the
+    infinite rows are skipped by iALE's NaN policy (as NaN rows: ``n_skipped_``), which static
+    ALE counts as missing."""
     rng = np.random.default_rng(4)
     X = rng.normal(size=(800, 2))
     X[::37, 0] = np.inf
@@ -190,8 +192,9 @@ def test_fixed_edges_leave_outside_and_infinite_rows_out_as_static():
     res = iale.ale_
     np.testing.assert_allclose(res.average, static.average, rtol=0, atol=1e-12)
     np.testing.assert_allclose(res.bin_counts, static.bin_counts, atol=1e-9)
-    assert res.n_outside == static.n_outside and res.n_missing == static.n_missing
-    assert res.n_rows == static.n_rows
+    assert res.n_outside == static.n_outside and res.n_missing == (0,)
+    assert (iale.n_skipped_,) == static.n_missing == (len(X[::37]),)
+    assert res.n_rows == static.n_rows  # the rows in the bins
 
 
 def test_warm_up_message_and_huge_grid_resolution():

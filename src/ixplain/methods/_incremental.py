@@ -60,12 +60,14 @@ snapshot rows.
 Missing values (``nan_policy``)
 -------------------------------
 ``"skip"`` (default)
-    A row with NaN in a numeric feature or in its label is neither explained nor stored; it is
+    A row with NaN or +-inf in a numeric feature or in its label is neither explained nor
+    stored (an infinite value would spoil the perturbation storage of later rows); it is
     counted in ``n_skipped_`` (a warning is issued once).
 ``"raise"``
     Such a row raises ``ValueError`` naming the feature.
 ``"pass"``
-    NaN goes to the model as is (for models that handle missing values) and into the storage.
+    NaN and +-inf go to the model as they are (for models that handle missing values) and
+    into the storage.
 
 In every policy an explanation value that comes out non-finite (e.g. a model returning NaN) is
 not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite.
@@ -272,7 +274,7 @@ class IncrementalExplainer:
     response_method : str, default="auto"
         Passed to :func:`~ixplain.models.as_model`.
     nan_policy : {"skip", "raise", "pass"}, default="skip"
-        What to do with NaN in a numeric feature or label (see the module docstring).
+        What to do with NaN or +-inf in a numeric feature or label (see the module docstring).
     random_state : None, int or numpy.random.Generator, default=None
         The one seed of everything random in the explainer: row ``t``'s draws come from row
         streams keyed by (seed, purpose) at index ``t`` (:class:`Sampler`), and a storage given
@@ -434,7 +436,7 @@ class IncrementalExplainer:
         ------
         ValueError
             If a feature is missing from ``x``, a numeric feature holds a non-number, or (with
-            ``nan_policy='raise'``) a value is NaN.
+            ``nan_policy='raise'``) a value is NaN or infinite.
         """
         has_nan = None
         if isinstance(x, Mapping):
@@ -575,7 +577,7 @@ class IncrementalExplainer:
     ) -> None:
         """Explain, store and aggregate a batch of rows (the stream's next ``B`` rows)."""
         B = len(next(iter(cols.values())))
-        if has_nan is False and y is not None and y.dtype.kind == "f" and np.isnan(y).any():
+        if has_nan is False and y is not None and y.dtype.kind == "f" and not np.isfinite(y).all():
             has_nan = None  # ``has_nan`` speaks of the features: a NaN label goes to the policy
         if B == 1 and (has_nan is False or self.nan_policy == "pass"):
             self._process_one(cols, y)
@@ -727,14 +729,14 @@ class IncrementalExplainer:
         first_bad = None
         numeric = [n for n, k in zip(self._schema.names, self._schema.kinds) if k == "numeric"]
         stacked = getattr(cols, "matrix", None)
-        if stacked is None or np.isnan(stacked).any():
+        if stacked is None or not np.isfinite(stacked).all():
             for name in numeric:
-                nan = np.isnan(cols[name])
+                nan = ~np.isfinite(cols[name])
                 if nan.any():
                     bad |= nan
                     first_bad = first_bad or f"feature {name!r}"
         if y is not None and y.dtype.kind == "f":
-            nan = np.isnan(y).reshape(B, -1).any(axis=1)  # (B,) or (B, n_outputs) labels
+            nan = (~np.isfinite(y)).reshape(B, -1).any(axis=1)  # (B,) or (B, n_outputs) labels
             if nan.any():
                 bad |= nan
                 first_bad = first_bad or "the label y"
@@ -742,11 +744,11 @@ class IncrementalExplainer:
             return cols, y, None
         if self.nan_policy == "raise":
             raise ValueError(
-                f"{self._owner}: {first_bad} is NaN in an observation "
+                f"{self._owner}: {first_bad} is NaN or infinite in an observation "
                 "(nan_policy='raise'; use nan_policy='skip' to skip such rows)."
             )
         self.n_skipped_ += int(bad.sum())
-        self._warn(f"observations with NaN (first in {first_bad})")
+        self._warn(f"observations with NaN or infinite values (first in {first_bad})")
         good = ~bad
         return {k: v[good] for k, v in cols.items()}, None if y is None else y[good], good
 
@@ -790,16 +792,18 @@ class IncrementalExplainer:
             except (TypeError, ValueError):
                 num = None
             if num is not None:
-                # a dot product is NaN exactly when a value is NaN (inf * inf is inf), and
-                # cheaper than np.isnan(num).any() on one row
+                # the dot product is finite when every value is (inf or NaN give inf or NaN; a
+                # finite overflow only sends the row through the policy's check), and cheaper
+                # than np.isfinite(num).all() on one row
                 dot = num @ num
-                return Batch.from_matrix(num.reshape(1, -1), schema.names), bool(dot != dot)
+                return (Batch.from_matrix(num.reshape(1, -1), schema.names),
+                        not math.isfinite(dot))
         cols = {
             name: self._as_column(name, kind, [v])
             for name, kind, v in zip(schema.names, kinds, values)
         }
         has_nan = any(
-            kind == "numeric" and bool(np.isnan(cols[name][0]))
+            kind == "numeric" and not bool(np.isfinite(cols[name][0]))
             for name, kind in zip(schema.names, kinds)
         )
         return cols, has_nan

@@ -658,10 +658,9 @@ class IncrementalPDP(IncrementalExplainer):
         assert self._schema is not None
         for name, kind in zip(self._schema.names, self._schema.kinds):
             if kind == "numeric":
-                v = cols[name][0]
-                if v != v:
+                if not math.isfinite(cols[name][0]):
                     return False
-        return y is None or y.dtype.kind != "f" or not np.isnan(y[0])
+        return y is None or y.dtype.kind != "f" or bool(np.isfinite(y[0]).all())
 
     def _start(self) -> None:
         schema = self._schema
