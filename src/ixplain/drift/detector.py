@@ -705,6 +705,9 @@ class ExplanationDriftDetector:
                 losses = self._losses(probe, cols, y, warm.losses)
                 self._push_to(channel, flat[warm.ok], rows[warm.ok],
                               None if losses is None else losses[warm.ok])
+        if getattr(shadow, "_core", 0) is None:
+            # iPDP: a core grid fixed while warming up is the one the snapshot's values use
+            shadow._core = probe._core
         self._shadows.append((shadow, channel, capture))
 
     def _last_rows(self, n: int | None = None) -> list[tuple[np.ndarray, dict[str, np.ndarray],

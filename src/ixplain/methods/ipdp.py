@@ -35,6 +35,11 @@ _FIRST = np.zeros(1, dtype=np.intp)
 #: grid value, and a curve has no use for more points than a screen has pixels.
 MAX_GRID_RESOLUTION = 10_000
 
+#: Range values (window or storage: at most ``range_window`` / the storage's size) behind a
+#: row's grid before the drift summaries' core grid is fixed from it (see
+#: :meth:`IncrementalPDP._fix_core`).
+CORE_AFTER = 1000
+
 
 class PDSnapshot(NamedTuple):
     """The iPDP at one moment of the stream (an entry of ``IncrementalPDP.history_``).
@@ -382,6 +387,10 @@ class IncrementalPDP(IncrementalExplainer):
     _owner = _OWNER
     requires_labels = False
     requires_storage = False
+    #: The core grid of the drift summaries (numeric feature; None until fixed).
+    _core: np.ndarray | None = None
+    #: The first row of the last batch whose grid came after the core was fixed.
+    _core_row = 0
     #: Default ``max_batch``: rows whose ICE curves go through the model together.
     max_batch = 10_000
 
@@ -616,14 +625,46 @@ class IncrementalPDP(IncrementalExplainer):
         cols: dict[str, np.ndarray], y: np.ndarray | None,
     ) -> None:
         """Give the ``_on_values`` hook (the drift detector) each kept row's ICE-curve
-        summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature, or the
-        spread across levels), shape (B_kept, n_values)."""
+        summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature on the core
+        grid, see :meth:`_core_summary`, or the spread across levels), shape
+        (B_kept, n_values)."""
         from ..drift._curves import curve_summary
 
-        numeric = self.feature_kind_ == "numeric"
-        grid = self._store.key_array(True)[ids] if numeric else np.zeros(len(ids))
-        values, ok = curve_summary(grid, counts, ice, numeric)
+        if self.feature_kind_ == "numeric":
+            values, ok = self._core_summary(ids, counts, ice)
+        else:
+            values, ok = curve_summary(np.zeros(len(ids)), counts, ice, False)
         self._on_values(values, ok, self.n_seen_ + positions, cols, y)
+
+    def _core_summary(
+        self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Slope and curvature of each row's ICE curve on the core grid alone, ``(values
+        (B, 2 * n_outputs), ok (B,))``: a row is ok only if its grid holds every core value
+        (its other grid values are left out) and its grid came after the core was fixed."""
+        from ..drift._curves import curve_summary
+
+        B, k = len(counts), ice.shape[1]
+        values, ok = np.zeros((B, 2 * k)), np.zeros(B, dtype=bool)
+        core = self._core
+        index = self._store.index
+        core_ids = np.fromiter((index.get(v, -1) for v in ([] if core is None else core.tolist())),
+                               dtype=np.intp)
+        if core is None or len(core_ids) == 0 or (core_ids < 0).any() or B == 0:
+            return values, ok  # not fixed yet, or a core value is no longer held: no row has it
+        where = np.full(len(self._store), -1, dtype=np.intp)
+        where[core_ids] = np.arange(len(core_ids))
+        pos = where[ids]  # the core position of each (row, grid value) pair, -1 if not core
+        rows = np.repeat(np.arange(B), counts)
+        covered = np.bincount(rows[pos >= 0], minlength=B) == len(core_ids)  # values distinct
+        covered[: self._core_row] = False
+        pairs = np.flatnonzero((pos >= 0) & covered[rows])
+        pairs = pairs[np.lexsort((pos[pairs], rows[pairs]))]  # row by row, in core order
+        n_ok = int(covered.sum())
+        summary, fine = curve_summary(core[pos[pairs]], np.full(n_ok, len(core_ids)),
+                                      ice[pairs], True)
+        values[covered], ok[covered] = summary, fine
+        return values, ok
 
     def _drift_value_names(self, k: int) -> list[str]:
         """Names of the ``k`` values given to the drift hook (:meth:`_report_values`)."""
@@ -646,9 +687,12 @@ class IncrementalPDP(IncrementalExplainer):
         self.__dict__.pop("_sorted_cache", None)
         self._ice.clear()
         self.aggregation = "mean"
+        self._core = None
         if grid is not None:
             self.grid = np.asarray(grid)
             self._cache = ("fixed", self._store.ids([_key(v) for v in self.grid]))
+            if self.feature_kind_ == "numeric":
+                self._core = np.sort(np.asarray(self.grid, dtype=np.float64))
         return grid
 
     def _clean_row(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> bool:
@@ -693,12 +737,16 @@ class IncrementalPDP(IncrementalExplainer):
         if self.grid is not None:
             grid = np.asarray(self.grid, dtype=np.float64 if kind == "numeric" else object)
             self._cache = ("fixed", self._store.ids([_key(v) for v in grid]))
+            if kind == "numeric":
+                self._core = np.sort(grid)
 
     # ------------------------------------------------------------------ grid
     def _grid_ids(
         self, values: np.ndarray, cols: dict[str, np.ndarray], y: np.ndarray | None
     ) -> list[np.ndarray]:
-        """Per row, the ids of its grid values (row ``i`` sees the range of rows ``< i``)."""
+        """Per row, the ids of its grid values (row ``i`` sees the range of rows ``< i``); sets
+        :attr:`_core_row`, the first of the rows whose grid came after the core was fixed."""
+        self._core_row = 0 if self._core is not None else len(values)
         if self.grid is not None:
             assert self._cache is not None
             return [self._cache[1]] * len(values)
@@ -717,6 +765,8 @@ class IncrementalPDP(IncrementalExplainer):
                     continue
                 window.update(v)
             out.append(self._range_ids(window.percentile(lo_q), window.percentile(hi_q)))
+            if self._core is None and len(window) >= min(self.range_window, CORE_AFTER):
+                self._fix_core(out[-1], len(out) - 1)
             if not missing:
                 window.update(v)
         return out
@@ -741,6 +791,8 @@ class IncrementalPDP(IncrementalExplainer):
                     finite, self.percentiles[1]
                 )
             out.append(self._point_ids(np.nan) if lo != lo else self._range_ids(lo, hi))
+            if self._core is None and finite.size >= min(storage.size, CORE_AFTER):
+                self._fix_core(out[-1], len(out) - 1)
             if slot >= 0:
                 held[slot] = v
                 n_held = max(n_held, slot + 1)
@@ -762,6 +814,21 @@ class IncrementalPDP(IncrementalExplainer):
         ids = self._store.ids(values.tolist())
         self._cache = (cache_key, ids)
         return ids
+
+    def _fix_core(self, ids: np.ndarray, row: int) -> None:
+        """Fix the core grid of the drift summaries from the grid ``ids`` of batch row ``row``
+        (the first whose range came from enough values, see :data:`CORE_AFTER`): its values
+        without a margin of ``max(2, n // 10)`` at each end (less for a grid of fewer than 7
+        values: at least 3 stay), so the edge points that the range's sampling noise adds and
+        removes are never core points. A grid of fewer than 3 values fixes nothing (a later
+        row's does)."""
+        grid = np.sort(self._store.key_array(True)[ids])
+        n = len(grid)
+        if n < 3:
+            return
+        margin = min(max(2, n // 10), (n - 3) // 2)
+        self._core = grid[margin : n - margin].copy()
+        self._core_row = row
 
     def _point_ids(self, value: float) -> np.ndarray:
         """A degenerate range (one value seen): the grid is that value."""
