@@ -3,7 +3,26 @@
 An iPDP's explanation of one observation is its ICE curve ``f(x with x_S := v)`` on that row's
 grid -- a vector whose length and grid values change as the tracked range moves, which a
 fixed set of per-feature change tests cannot watch directly. Each curve is therefore reduced to
-a few numbers that do not depend on where the grid lies, only on the curve's shape:
+a few numbers describing the curve's shape on a fixed set of grid values:
+
+core grid (numeric feature)
+    The summaries are computed on the **core grid** alone, fixed once per explainer
+    (:meth:`~ixplain.methods.ipdp.IncrementalPDP._fix_core`): the lattice grid of the first row
+    whose range came from ``min(range_window, 1000)`` values (``range_source="storage"``:
+    ``min(storage size, 1000)`` held values), less a margin of ``max(2, n // 10)`` of its ``n``
+    values at each end (fewer for a grid of fewer than 7 values; at least 3 stay); with a
+    fixed ``grid`` the whole grid, from the first row. The range's percentiles move with
+    their sampling noise, so the grid's ends gain and lose a lattice point or two every few
+    rows on a stationary stream; for a nonlinear model (a tree) a fit over a grid that gains
+    an end point has another slope, which the change tests reported as drift. On the core,
+    a static model on i.i.d. rows gives i.i.d. summaries. A row whose grid lacks a core
+    value -- or that came before the core was fixed -- has no summary (``ok`` False; the
+    values of a partly covered core would again depend on the grid), so the detector's tests
+    (and their warm-up) only ever see core summaries; the row's other grid values are left
+    out (a finer step keeps the core values: ladder steps nest). The core is never moved:
+    when the feature's range drifts off it (or the step coarsens past it) the rows stop
+    reporting -- a change of the PD is watched on the core interval, and a move of the
+    feature's own distribution is for iPFI's values and the loss channels.
 
 numeric feature: ``slope`` and ``curvature`` per output
     The least-squares fit ``f(v) ~ a + b v`` gives ``slope = b`` (output units per feature
@@ -11,12 +30,13 @@ numeric feature: ``slope`` and ``curvature`` per output
     squared). Both are linear in the ICE values, so their mean over rows is the slope /
     curvature of the least-squares fit to the PD on the same grid: a change of the mean is a
     change of the PD curve's trend or bend (a slope that flips, an effect that vanishes or
-    becomes U-shaped). The centring of the fits removes the curve's level, which moves with
-    the other features, not with this feature's effect. A row with fewer than 2 (slope) or 3
-    (curvature) grid values has no summary (its ``ok`` is False).
+    becomes U-shaped) on the core interval. The centring of the fits removes the curve's
+    level, which moves with the other features, not with this feature's effect. A row with
+    fewer than 2 (slope) or 3 (curvature) grid values has no summary (its ``ok`` is False).
 categorical feature: ``spread`` per output
     The standard deviation of the ICE values across the row's levels (the size of the
-    feature's effect on that row); a row with a single level has no summary.
+    feature's effect on that row), over all the levels seen so far (no core: a level that
+    first appears late changes the spread); a row with a single level has no summary.
 
 The detector then runs one change test per summary value with the family-wise level divided
 by their number (Bonferroni across outputs and summaries), as for the features of iPFI.
