@@ -169,3 +169,19 @@ def test_core_summaries_of_a_quadratic_model_have_their_closed_form():
     rows, values = _tested(det)
     assert rows[0] == 0 and len(rows) == 500
     assert np.allclose(values, [b + a * 4.0, a], rtol=0, atol=1e-9)
+
+
+def test_a_storage_range_fixes_the_core_once_the_storage_holds_enough_rows():
+    """``range_source="storage"`` (a GeometricReservoir of 1,000 rows): the range of row ``t``
+    comes from the rows before it, so the core is fixed at row 1,000, the first whose
+    storage holds 1,000 values; from there every row is tested, and the stationary step
+    model gives no event (the whole-grid summaries gave 18 on this stream)."""
+    X = np.random.default_rng(0).normal(size=(20_000, 3))
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    ipdp = IncrementalPDP(_stairs, "x0", range_source="storage", drift_detector=det)
+    for s in range(0, len(X), 500):
+        ipdp.explain_many(X[s:s + 500])
+    assert det.events_ == []
+    rows, _ = _tested(det)
+    assert det._channels["data"].n_rows == len(X) - CORE_AFTER and rows[-1] == len(X) - 1
+    assert np.allclose(np.diff(ipdp._core), 0.2) and len(ipdp._core) >= 9
