@@ -37,7 +37,8 @@ MAX_GRID_RESOLUTION = 10_000
 
 #: Range values (window or storage: at most ``range_window`` / the storage's size) behind a
 #: row's grid before the drift summaries' core grid is fixed from it (see
-#: :meth:`IncrementalPDP._fix_core`).
+#: :meth:`IncrementalPDP._fix_core`); also the consecutive rows whose grid misses a core value
+#: after which the core is fixed again (:meth:`IncrementalPDP._track_core`).
 CORE_AFTER = 1000
 
 
@@ -395,8 +396,13 @@ class IncrementalPDP(IncrementalExplainer):
     requires_storage = False
     #: The core grid of the drift summaries (numeric feature; None until fixed).
     _core: np.ndarray | None = None
-    #: The first row of the last batch whose grid came after the core was fixed.
-    _core_row = 0
+    #: Consecutive rows (up to the last one) whose grid missed a core value.
+    _core_miss = 0
+    #: Times the core was fixed again after the range drifted off it (0: the first core).
+    _core_epoch = 0
+    #: Stream rows of the last batch from which a core fixed again is used (the drift
+    #: detector starts the channel of these summaries afresh there).
+    _core_restarts: list[int] = []
     #: Default ``max_batch``: rows whose ICE curves go through the model together.
     max_batch = 10_000
 
@@ -636,8 +642,11 @@ class IncrementalPDP(IncrementalExplainer):
         (B_kept, n_values)."""
         from ..drift._curves import curve_summary
 
+        self._core_restarts = []
         if self.feature_kind_ == "numeric":
             values, ok = self._core_summary(ids, counts, ice)
+            self._core_restarts = [int(self.n_seen_ + positions[i])
+                                   for i, _, again in self._core_parts if again]
         else:
             values, ok = curve_summary(np.zeros(len(ids)), counts, ice, False)
         self._on_values(values, ok, self.n_seen_ + positions, cols, y)
@@ -646,24 +655,38 @@ class IncrementalPDP(IncrementalExplainer):
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Slope and curvature of each row's ICE curve on the core grid alone, ``(values
-        (B, 2 * n_outputs), ok (B,))``: a row is ok only if its grid holds every core value
-        (its other grid values are left out) and its grid came after the core was fixed."""
+        (B, 2 * n_outputs), ok (B,))``: a row is ok only if its grid holds every value of the
+        core its grid came after (:attr:`_core_parts`; none before the first) -- its other
+        grid values are left out."""
+        B, k = len(counts), ice.shape[1]
+        values, ok = np.zeros((B, 2 * k)), np.zeros(B, dtype=bool)
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        parts = self.__dict__.get("_core_parts", [(0, self._core, False)])
+        ends = [start for start, _, _ in parts[1:]] + [B]
+        for (a, core, _), b in zip(parts, ends):
+            if core is not None and b > a:
+                pairs = slice(offsets[a], offsets[b])
+                values[a:b], ok[a:b] = self._core_part(core, ids[pairs], counts[a:b],
+                                                       ice[pairs])
+        return values, ok
+
+    def _core_part(
+        self, core: np.ndarray, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_core_summary` of consecutive rows whose grids came after ``core``."""
         from ..drift._curves import curve_summary
 
         B, k = len(counts), ice.shape[1]
         values, ok = np.zeros((B, 2 * k)), np.zeros(B, dtype=bool)
-        core = self._core
         index = self._store.index
-        core_ids = np.fromiter((index.get(v, -1) for v in ([] if core is None else core.tolist())),
-                               dtype=np.intp)
-        if core is None or len(core_ids) == 0 or (core_ids < 0).any() or B == 0:
-            return values, ok  # not fixed yet, or a core value is no longer held: no row has it
+        core_ids = np.fromiter((index.get(v, -1) for v in core.tolist()), dtype=np.intp)
+        if len(core_ids) == 0 or (core_ids < 0).any() or B == 0:
+            return values, ok  # a core value is no longer held: no row has it
         where = np.full(len(self._store), -1, dtype=np.intp)
         where[core_ids] = np.arange(len(core_ids))
         pos = where[ids]  # the core position of each (row, grid value) pair, -1 if not core
         rows = np.repeat(np.arange(B), counts)
         covered = np.bincount(rows[pos >= 0], minlength=B) == len(core_ids)  # values distinct
-        covered[: self._core_row] = False
         pairs = np.flatnonzero((pos >= 0) & covered[rows])
         pairs = pairs[np.lexsort((pos[pairs], rows[pairs]))]  # row by row, in core order
         n_ok = int(covered.sum())
@@ -693,7 +716,7 @@ class IncrementalPDP(IncrementalExplainer):
         self.__dict__.pop("_sorted_cache", None)
         self._ice.clear()
         self.aggregation = "mean"
-        self._core = None
+        self._core, self._core_miss = None, 0
         if grid is not None:
             self.grid = np.asarray(grid)
             self._cache = ("fixed", self._store.ids([_key(v) for v in self.grid]))
@@ -751,8 +774,9 @@ class IncrementalPDP(IncrementalExplainer):
         self, values: np.ndarray, cols: dict[str, np.ndarray], y: np.ndarray | None
     ) -> list[np.ndarray]:
         """Per row, the ids of its grid values (row ``i`` sees the range of rows ``< i``); sets
-        :attr:`_core_row`, the first of the rows whose grid came after the core was fixed."""
-        self._core_row = 0 if self._core is not None else len(values)
+        :attr:`_core_parts`, ``(first row, core, fixed again)`` of each run of the batch's rows
+        whose grids came after the same core (:meth:`_track_core`)."""
+        self._core_parts: list[tuple[int, np.ndarray | None, bool]] = [(0, self._core, False)]
         if self.grid is not None:
             assert self._cache is not None
             return [self._cache[1]] * len(values)
@@ -771,8 +795,8 @@ class IncrementalPDP(IncrementalExplainer):
                     continue
                 window.update(v)
             out.append(self._range_ids(window.percentile(lo_q), window.percentile(hi_q)))
-            if self._core is None and len(window) >= min(self.range_window, CORE_AFTER):
-                self._fix_core(out[-1], len(out) - 1)
+            self._track_core(out[-1], len(out) - 1, len(window),
+                             min(self.range_window, CORE_AFTER))
             if not missing:
                 window.update(v)
         return out
@@ -797,8 +821,7 @@ class IncrementalPDP(IncrementalExplainer):
                     finite, self.percentiles[1]
                 )
             out.append(self._point_ids(np.nan) if lo != lo else self._range_ids(lo, hi))
-            if self._core is None and finite.size >= min(storage.size, CORE_AFTER):
-                self._fix_core(out[-1], len(out) - 1)
+            self._track_core(out[-1], len(out) - 1, finite.size, min(storage.size, CORE_AFTER))
             if slot >= 0:
                 held[slot] = v
                 n_held = max(n_held, slot + 1)
@@ -821,20 +844,54 @@ class IncrementalPDP(IncrementalExplainer):
         self._cache = (cache_key, ids)
         return ids
 
-    def _fix_core(self, ids: np.ndarray, row: int) -> None:
+    def _track_core(self, ids: np.ndarray, row: int, n_range: int, need: int) -> None:
+        """After batch row ``row`` got the grid ``ids`` from a range of ``n_range`` values: fix
+        the core once the range came from ``need`` values (:data:`CORE_AFTER`, or fewer with a
+        smaller window / storage), and fix it again -- the same way, from this row's grid --
+        when the ``need`` last rows' grids all missed a core value (the range drifted off it,
+        or the step coarsened past it): the range then came from rows of the miss run alone,
+        as the first core's came from rows of the stream's start (a window of ``need`` values
+        has turned over; a storage's reservoir mostly). Counted on the explainer's kept rows,
+        so the same rows for any batching."""
+        if self._core is None:
+            if n_range >= need:
+                self._fix_core(ids, row, again=False)
+            return
+        if self._covers(ids):
+            self._core_miss = 0
+            return
+        self._core_miss += 1
+        if self._core_miss >= need and self._fix_core(ids, row, again=True):
+            self._core_miss = 0
+            self._core_epoch += 1
+
+    def _covers(self, ids: np.ndarray) -> bool:
+        """Whether the grid ``ids`` holds every core value (cached for the last grid: rows
+        share their grid's array while the range stays on the same lattice points)."""
+        cached = self.__dict__.get("_cover_cache")
+        if cached is not None and cached[0] is ids and cached[1] is self._core:
+            return bool(cached[2])
+        assert self._core is not None
+        index = self._store.index
+        core_ids = [index.get(v, -1) for v in self._core.tolist()]
+        covered = min(core_ids) >= 0 and bool(np.isin(core_ids, ids).all())
+        self._cover_cache = (ids, self._core, covered)
+        return covered
+
+    def _fix_core(self, ids: np.ndarray, row: int, again: bool) -> bool:
         """Fix the core grid of the drift summaries from the grid ``ids`` of batch row ``row``
-        (the first whose range came from enough values, see :data:`CORE_AFTER`): its values
-        without a margin of ``max(2, n // 10)`` at each end (less for a grid of fewer than 7
-        values: at least 3 stay), so the edge points that the range's sampling noise adds and
-        removes are never core points. A grid of fewer than 3 values fixes nothing (a later
-        row's does)."""
+        (see :meth:`_track_core`): its values without a margin of ``max(2, n // 10)`` at each
+        end (less for a grid of fewer than 7 values: at least 3 stay), so the edge points that
+        the range's sampling noise adds and removes are never core points. A grid of fewer than
+        3 values fixes nothing (a later row's does). Returns whether it fixed the core."""
         grid = np.sort(self._store.key_array(True)[ids])
         n = len(grid)
         if n < 3:
-            return
+            return False
         margin = min(max(2, n // 10), (n - 3) // 2)
         self._core = grid[margin : n - margin].copy()
-        self._core_row = row
+        self.__dict__.setdefault("_core_parts", []).append((row, self._core, again))
+        return True
 
     def _point_ids(self, value: float) -> np.ndarray:
         """A degenerate range (one value seen): the grid is that value."""
