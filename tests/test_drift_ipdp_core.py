@@ -185,3 +185,133 @@ def test_a_storage_range_fixes_the_core_once_the_storage_holds_enough_rows():
     rows, _ = _tested(det)
     assert det._channels["data"].n_rows == len(X) - CORE_AFTER and rows[-1] == len(X) - 1
     assert np.allclose(np.diff(ipdp._core), 0.2) and len(ipdp._core) >= 9
+
+
+# ---------------------------------------------------------------- the core fixed again
+def _linear(A):
+    """``2 x0 + x1``: every ICE curve is a line of slope 2, on any core."""
+    return 2.0 * A[:, 0] + A[:, 1]
+
+
+def _quadratic(A):
+    """``0.3 x0**2 - x0 + x1``: on an evenly spaced core ``v_1 .. v_m`` every row's slope is
+    ``-1 + 0.3 (v_1 + v_m)`` (see the closed-form test above), so it moves with the core."""
+    return 0.3 * A[:, 0] ** 2 - A[:, 0] + A[:, 1]
+
+
+@pytest.mark.parametrize("model", [_linear, _quadratic])
+def test_a_shift_off_the_core_fixes_it_again_and_restarts_the_tests(model):
+    """x ~ N(0, I), x0 shifted by +1 sd from row R = 4000, a static model. The range window
+    (1,000 rows, 5 % / 95 %) moves up with the shift and the rows' grids lose the core's lowest
+    value (its margin was 2 lattice points of step 0.2) within the window's turnover, by row
+    R + 1000 at the latest (the window's 5 % point is then -0.645 against a core starting
+    near -1.2); after 1,000 more missing rows the core is fixed again. So the rows report
+    again within ``2 * CORE_AFTER`` rows of R (measured: R + 1457), at the row where the core
+    was fixed again, once, and on a fresh data channel (tests, warm-up, scale) from that row:
+    no event. The quadratic model's slope is ``-1 + 0.3 (v_1 + v_m)`` on either core, another
+    constant after the fix: a channel fed across it (with the first core's scale: spread 0)
+    would fire at once. Its values on the new core are checked against the closed form."""
+    R, n = 4000, 8000
+    X = np.random.default_rng(0).normal(size=(n, 3))
+    X[R:, 0] += 1.0
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    ipdp = IncrementalPDP(model, "x0", drift_detector=det)
+    first, restarts = None, []
+    for s in range(0, n, 250):
+        ipdp.explain_many(X[s:s + 250])
+        first = ipdp._core if first is None else first
+        restarts += ipdp._core_restarts
+    assert ipdp._core_epoch == 1 and len(restarts) == 1
+    row = restarts[0]
+    assert R < row < R + 2 * CORE_AFTER
+    assert ipdp._core[0] > first[0] + 0.5 and ipdp._core[-1] > first[-1] + 0.5
+    assert det.events_ == [], det.events_
+    channel = det._channels["data"]
+    assert channel.last_start.tolist() == [row, row] and channel.n_rows == n - row
+    rows, values = _tested(det)
+    assert rows[0] == max(row, n - det.memory) and rows[-1] == n - 1
+    slope = 2.0 if model is _linear else -1.0 + 0.3 * (ipdp._core[0] + ipdp._core[-1])
+    assert np.allclose(values[:, 0], slope, rtol=0, atol=1e-9)
+
+
+def _shift_flip_stream(n, shift_at, flip, seed):
+    """:func:`_flip_stream` with x0 shifted by +1 sd from row ``shift_at``."""
+    X = _flip_stream(n, flip, seed)
+    X[shift_at:, 0] += 1.0
+    return X
+
+
+def _signed_linear(A):
+    """``x2 * x0 + x1``: the ICE slope of x0 is the row's x2 on any core."""
+    return A[:, 2] * A[:, 0] + A[:, 1]
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_a_pd_change_after_the_core_was_fixed_again_is_found(static):
+    """The +1 sd shift of x0 at row 3000 makes the core be fixed again (before row 5000, see
+    above); x2 flips from +1 to -1 at row 7000 (sd 0.1), so every row's slope flips from
+    x2 ~ 1 to ~ -1. On the fresh channel (warmed up on rows after the fix) the flip is found:
+    the first event is ``x0 slope`` on the data channel, decreasing from about 1 to about -1,
+    soon after row 7000 -- with the explainer's own values (static_model) and with the
+    frozen snapshot's (the default), whose copy fixed its core again on its own."""
+    X = _shift_flip_stream(10_000, 3000, 7000, seed=1)
+    det = ExplanationDriftDetector(static_model=static, random_state=0)
+    ipdp = IncrementalPDP(_signed_linear, "x0", drift_detector=det)
+    for s in range(0, len(X), 500):
+        ipdp.explain_many(X[s:s + 500])
+    model = ipdp if static else det._shadows[-1][0]
+    assert model._core_epoch == 1
+    e = det.events_[0]
+    assert (e.feature, e.channel, e.direction) == ("x0 slope", "data", "decrease")
+    assert 7000 <= e.row < 7100 and abs(e.start - 7000) <= 10
+    assert e.before == pytest.approx(1.0, abs=0.02) and e.after == pytest.approx(-1.0, abs=0.1)
+    assert e.n_before <= 7000 - 3000  # the regime before began after the shift's core fix
+
+
+def _run_shift(chunks, X, resume=()):
+    """:func:`_run` with a 300-row range window (the core is fixed at row 299 and fixed again
+    300 missing rows after the shift) on the stream ``X``; also the rows from which the
+    snapshot's core was fixed again (as reported per chunk: exact for chunks of one row,
+    which the model channel's checks do not split)."""
+    det = ExplanationDriftDetector(random_state=3, check_every=500)
+    ipdp = IncrementalPDP(_signed_stairs, "x0", range_window=300, drift_detector=det)
+    s, i, restarts = 0, 0, []
+    while s < len(X):
+        size = chunks[i % len(chunks)]
+        if size == 1:
+            ipdp.explain_one(X[s])
+        else:
+            ipdp.explain_many(X[s:s + size])
+        restarts += det._shadows[-1][0]._core_restarts if det._shadows else []
+        s, i = s + size, i + 1
+        if s in resume:
+            ipdp = pickle.loads(pickle.dumps(ipdp))
+            det = ipdp.drift_detector
+    return ipdp, det, restarts
+
+
+def test_fixing_the_core_again_does_not_depend_on_batching_or_pickling():
+    """x0 shifted by +1 sd at row 1200, x2 flipped at row 2400, the step model: row by row,
+    chunks of 7 / 500 / mixed sizes, pickled before, during and after the miss run -- the
+    same cores (explainer and snapshot), the same rows where the snapshot's core was fixed
+    again, the same tested values (bit for bit) and the same events, the flip among them."""
+    X = _shift_flip_stream(3200, 1200, 2400, seed=4)
+    ipdp, det, restarts = _run_shift([1], X)
+    shadow = det._shadows[-1][0]
+    assert ipdp._core_epoch >= 1 and shadow._core_epoch >= 1 and restarts
+    assert 1200 < restarts[0] < 1200 + 600
+    rows, values = _tested(det)
+    assert rows[0] == restarts[-1]
+    assert any(e.feature == "x0 slope" and e.direction == "decrease" and e.row >= 2400
+               for e in det.events_)
+    for chunks, resume in (([7], ()), ([500], ()), ([3, 250, 1, 64], (254, 1322, 1572))):
+        other, odet, orestarts = _run_shift(chunks, X, resume)
+        oshadow = odet._shadows[-1][0]
+        assert np.array_equal(other._core, ipdp._core)
+        assert np.array_equal(oshadow._core, shadow._core)
+        assert set(orestarts) <= set(restarts)
+        assert np.array_equal(odet._shadows[-1][1].last_start, det._shadows[-1][1].last_start)
+        assert (other._core_epoch, oshadow._core_epoch) == (ipdp._core_epoch, shadow._core_epoch)
+        orows, ovalues = _tested(odet)
+        assert np.array_equal(orows, rows) and np.array_equal(ovalues, values)
+        assert [e.to_dict() for e in odet.events_] == [e.to_dict() for e in det.events_]
