@@ -311,12 +311,15 @@ class IncrementalPDP(IncrementalExplainer):
         Tests every observation's ICE curve for a change of the PD curve (its slope and
         curvature, or its spread across levels, per output: :mod:`ixplain.drift._curves`);
         label-free by nature. Events in ``drift_detector.events_``. A numeric feature's
-        curves are summarised on a **core grid** fixed once: the grid of the first row whose
-        range came from ``min(range_window, 1000)`` values (:data:`CORE_AFTER`), less
-        ``max(2, n // 10)`` of its ``n`` values at each end (a fixed ``grid``: all of it, from
-        row 0), so the jitter of the range's ends does not move a nonlinear model's slope.
-        Rows before it, and rows whose grid lacks a core value (the range drifted off the
-        core, or the step coarsened past it), are not tested.
+        curves are summarised on a **core grid**: the grid of the first row whose range came
+        from ``min(range_window, 1000)`` values (:data:`CORE_AFTER`), less ``max(2, n // 10)``
+        of its ``n`` values at each end (a fixed ``grid``: all of it, from row 0), so the
+        jitter of the range's ends does not move a nonlinear model's slope. Rows before it,
+        and rows whose grid lacks a core value (the range drifted off the core, or the step
+        coarsened past it), are not tested; after that many consecutive rows without the
+        core, the core is fixed again from the current row's grid and the detector tests the
+        new summaries on a fresh data channel (new tests, warm-up and scale: summaries on
+        two cores are not compared).
 
     Attributes
     ----------
