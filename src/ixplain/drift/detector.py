@@ -663,7 +663,9 @@ class ExplanationDriftDetector:
             if values is not None and ok.any() and not skip:
                 flat = values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(explainer, cols, y, losses)
-                self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok])
+                channel = self._channels.get("data") or self._new_channel("data")
+                self._channels["data"] = self._push_cores(
+                    explainer, channel, flat[ok], rows[ok], None if losses is None else losses[ok])
         else:
             self._feed_shadows(cols, y, rows)
             self._remember_recent(rows, cols, y)
@@ -694,15 +696,16 @@ class ExplanationDriftDetector:
     def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
         k = self._k
         assert k is not None
-        for shadow, channel, capture in list(self._shadows):
+        for i, (shadow, channel, capture) in enumerate(list(self._shadows)):
             yy = pseudo_labels(shadow._model, shadow._make_table(cols)) if self.label_free else y
             shadow._process(cols, yy, False)
             if capture.values is not None and capture.ok is not None:
                 ok = capture.ok
                 flat = capture.values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(shadow, cols, y, capture.losses)
-                self._push_to(channel, flat[ok], rows[ok],
-                              None if losses is None else losses[ok])
+                fresh = self._push_cores(shadow, channel, flat[ok], rows[ok],
+                                         None if losses is None else losses[ok])
+                self._shadows[i] = (shadow, fresh, capture)
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
             self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
 
@@ -744,8 +747,13 @@ class ExplanationDriftDetector:
             if warm.values is not None and warm.ok is not None:
                 flat = warm.values.reshape(len(warm.ok), -1)[:, :k]
                 losses = self._losses(probe, cols, y, warm.losses)
-                self._push_to(channel, flat[warm.ok], rows[warm.ok],
-                              None if losses is None else losses[warm.ok])
+                channel = self._push_cores(probe, channel, flat[warm.ok], rows[warm.ok],
+                                           None if losses is None else losses[warm.ok])
+        if hasattr(shadow, "_track_core"):
+            # iPDP: the core grid the warm-up's values used (fixed, or fixed again, while
+            # warming up) is the one the snapshot's values use, with its run of misses
+            shadow._core, shadow._core_miss = probe._core, probe._core_miss
+            shadow._core_epoch = probe._core_epoch
         self._shadows.append((shadow, channel, capture))
 
     def _last_rows(self, n: int | None = None) -> list[tuple[np.ndarray, dict[str, np.ndarray],
@@ -978,6 +986,21 @@ class ExplanationDriftDetector:
         if name not in self._channels:
             self._channels[name] = self._new_channel(name)
         self._push_to(self._channels[name], values, rows, losses)
+
+    def _push_cores(self, explainer: Any, channel: ValueChannel, values: np.ndarray,
+                    rows: np.ndarray, losses: np.ndarray | None) -> ValueChannel:
+        """Push a chunk's values to ``channel``, and from each row where ``explainer`` (iPDP)
+        fixed its core grid again to a fresh channel (new tests, warm-up, scale and memory:
+        summaries on another core are not comparable); returns the channel now in use."""
+        for start in getattr(explainer, "_core_restarts", ()):
+            cut = int(np.searchsorted(rows, start))
+            self._push_to(channel, values[:cut], rows[:cut],
+                          None if losses is None else losses[:cut])
+            values, rows = values[cut:], rows[cut:]
+            losses = None if losses is None else losses[cut:]
+            channel = self._new_channel(channel.name)
+        self._push_to(channel, values, rows, losses)
+        return channel
 
     def _push_to(self, channel: ValueChannel, values: np.ndarray, rows: np.ndarray,
                  losses: np.ndarray | None = None) -> None:

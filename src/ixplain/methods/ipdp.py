@@ -35,6 +35,12 @@ _FIRST = np.zeros(1, dtype=np.intp)
 #: grid value, and a curve has no use for more points than a screen has pixels.
 MAX_GRID_RESOLUTION = 10_000
 
+#: Range values (window or storage: at most ``range_window`` / the storage's size) behind a
+#: row's grid before the drift summaries' core grid is fixed from it (see
+#: :meth:`IncrementalPDP._fix_core`); also the consecutive rows whose grid misses a core value
+#: after which the core is fixed again (:meth:`IncrementalPDP._track_core`).
+CORE_AFTER = 1000
+
 
 class PDSnapshot(NamedTuple):
     """The iPDP at one moment of the stream (an entry of ``IncrementalPDP.history_``).
@@ -304,7 +310,16 @@ class IncrementalPDP(IncrementalExplainer):
     drift_detector : ExplanationDriftDetector, optional
         Tests every observation's ICE curve for a change of the PD curve (its slope and
         curvature, or its spread across levels, per output: :mod:`ixplain.drift._curves`);
-        label-free by nature. Events in ``drift_detector.events_``.
+        label-free by nature. Events in ``drift_detector.events_``. A numeric feature's
+        curves are summarised on a **core grid**: the grid of the first row whose range came
+        from ``min(range_window, 1000)`` values (:data:`CORE_AFTER`), less ``max(2, n // 10)``
+        of its ``n`` values at each end (a fixed ``grid``: all of it, from row 0), so the
+        jitter of the range's ends does not move a nonlinear model's slope. Rows before it,
+        and rows whose grid lacks a core value (the range drifted off the core, or the step
+        coarsened past it), are not tested; after that many consecutive rows without the
+        core, the core is fixed again from the current row's grid and the detector tests the
+        new summaries on a fresh data channel (new tests, warm-up and scale: summaries on
+        two cores are not compared).
 
     Attributes
     ----------
@@ -382,6 +397,15 @@ class IncrementalPDP(IncrementalExplainer):
     _owner = _OWNER
     requires_labels = False
     requires_storage = False
+    #: The core grid of the drift summaries (numeric feature; None until fixed).
+    _core: np.ndarray | None = None
+    #: Consecutive rows (up to the last one) whose grid missed a core value.
+    _core_miss = 0
+    #: Times the core was fixed again after the range drifted off it (0: the first core).
+    _core_epoch = 0
+    #: Stream rows of the last batch from which a core fixed again is used (the drift
+    #: detector starts the channel of these summaries afresh there).
+    _core_restarts: list[int] = []
     #: Default ``max_batch``: rows whose ICE curves go through the model together.
     max_batch = 10_000
 
@@ -616,14 +640,63 @@ class IncrementalPDP(IncrementalExplainer):
         cols: dict[str, np.ndarray], y: np.ndarray | None,
     ) -> None:
         """Give the ``_on_values`` hook (the drift detector) each kept row's ICE-curve
-        summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature, or the
-        spread across levels), shape (B_kept, n_values)."""
+        summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature on the core
+        grid, see :meth:`_core_summary`, or the spread across levels), shape
+        (B_kept, n_values)."""
         from ..drift._curves import curve_summary
 
-        numeric = self.feature_kind_ == "numeric"
-        grid = self._store.key_array(True)[ids] if numeric else np.zeros(len(ids))
-        values, ok = curve_summary(grid, counts, ice, numeric)
+        self._core_restarts = []
+        if self.feature_kind_ == "numeric":
+            values, ok = self._core_summary(ids, counts, ice)
+            self._core_restarts = [int(self.n_seen_ + positions[i])
+                                   for i, _, again in self._core_parts if again]
+        else:
+            values, ok = curve_summary(np.zeros(len(ids)), counts, ice, False)
         self._on_values(values, ok, self.n_seen_ + positions, cols, y)
+
+    def _core_summary(
+        self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Slope and curvature of each row's ICE curve on the core grid alone, ``(values
+        (B, 2 * n_outputs), ok (B,))``: a row is ok only if its grid holds every value of the
+        core its grid came after (:attr:`_core_parts`; none before the first) -- its other
+        grid values are left out."""
+        B, k = len(counts), ice.shape[1]
+        values, ok = np.zeros((B, 2 * k)), np.zeros(B, dtype=bool)
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        parts = self.__dict__.get("_core_parts", [(0, self._core, False)])
+        ends = [start for start, _, _ in parts[1:]] + [B]
+        for (a, core, _), b in zip(parts, ends):
+            if core is not None and b > a:
+                pairs = slice(offsets[a], offsets[b])
+                values[a:b], ok[a:b] = self._core_part(core, ids[pairs], counts[a:b],
+                                                       ice[pairs])
+        return values, ok
+
+    def _core_part(
+        self, core: np.ndarray, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_core_summary` of consecutive rows whose grids came after ``core``."""
+        from ..drift._curves import curve_summary
+
+        B, k = len(counts), ice.shape[1]
+        values, ok = np.zeros((B, 2 * k)), np.zeros(B, dtype=bool)
+        index = self._store.index
+        core_ids = np.fromiter((index.get(v, -1) for v in core.tolist()), dtype=np.intp)
+        if len(core_ids) == 0 or (core_ids < 0).any() or B == 0:
+            return values, ok  # a core value is no longer held: no row has it
+        where = np.full(len(self._store), -1, dtype=np.intp)
+        where[core_ids] = np.arange(len(core_ids))
+        pos = where[ids]  # the core position of each (row, grid value) pair, -1 if not core
+        rows = np.repeat(np.arange(B), counts)
+        covered = np.bincount(rows[pos >= 0], minlength=B) == len(core_ids)  # values distinct
+        pairs = np.flatnonzero((pos >= 0) & covered[rows])
+        pairs = pairs[np.lexsort((pos[pairs], rows[pairs]))]  # row by row, in core order
+        n_ok = int(covered.sum())
+        summary, fine = curve_summary(core[pos[pairs]], np.full(n_ok, len(core_ids)),
+                                      ice[pairs], True)
+        values[covered], ok[covered] = summary, fine
+        return values, ok
 
     def _drift_value_names(self, k: int) -> list[str]:
         """Names of the ``k`` values given to the drift hook (:meth:`_report_values`)."""
@@ -646,9 +719,12 @@ class IncrementalPDP(IncrementalExplainer):
         self.__dict__.pop("_sorted_cache", None)
         self._ice.clear()
         self.aggregation = "mean"
+        self._core, self._core_miss = None, 0
         if grid is not None:
             self.grid = np.asarray(grid)
             self._cache = ("fixed", self._store.ids([_key(v) for v in self.grid]))
+            if self.feature_kind_ == "numeric":
+                self._core = np.sort(np.asarray(self.grid, dtype=np.float64))
         return grid
 
     def _clean_row(self, cols: dict[str, np.ndarray], y: np.ndarray | None) -> bool:
@@ -692,12 +768,17 @@ class IncrementalPDP(IncrementalExplainer):
         if self.grid is not None:
             grid = np.asarray(self.grid, dtype=np.float64 if kind == "numeric" else object)
             self._cache = ("fixed", self._store.ids([_key(v) for v in grid]))
+            if kind == "numeric":
+                self._core = np.sort(grid)
 
     # ------------------------------------------------------------------ grid
     def _grid_ids(
         self, values: np.ndarray, cols: dict[str, np.ndarray], y: np.ndarray | None
     ) -> list[np.ndarray]:
-        """Per row, the ids of its grid values (row ``i`` sees the range of rows ``< i``)."""
+        """Per row, the ids of its grid values (row ``i`` sees the range of rows ``< i``); sets
+        :attr:`_core_parts`, ``(first row, core, fixed again)`` of each run of the batch's rows
+        whose grids came after the same core (:meth:`_track_core`)."""
+        self._core_parts: list[tuple[int, np.ndarray | None, bool]] = [(0, self._core, False)]
         if self.grid is not None:
             assert self._cache is not None
             return [self._cache[1]] * len(values)
@@ -716,6 +797,8 @@ class IncrementalPDP(IncrementalExplainer):
                     continue
                 window.update(v)
             out.append(self._range_ids(window.percentile(lo_q), window.percentile(hi_q)))
+            self._track_core(out[-1], len(out) - 1, len(window),
+                             min(self.range_window, CORE_AFTER))
             if not missing:
                 window.update(v)
         return out
@@ -740,6 +823,7 @@ class IncrementalPDP(IncrementalExplainer):
                     finite, self.percentiles[1]
                 )
             out.append(self._point_ids(np.nan) if lo != lo else self._range_ids(lo, hi))
+            self._track_core(out[-1], len(out) - 1, finite.size, min(storage.size, CORE_AFTER))
             if slot >= 0:
                 held[slot] = v
                 n_held = max(n_held, slot + 1)
@@ -761,6 +845,55 @@ class IncrementalPDP(IncrementalExplainer):
         ids = self._store.ids(values.tolist())
         self._cache = (cache_key, ids)
         return ids
+
+    def _track_core(self, ids: np.ndarray, row: int, n_range: int, need: int) -> None:
+        """After batch row ``row`` got the grid ``ids`` from a range of ``n_range`` values: fix
+        the core once the range came from ``need`` values (:data:`CORE_AFTER`, or fewer with a
+        smaller window / storage), and fix it again -- the same way, from this row's grid --
+        when the ``need`` last rows' grids all missed a core value (the range drifted off it,
+        or the step coarsened past it): the range then came from rows of the miss run alone,
+        as the first core's came from rows of the stream's start (a window of ``need`` values
+        has turned over; a storage's reservoir mostly). Counted on the explainer's kept rows,
+        so the same rows for any batching."""
+        if self._core is None:
+            if n_range >= need:
+                self._fix_core(ids, row, again=False)
+            return
+        if self._covers(ids):
+            self._core_miss = 0
+            return
+        self._core_miss += 1
+        if self._core_miss >= need and self._fix_core(ids, row, again=True):
+            self._core_miss = 0
+            self._core_epoch += 1
+
+    def _covers(self, ids: np.ndarray) -> bool:
+        """Whether the grid ``ids`` holds every core value (cached for the last grid: rows
+        share their grid's array while the range stays on the same lattice points)."""
+        cached = self.__dict__.get("_cover_cache")
+        if cached is not None and cached[0] is ids and cached[1] is self._core:
+            return bool(cached[2])
+        assert self._core is not None
+        index = self._store.index
+        core_ids = [index.get(v, -1) for v in self._core.tolist()]
+        covered = min(core_ids) >= 0 and bool(np.isin(core_ids, ids).all())
+        self._cover_cache = (ids, self._core, covered)
+        return covered
+
+    def _fix_core(self, ids: np.ndarray, row: int, again: bool) -> bool:
+        """Fix the core grid of the drift summaries from the grid ``ids`` of batch row ``row``
+        (see :meth:`_track_core`): its values without a margin of ``max(2, n // 10)`` at each
+        end (less for a grid of fewer than 7 values: at least 3 stay), so the edge points that
+        the range's sampling noise adds and removes are never core points. A grid of fewer than
+        3 values fixes nothing (a later row's does). Returns whether it fixed the core."""
+        grid = np.sort(self._store.key_array(True)[ids])
+        n = len(grid)
+        if n < 3:
+            return False
+        margin = min(max(2, n // 10), (n - 3) // 2)
+        self._core = grid[margin : n - margin].copy()
+        self.__dict__.setdefault("_core_parts", []).append((row, self._core, again))
+        return True
 
     def _point_ids(self, value: float) -> np.ndarray:
         """A degenerate range (one value seen): the grid is that value."""
