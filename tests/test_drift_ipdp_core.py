@@ -102,6 +102,13 @@ def _run(chunks, X, resume=()):
     after the chunks ending at the rows in ``resume``."""
     det = ExplanationDriftDetector(random_state=3, check_every=500)
     ipdp = IncrementalPDP(_signed_stairs, "x0", range_window=600, drift_detector=det)
+    ipdp = _feed(ipdp, chunks, X, resume)
+    return ipdp, ipdp.drift_detector
+
+
+def _feed(ipdp, chunks, X, resume, after_chunk=lambda ipdp: None):
+    """``X`` through ``ipdp`` in the chunk sizes (cycled; 1: ``explain_one``), calling
+    ``after_chunk(ipdp)`` after each and pickling after the chunks ending at ``resume``."""
     s, i = 0, 0
     while s < len(X):
         size = chunks[i % len(chunks)]
@@ -109,10 +116,11 @@ def _run(chunks, X, resume=()):
             ipdp.explain_one(X[s])
         else:
             ipdp.explain_many(X[s:s + size])
+        after_chunk(ipdp)
         s, i = s + size, i + 1
         if s in resume:
             ipdp = pickle.loads(pickle.dumps(ipdp))
-    return ipdp, ipdp.drift_detector
+    return ipdp
 
 
 def test_the_core_and_the_events_do_not_depend_on_batching_or_pickling():
@@ -275,19 +283,14 @@ def _run_shift(chunks, X, resume=()):
     which the model channel's checks do not split)."""
     det = ExplanationDriftDetector(random_state=3, check_every=500)
     ipdp = IncrementalPDP(_signed_stairs, "x0", range_window=300, drift_detector=det)
-    s, i, restarts = 0, 0, []
-    while s < len(X):
-        size = chunks[i % len(chunks)]
-        if size == 1:
-            ipdp.explain_one(X[s])
-        else:
-            ipdp.explain_many(X[s:s + size])
-        restarts += det._shadows[-1][0]._core_restarts if det._shadows else []
-        s, i = s + size, i + 1
-        if s in resume:
-            ipdp = pickle.loads(pickle.dumps(ipdp))
-            det = ipdp.drift_detector
-    return ipdp, det, restarts
+    restarts: list = []
+
+    def collect(ipdp):
+        shadows = ipdp.drift_detector._shadows
+        restarts.extend(shadows[-1][0]._core_restarts if shadows else [])
+
+    ipdp = _feed(ipdp, chunks, X, resume, collect)
+    return ipdp, ipdp.drift_detector, restarts
 
 
 def test_fixing_the_core_again_does_not_depend_on_batching_or_pickling():
