@@ -7,6 +7,7 @@ summarised on a core grid fixed once (the lattice less a margin at each end)."""
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -318,3 +319,25 @@ def test_fixing_the_core_again_does_not_depend_on_batching_or_pickling():
         orows, ovalues = _tested(odet)
         assert np.array_equal(orows, rows) and np.array_equal(ovalues, values)
         assert [e.to_dict() for e in odet.events_] == [e.to_dict() for e in det.events_]
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_a_grid_too_small_for_a_core_warns_once(static):
+    """``grid_resolution=2`` on U(0, 10) gives the one-value grid [5.]: no core of 3 values can
+    be fixed, so the detector would get no summaries at all (QA: silently, even through a PD
+    flip). iPDP warns once, naming the feature and the fix; without a detector it does not."""
+    X = np.random.default_rng(0).uniform(0, 10, (3000, 2))
+
+    def run(det):
+        ipdp = IncrementalPDP(lambda A: np.asarray(A)[:, 0] ** 2, "x0", grid_resolution=2,
+                              drift_detector=det)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for s in range(0, 3000, 500):
+                ipdp.explain_many(X[s:s + 500])
+        return ipdp, [str(w.message) for w in caught if "core grid" in str(w.message)]
+
+    ipdp, messages = run(ExplanationDriftDetector(static_model=static, random_state=0))
+    assert ipdp._core is None and len(messages) == 1
+    assert "'x0' has 1 value(s)" in messages[0] and "grid_resolution=2" in messages[0]
+    assert run(None)[1] == []

@@ -103,7 +103,7 @@ def stream(
     ] = None,
     explain: Annotated[
         list[str] | None,
-        typer.Option(help="Methods, comma-separated: pfi, sage, pdp, ale, drift, interactions (default: pfi, sage, pdp, ale, drift; drift tests iPFI's per-row values for changes; interactions, opt-in: Shapley interactions of the loss game over time, costlier per row)."),
+        typer.Option(help="Methods, comma-separated: pfi, sage, pdp, ale, drift, interactions (default: pfi, sage, pdp, ale, drift; drift tests iPFI's per-row values for changes, iSAGE's without pfi; interactions, opt-in: Shapley interactions of the loss game over time, costlier per row)."),
     ] = None,
     features: Annotated[
         list[str] | None,

@@ -26,9 +26,13 @@ core fixed again
     storage size, 1000)``; the count the first core waited for) had grids that miss a core
     value, the core is fixed again, the same way, from the current row's grid
     (:meth:`~ixplain.methods.ipdp.IncrementalPDP._track_core`): by then a range window has
-    turned over, so the new core comes from rows after the move alone. A stationary stream
-    never gets there (the core's margin absorbs the ends' jitter; measured: no re-fix in
-    3 x 30,000 rows of N(0, 1), window or storage); on one N(0, 1) stream a +0.5 / +1 / +3 sd
+    turned over, so the new core comes from rows after the move alone. At the defaults a
+    stationary stream does not get there (the core's margin absorbs the ends' jitter;
+    measured: no re-fix in 3 x 30,000 rows of N(0, 1), window or storage); with a small
+    ``range_window`` or ``percentiles=(0, 1)`` on a heavy-tailed feature the range's ends
+    jump and the core is fixed again often (QA: 11 to 2,736 re-fixes on stationary t(1.5)
+    rows, each restarting the tests; ``(0, 1)`` left a core far in the tail where a change
+    near the centre was missed), so keep the default percentiles there; on one N(0, 1) stream a +0.5 / +1 / +3 sd
     shift of the feature stopped the reports 672 / 457 / 71 rows after it and the core was
     fixed again 1,000 rows later (a reservoir storage turns over
     more slowly and may fix it again a few times as it does). Summaries on two cores are not
@@ -52,7 +56,11 @@ numeric feature: ``slope`` and ``curvature`` per output
 categorical feature: ``spread`` per output
     The standard deviation of the ICE values across the row's levels (the size of the
     feature's effect on that row), over all the levels seen so far (no core: a level that
-    first appears late changes the spread); a row with a single level has no summary.
+    first appears late changes the spread); a row with a single level has no summary. The
+    spread has no sign: an effect that only reverses (PD ``[1, 0, 0]`` -> ``[-1, 0, 0]``)
+    keeps it and is not seen here; the model channel's PD curves and iPFI's values are.
+A grid of fewer than 3 values (``grid_resolution`` 2 or 3 can give one value; a feature that
+is nearly constant) fixes no core: the detector then gets no summaries, and iPDP warns once.
 
 The detector then runs one change test per summary value with its ``delta`` divided by their
 number (Bonferroni across outputs and summaries), as for the features of iPFI.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections import deque
 from dataclasses import replace
 from typing import Any, NamedTuple
@@ -319,7 +320,10 @@ class IncrementalPDP(IncrementalExplainer):
         coarsened past it), are not tested; after that many consecutive rows without the
         core, the core is fixed again from the current row's grid and the detector tests the
         new summaries on a fresh data channel (new tests, warm-up and scale: summaries on
-        two cores are not compared).
+        two cores are not compared). A grid of fewer than 3 values fixes no core: the
+        detector then gets nothing, and a ``RuntimeWarning`` says so once. A categorical
+        feature's spread across levels has no sign: an effect that only reverses is not
+        seen in it.
 
     Attributes
     ----------
@@ -856,8 +860,8 @@ class IncrementalPDP(IncrementalExplainer):
         has turned over; a storage's reservoir mostly). Counted on the explainer's kept rows,
         so the same rows for any batching."""
         if self._core is None:
-            if n_range >= need:
-                self._fix_core(ids, row, again=False)
+            if n_range >= need and not self._fix_core(ids, row, again=False):
+                self._warn_no_core(len(ids))
             return
         if self._covers(ids):
             self._core_miss = 0
@@ -866,6 +870,19 @@ class IncrementalPDP(IncrementalExplainer):
         if self._core_miss >= need and self._fix_core(ids, row, again=True):
             self._core_miss = 0
             self._core_epoch += 1
+
+    def _warn_no_core(self, n_grid: int) -> None:
+        """Warn once that an attached drift detector gets no summaries: the grid (of
+        ``n_grid`` < 3 values) cannot give a core."""
+        if self._on_values is None or self.__dict__.get("_warned_core"):
+            return
+        self._warned_core = True
+        warnings.warn(
+            f"{_OWNER}: the grid of {self.feature_name_!r} has {n_grid} value(s), fewer than the "
+            f"3 a core grid needs, so the drift detector gets no PD summaries (raise "
+            f"grid_resolution={self.grid_resolution}, or give a grid of at least 3 values).",
+            RuntimeWarning, stacklevel=5,
+        )
 
     def _covers(self, ids: np.ndarray) -> bool:
         """Whether the grid ``ids`` holds every core value (cached for the last grid: rows
