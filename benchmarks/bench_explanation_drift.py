@@ -42,6 +42,9 @@ rows since a loss change, the loss from the explainer): learning abrupt 490 / 0 
 static abrupt 38 / 0 / 80 %; gradual 1347 / 3; learning swap 999 / 0; static swap 58 / 0 /
 40 %; copy switch 249; Friedman gra 173 / 0, lea 999 / 6; false events per 100,000 rows: bike
 115.7 (model channel 57.8), stationary Agrawal 0 (static) and model channel 11.7 (learning).
+
+Session 7 (``--seeds 5``; callbacks after the update, values scaled by a power of two, inf
+skipped like NaN): the same table, event for event.
 """
 
 from __future__ import annotations
