@@ -215,9 +215,10 @@ def test_qa_campaign_bad_errors_now_name_the_problem():
     with pytest.raises(ValueError, match="'scoring' parameter of permutation_importance must be"):
         permutation_importance(LinearRegression().fit(X, YC), X, YC, scoring="nope")
     pdp = IncrementalPDP(lambda A: A[:, 0] * 0 + 1, 0, grid_resolution=5)
-    for i in range(50):  # an infinite value does not move the grid's range (it overflowed)
-        pdp.explain_one(np.array([np.inf if i == 10 else float(i), float(i)]))
-    assert np.isfinite(pdp.pd_.grid_values[0]).all()
+    with pytest.warns(RuntimeWarning, match="NaN or infinite values"):  # the row is skipped
+        for i in range(50):  # an infinite value does not move the grid's range (it overflowed)
+            pdp.explain_one(np.array([np.inf if i == 10 else float(i), float(i)]))
+    assert np.isfinite(pdp.pd_.grid_values[0]).all() and pdp.n_skipped_ == 1
     ipfi = IncrementalPFI(lambda A: A[:, 0], "squared_error", random_state=0)
     with pytest.raises(ValueError, match=r"predictions of shape \(\d+,\) and targets of shape"):
         for i in range(3):  # a 2-value label for a 1-output model: the batch path's message
