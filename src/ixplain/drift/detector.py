@@ -663,9 +663,8 @@ class ExplanationDriftDetector:
             if values is not None and ok.any() and not skip:
                 flat = values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(explainer, cols, y, losses)
-                channel = self._channels.get("data") or self._new_channel("data")
-                self._channels["data"] = self._push_cores(
-                    explainer, channel, flat[ok], rows[ok], None if losses is None else losses[ok])
+                self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok],
+                           explainer)
         else:
             self._feed_shadows(cols, y, rows)
             self._remember_recent(rows, cols, y)
@@ -982,10 +981,11 @@ class ExplanationDriftDetector:
         return channel
 
     def _push(self, name: str, values: np.ndarray, rows: np.ndarray,
-              losses: np.ndarray | None = None) -> None:
-        if name not in self._channels:
-            self._channels[name] = self._new_channel(name)
-        self._push_to(self._channels[name], values, rows, losses)
+              losses: np.ndarray | None = None, explainer: Any = None) -> None:
+        """Push to the channel ``name`` (made at its first values); from each row where
+        ``explainer`` (iPDP) fixed its core grid again, to a fresh one (:meth:`_push_cores`)."""
+        channel = self._channels.get(name) or self._new_channel(name)
+        self._channels[name] = self._push_cores(explainer, channel, values, rows, losses)
 
     def _push_cores(self, explainer: Any, channel: ValueChannel, values: np.ndarray,
                     rows: np.ndarray, losses: np.ndarray | None) -> ValueChannel:

@@ -486,7 +486,7 @@ class IncrementalExplainer:
         explainer and the detector have taken all its rows (a callback that raises leaves
         both complete)."""
         detector = self.__dict__.get("drift_detector")
-        if detector is not None and hasattr(detector, "_deliver"):
+        if detector is not None:
             detector._deliver()
 
     def _parts(self, B: int) -> list[tuple[int, int]]:
