@@ -858,7 +858,10 @@ class IncrementalPDP(IncrementalExplainer):
         or the step coarsened past it): the range then came from rows of the miss run alone,
         as the first core's came from rows of the stream's start (a window of ``need`` values
         has turned over; a storage's reservoir mostly). Counted on the explainer's kept rows,
-        so the same rows for any batching."""
+        so the same rows for any batching. Only with a drift hook (an attached detector, or
+        the detector's copies of the explainer): the core serves nothing else."""
+        if self._on_values is None:
+            return
         if self._core is None:
             if n_range >= need and not self._fix_core(ids, row, again=False):
                 self._warn_no_core(len(ids))
