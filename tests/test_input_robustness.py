@@ -1,0 +1,121 @@
+"""Bad or extreme input: a clear error that names the problem, or a correct result; never a
+crash deep inside, and no lost rows."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ixplain as ix
+from ixplain.methods import _stream_grid as sg
+
+
+# ---------------------------------------------------------------- huge and subnormal feature values
+def _tiny_slope(A):
+    """``f(x) = 1e-300 * x0 + x1``: additive, so every ICE curve at ``v`` is ``1e-300 * v + x1``."""
+    A = np.asarray(A, dtype=np.float64)
+    return A[:, 0] * 1e-300 + A[:, 1]
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi"),
+    [(0.0, 5e307), (-5e307, 0.0), (-1e308, 1e308), (-1.7e308, 1.7e308), (0.0, 1e-310),
+     (0.0, 3e-322), (5e307, 5e307 * (1 + 1e-15))],
+)
+@pytest.mark.parametrize("resolution", [2, 20, 100])
+def test_lattice_of_extreme_ranges(lo, hi, resolution):
+    """Every finite range gets a step whose lattice is finite, strictly increasing, inside
+    ``[lo, hi]`` and at most ``resolution`` points (``hi - lo`` overflows for +-1e308, the
+    ladder's powers of ten overflow beyond 1e308 and underflow below 1e-308)."""
+    step = sg.choose_step(lo, hi, resolution)
+    grid = sg.lattice(lo, hi, step)
+    assert 1 <= len(grid) <= resolution
+    assert np.isfinite(grid).all() and (np.diff(grid) > 0).all()
+    assert grid[0] >= lo and grid[-1] <= hi
+
+
+def test_stale_fine_step_counts_as_too_many():
+    """A step of 1e-5 kept from values near 0 when the range jumps to 5e307: the lattice index
+    ``5e307 / 1e-5`` overflows; the step is not kept (it was an OverflowError)."""
+    assert sg.lattice_count(0.0, 5e307, (1, -5)) > 10**18
+    assert not sg.keep_step(0.0, 5e307, (1, -5), 20)
+
+
+def test_lerp_does_not_overflow():
+    """``b - a`` overflows for ``a = -1e308, b = 1e308``; the interpolation stays finite:
+    ``a + (b - a) t = (1 - t) a + t b = 2e308 t - 1e308``, 5e307 at ``t = 0.75``."""
+    assert sg.lerp(-1e308, 1e308, 0.75) == pytest.approx(5e307, rel=1e-15)
+    assert sg.lerp(1.0, 3.0, 0.25) == 1.5
+
+
+def _jump_stream(big, n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=n) * 1e-3, rng.normal(size=n)])
+    X[30:40, 0] = big
+    if abs(big) >= 1e308:
+        X[40:45, 0] = -big
+    return X, _tiny_slope(X)
+
+
+@pytest.mark.parametrize("big", [5e307, -5e307, 1e308, 1.7e308])
+@pytest.mark.parametrize("range_source", ["window", "storage"])
+def test_ipdp_range_jumps_to_huge_values(big, range_source):
+    """The feature's range jumps from ~1e-3 to ~5e307 (or +-1e308): it was an OverflowError in
+    ``index_bounds`` that lost the whole batch. Now every row counts, the batch and the loop of
+    explain_one agree bit for bit, and the PD is the closed form of the additive model:
+    ``PD(v) - 1e-300 v`` is the same (the weighted mean of x1) at every grid value."""
+    X, y = _jump_stream(big)
+    kw = dict(range_source=range_source, percentiles=(0.0, 1.0), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        many = ix.IncrementalPDP(_tiny_slope, "x0", **kw)
+        many.explain_many(X, y)
+        one = ix.IncrementalPDP(_tiny_slope, "x0", **kw)
+        for x, t in zip(X, y):
+            one.explain_one(x, t)
+        pd_many, pd_one = many.pd_, one.pd_
+    assert many.n_explained_ == one.n_explained_ == len(X)
+    grid = pd_many.grid_values[0]
+    np.testing.assert_array_equal(grid, pd_one.grid_values[0])
+    np.testing.assert_array_equal(pd_many.average, pd_one.average)
+    assert np.isfinite(grid).all() and (np.diff(grid) > 0).all()
+    assert np.isfinite(pd_many.deciles[0]).all()
+    offset = pd_many.average[0] - grid * 1e-300
+    np.testing.assert_allclose(offset, offset[0], rtol=0, atol=1e-7 * max(1.0, abs(big) * 1e-300))
+
+
+def test_ipdp_subnormal_spread():
+    """A feature spread over 1e-310 (subnormal floats): the ladder step 1e-312 was an
+    OverflowError (``1 / 10.0**312``); now the grid is inside the range and every row counts."""
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.uniform(0, 1e-310, 50), rng.normal(size=50)])
+    e = ix.IncrementalPDP(_tiny_slope, "x0", random_state=0)
+    e.explain_many(X, _tiny_slope(X))
+    grid = e.pd_.grid_values[0]
+    assert e.n_explained_ == 50
+    assert len(grid) > 2 and (np.diff(grid) > 0).all()
+    assert 0.0 <= grid[0] and grid[-1] <= X[:, 0].max()
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(1.0, 1.0 + 4e-16), (1e6, 1e6 + 1e-9), (-3.0, -3.0 + 1e-14)])
+def test_lattice_of_a_range_a_few_floats_wide(lo, hi):
+    """A range a few ulps wide: the ladder step 2e-17 gave lattice indices past 2**53, so 17
+    "grid points" that were one float. The step now stays >= 2**-50 of the values: the points
+    are distinct (or the range holds at most one)."""
+    grid = sg.lattice(lo, hi, sg.choose_step(lo, hi, 20))
+    assert len(np.unique(grid)) == len(grid) <= 20
+    assert ((grid >= lo) & (grid <= hi)).all()
+
+
+def test_ipdp_range_between_two_lattice_points():
+    """Rows 1 + k 2**-52 (k = 1, 2, 3): no multiple of the step 1e-15 lies in their range, so
+    the lattice is empty; the grid is then the range's lower end (as for a range of one
+    value), and every row counts."""
+    X = np.column_stack([1.0 + np.array([1, 3, 2, 1, 3, 2]) * 2.0**-52, np.zeros(6)])
+    assert len(sg.lattice(X[0, 0], X[1, 0], sg.choose_step(X[0, 0], X[1, 0], 20))) == 0
+    e = ix.IncrementalPDP(_tiny_slope, "x0", percentiles=(0.0, 1.0), random_state=0)
+    e.explain_many(X, _tiny_slope(X))
+    assert e.n_explained_ == 6
+    np.testing.assert_array_equal(e.pd_.grid_values[0], [X[0, 0]])
