@@ -119,3 +119,56 @@ def test_ipdp_range_between_two_lattice_points():
     e.explain_many(X, _tiny_slope(X))
     assert e.n_explained_ == 6
     np.testing.assert_array_equal(e.pd_.grid_values[0], [X[0, 0]])
+
+
+# ---------------------------------------------------------------- feature_names
+def _linear(A):
+    A = np.asarray(A, dtype=np.float64)
+    return A[:, 0] + 2 * A[:, 1]
+
+
+_X2 = np.random.default_rng(0).normal(size=(30, 2))
+
+_NAMED = {
+    "IncrementalPFI": lambda names: ix.IncrementalPFI(_linear, loss="squared_error",
+                                                      feature_names=names),
+    "IncrementalSAGE": lambda names: ix.IncrementalSAGE(_linear, loss="squared_error",
+                                                        feature_names=names),
+    "IncrementalPDP": lambda names: ix.IncrementalPDP(_linear, "a", feature_names=names),
+    "IncrementalALE": lambda names: ix.IncrementalALE(_linear, "a", feature_names=names),
+    "IncrementalShapleyInteractions": lambda names: ix.IncrementalShapleyInteractions(
+        _linear, loss="squared_error", feature_names=names),
+    "partial_dependence": lambda names: ix.partial_dependence(_linear, _X2, ["a"],
+                                                              feature_names=names),
+    "accumulated_local_effects": lambda names: ix.accumulated_local_effects(
+        _linear, _X2, ["a"], feature_names=names),
+    "h_statistic": lambda names: ix.h_statistic(_linear, _X2, feature_names=names),
+    "DatasetStorage": lambda names: ix.DatasetStorage(_X2, feature_names=names),
+    "ixplain": lambda names: ix.as_table(_X2, feature_names=names),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(_NAMED))
+@pytest.mark.parametrize("names", ["ab", b"ab"])
+def test_feature_names_string_is_refused(owner, names):
+    """``feature_names="ab"`` was read as ['a', 'b'] (one feature per character) by every
+    incremental explainer and the static ALE; now a TypeError names the string."""
+    with pytest.raises(TypeError, match=rf"'feature_names' parameter of {owner} must be a list "
+                                        rf"of names\. Got the string b?'ab' instead"):
+        _NAMED[owner](names)
+
+
+@pytest.mark.parametrize("owner", ["IncrementalPFI", "partial_dependence", "ixplain"])
+def test_feature_names_unordered_or_repeated_is_refused(owner):
+    """A set has no column order (TypeError); a repeated name lost a column of the table
+    without a word (``as_table(X, ["a", "a"])`` had one column and two names)."""
+    with pytest.raises(TypeError, match="list of names"):
+        _NAMED[owner]({"a", "b"})
+    with pytest.raises(ValueError, match=r"each once.*\['a'\] repeated"):
+        _NAMED[owner](["a", "a"])
+
+
+def test_feature_names_array_of_names_for_records():
+    """A 1-D array of names picks record keys (it was numpy's ambiguous truth value error)."""
+    table = ix.as_table([{"b": 1.0, "a": 2.0}], np.array(["a", "b"]))
+    assert table.names == ("a", "b") and table.column("a")[0] == 2.0

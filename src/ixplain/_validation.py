@@ -19,6 +19,7 @@ import numpy as np
 __all__ = [
     "ModelEvaluationError",
     "check_bool",
+    "check_feature_names",
     "check_float",
     "check_int",
     "check_n_jobs",
@@ -184,6 +185,54 @@ def check_options(value: Any, name: str, owner: str, options: Iterable[Any]) -> 
         shown = ", ".join(repr(o) for o in opts)
         raise param_error(owner, name, f"one of {{{shown}}}", value)
     return value
+
+
+def check_feature_names(names: Any, owner: str) -> list[str] | None:
+    """``feature_names`` as a list of distinct str (``None`` stays ``None``).
+
+    The one check of every public ``feature_names`` (:func:`ixplain.as_table` and so every
+    method, the incremental explainers at construction). One string is refused: iterated, it
+    would silently name one feature per character (``"ab"`` -> ``['a', 'b']``). Unordered
+    collections (sets, dicts) are refused too: the names give the columns' order.
+
+    Raises
+    ------
+    TypeError
+        ``"The 'feature_names' parameter of <owner> must be a list of names. Got the string
+        'ab' instead ..."`` for a string (or bytes), a set, a dict or a non-iterable.
+    ValueError
+        For repeated names (two columns would share one name, one of them lost).
+
+    Examples
+    --------
+    >>> check_feature_names(("a", 1), "f")
+    ['a', '1']
+    >>> check_feature_names("ab", "IncrementalPFI")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'feature_names' parameter of IncrementalPFI must be a list of names. Got the string 'ab' instead (one string would name one feature per character; use ['ab'] for one feature).
+    """
+    if names is None:
+        return None
+    rule = "a list of names"
+    if isinstance(names, (str, bytes)):
+        raise TypeError(
+            f"The 'feature_names' parameter of {owner} must be {rule}. Got the string "
+            f"{_show(names)} instead (one string would name one feature per character; use "
+            f"[{_show(names)}] for one feature)."
+        )
+    if (isinstance(names, (set, frozenset, dict)) or not isinstance(names, Iterable)
+            or getattr(names, "ndim", 1) != 1):
+        raise param_error(owner, "feature_names", f"{rule} (a list, tuple or 1-D array)",
+                          names, exc=TypeError)
+    out = [str(n) for n in names]
+    if len(set(out)) != len(out):
+        repeated = sorted({n for n in out if out.count(n) > 1})
+        raise ValueError(
+            f"The 'feature_names' parameter of {owner} must be {rule}, each once. Got "
+            f"{_show(names)} instead ({repeated} repeated)."
+        )
+    return out
 
 
 def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.Generator:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._lazy import is_instance, loaded
+from ._validation import check_feature_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -190,12 +191,15 @@ class Table:
         Raises
         ------
         TypeError
-            For an unsupported input type.
+            For an unsupported input type, or ``feature_names`` that is not a list of names
+            (one string, a set; :func:`~ixplain._validation.check_feature_names`).
         ValueError
-            For a 3-D array, a missing key in a record, or mismatched feature names.
+            For a 3-D array, a missing key in a record, or mismatched or repeated feature
+            names.
         """
         if isinstance(X, Table):
             return X
+        feature_names = check_feature_names(feature_names, owner)
         if is_instance(X, "pandas", "Series"):
             X = X.to_frame().T.infer_objects()
         if is_instance(X, "pandas", "DataFrame"):

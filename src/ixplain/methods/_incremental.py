@@ -88,7 +88,14 @@ import numpy as np
 
 from .._lazy import is_instance
 from .._random import RowStream, keyed_generator
-from .._validation import check_bool, check_float, check_int, check_options
+from .._validation import (
+    check_bool,
+    check_feature_names,
+    check_float,
+    check_int,
+    check_options,
+    param_error,
+)
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
@@ -343,13 +350,9 @@ class IncrementalExplainer:
                 f"GeometricReservoir, SlidingWindow, DatasetStorage) or None. Got "
                 f"{type(storage).__name__} instead."
             )
-        if feature_names is not None:
-            feature_names = [str(n) for n in feature_names]
-            if len(feature_names) == 0 or len(set(feature_names)) != len(feature_names):
-                raise ValueError(
-                    f"The 'feature_names' parameter of {owner} must be a non-empty list of "
-                    f"distinct names. Got {feature_names!r} instead."
-                )
+        feature_names = check_feature_names(feature_names, owner)
+        if feature_names is not None and len(feature_names) == 0:
+            raise param_error(owner, "feature_names", "None or a non-empty list of names", [])
         self.feature_names = feature_names
         self.random_state = random_state
         self._seed = seed_of(random_state, owner)

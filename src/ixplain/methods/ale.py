@@ -86,6 +86,7 @@ import numpy as np
 
 from .._validation import (
     check_2d,
+    check_feature_names,
     check_int,
     check_memory_budget,
     check_options,
@@ -1032,8 +1033,9 @@ def _select_output(values: list[np.ndarray | None], model: Model, target: Any) -
 
 def _prepare_table(X: Any, feature_names: Any, categorical_features: Any) -> Table:
     check_2d(X, _OWNER)
+    feature_names = check_feature_names(feature_names, _OWNER)  # (its TypeError is not X's)
     try:
-        table = as_table(X, None if feature_names is None else list(feature_names), owner=_OWNER)
+        table = as_table(X, feature_names, owner=_OWNER)
     except TypeError as exc:
         raise param_error(_OWNER, "X", "a 2-D array, a pandas/polars DataFrame or dict records",
                           X, exc=TypeError) from exc

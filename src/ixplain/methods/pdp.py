@@ -41,6 +41,7 @@ from .._validation import (
     check_2d,
     check_allocation,
     check_bool,
+    check_feature_names,
     check_int,
     check_memory_budget,
     check_n_jobs,
@@ -932,12 +933,7 @@ def _check_options(**kw: Any) -> dict[str, Any]:
     out["n_jobs"] = check_n_jobs(kw["n_jobs"], _OWNER)
     if kw["include_missing"] != "auto":
         out["include_missing"] = check_bool(kw["include_missing"], "include_missing", _OWNER)
-    names = kw["feature_names"]
-    if names is not None and (
-        isinstance(names, str) or not isinstance(names, (Sequence, np.ndarray))
-    ):
-        raise param_error(_OWNER, "feature_names", "None or a sequence of str", names,
-                          exc=TypeError)
+    out["feature_names"] = check_feature_names(kw["feature_names"], _OWNER)
     out["progress"] = make_progress(kw["progress"], _OWNER)
     return out
 
