@@ -172,3 +172,68 @@ def test_feature_names_array_of_names_for_records():
     """A 1-D array of names picks record keys (it was numpy's ambiguous truth value error)."""
     table = ix.as_table([{"b": 1.0, "a": 2.0}], np.array(["a", "b"]))
     assert table.names == ("a", "b") and table.column("a")[0] == 2.0
+
+
+# ---------------------------------------------------------------- complex numbers
+def _real_model(A):
+    A = np.asarray(A.to_numpy() if hasattr(A, "to_numpy") else A, dtype=np.float64)
+    return A[:, 0] + 2 * A[:, 1]
+
+
+def _complex_inputs():
+    pd = pytest.importorskip("pandas")
+    X = _X2.copy()
+    Xc = X.astype(complex)
+    Xc[3, 1] += 1j
+    Xo = X.astype(object)
+    Xo[2, 1] = 3j
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1].astype(complex)})
+    records = [{"a": r[0], "b": complex(r[1])} for r in X]
+    return {"complex array": (Xc, "x1"), "object array": (Xo, "x1"),
+            "complex column": (frame, "b"), "records": (records, "b")}
+
+
+_ON_X = {
+    "IncrementalPFI": lambda X, y: ix.IncrementalPFI(_real_model, loss="squared_error")
+    .explain_many(X, y),
+    "IncrementalSAGE": lambda X, y: ix.IncrementalSAGE(_real_model, loss="squared_error")
+    .explain_many(X, y),
+    "IncrementalPDP": lambda X, y: ix.IncrementalPDP(_real_model, 0).explain_many(X, y),
+    "IncrementalALE": lambda X, y: ix.IncrementalALE(_real_model, 0).explain_many(X, y),
+    "permutation_importance": lambda X, y: ix.permutation_importance(
+        _real_model, X, y, loss="squared_error"),
+    "partial_dependence": lambda X, y: ix.partial_dependence(_real_model, X, [0]),
+    "accumulated_local_effects": lambda X, y: ix.accumulated_local_effects(_real_model, X, [0]),
+    "sage": lambda X, y: ix.sage(_real_model, X, y, loss="squared_error", n_permutations=2),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(_ON_X))
+@pytest.mark.parametrize("case", ["complex array", "object array", "complex column", "records"])
+def test_complex_features_are_refused_at_conversion(owner, case):
+    """Complex features reached the model (a ModelEvaluationError from its float cast) or were
+    cast to their real part with numpy's ComplexWarning; now the conversion refuses them,
+    naming the column and a value, before any model call."""
+    X, column = _complex_inputs()[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning either
+        with pytest.raises(TypeError, match=rf"{owner}: feature '{column}' holds complex numbers"):
+            _ON_X[owner](X, _linear(_X2))
+
+
+@pytest.mark.parametrize("owner", ["IncrementalPFI", "IncrementalSAGE",
+                                   "permutation_importance", "sage"])
+@pytest.mark.parametrize("kind", ["complex", "object"])
+def test_complex_targets_are_refused(owner, kind):
+    """A complex y was cast to its real part (ComplexWarning) inside the loss."""
+    y = _linear(_X2).astype(kind)
+    y[4] = 2j
+    with pytest.raises(TypeError, match=rf"{owner}: y holds complex numbers \(e.g. 2j\)"):
+        _ON_X[owner](_X2, y)
+
+
+def test_complex_label_of_one_observation_is_refused():
+    e = ix.IncrementalPFI(_real_model, loss="squared_error")
+    with pytest.raises(TypeError, match="y holds complex numbers"):
+        e.explain_one(_X2[0], 1 + 1j)
+    assert e.n_seen_ == 0

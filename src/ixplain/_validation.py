@@ -28,6 +28,7 @@ __all__ = [
     "check_sample_weight",
     "check_target",
     "param_error",
+    "refuse_complex_target",
     "refuse_nonfinite",
 ]
 
@@ -353,7 +354,8 @@ def check_target(y: Any, n: int, owner: str) -> np.ndarray:
         raise ValueError(f"{owner}: X has {n} rows but y has shape {arr.shape}.")
     if arr.ndim == 2 and arr.shape[1] == 1:  # one target column, as scikit-learn ravels it
         arr = arr[:, 0]
-    if arr.dtype.kind in "fc":
+    refuse_complex_target(arr, owner)
+    if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr.reshape(n, -1)).all(axis=1)
         if bad.any():
             row = int(bad.argmax())
@@ -362,6 +364,26 @@ def check_target(y: Any, n: int, owner: str) -> np.ndarray:
                 f"{owner}: y contains {what} (first at row {row}); drop or fill those rows."
             )
     return arr
+
+
+def refuse_complex_target(y: np.ndarray, owner: str) -> None:
+    """Raise ``TypeError`` if the targets ``y`` are complex numbers (a complex dtype, or
+    complex objects): no loss or class label takes them (they were cast to their real part,
+    with numpy's ComplexWarning, or failed inside the loss)."""
+    flat = y.reshape(-1)
+    if y.dtype.kind == "c" and flat.size:
+        odd = np.flatnonzero(flat.imag != 0)
+        example = flat[odd[0] if len(odd) else 0]
+    elif y.dtype.kind == "O":
+        example = next((v for v in flat if isinstance(v, (complex, np.complexfloating))), None)
+        if example is None:
+            return
+    else:
+        return
+    raise TypeError(
+        f"{owner}: y holds complex numbers (e.g. {complex(example)!r}); targets must be real "
+        "numbers or class labels. Pass y.real if the imaginary parts are 0."
+    )
 
 
 def _range_rule(base: str, lo: int | None, hi: int | None, allow_none: bool) -> str:

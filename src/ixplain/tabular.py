@@ -37,6 +37,12 @@ Source = Literal["numpy", "pandas", "polars", "records"]
 Kind = Literal["numeric", "categorical"]
 
 
+class UnsupportedInputError(TypeError):
+    """X is of a type no method reads (not an array, DataFrame or dict records); a public
+    function may re-word it in its own terms. Other TypeErrors of the conversion (complex
+    numbers, feature_names) name their problem and pass through."""
+
+
 @dataclass(frozen=True)
 class Schema:
     """Names, order, kinds and original dtypes of a table's features.
@@ -113,6 +119,38 @@ def _all_numbers(values: Any) -> bool:
             return False
         seen = True
     return seen
+
+
+_COMPLEX = (complex, np.complexfloating)
+
+
+def _refuse_complex(values: Any, name: str, owner: str) -> None:
+    """Raise if column ``name`` holds complex numbers (a complex dtype, or complex objects).
+
+    A model reads features as real numbers: a complex column reached the model (and failed
+    there) or was silently cast to its real part.
+
+    Raises
+    ------
+    TypeError
+        ``"<owner>: feature 'a' holds complex numbers (e.g. (1+1j)); ..."``.
+    """
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and dtype.kind == "c":
+        arr = np.asarray(values)
+        odd = np.flatnonzero(arr.imag != 0)
+        example = arr[odd[0] if len(odd) else 0]
+    elif dtype is None or dtype.kind == "O":
+        example = next((v for v in values if isinstance(v, _COMPLEX)), None)
+        if example is None:
+            return
+    else:
+        return
+    raise TypeError(
+        f"{owner}: feature {name!r} holds complex numbers (e.g. {complex(example)!r}); features "
+        "must be real. Pass the real part (X.real) if the imaginary parts are 0, or the real "
+        "and imaginary parts as two features."
+    )
 
 
 def _is_integer_dtype(dtype: Any) -> bool:
@@ -214,7 +252,7 @@ class Table:
             return cls._from_records(X, feature_names, categorical_features, owner)
         if isinstance(X, (np.ndarray, list, tuple)):
             return cls._from_numpy(np.asarray(X), feature_names, categorical_features, owner)
-        raise TypeError(
+        raise UnsupportedInputError(
             f"{owner} got X of type {type(X).__name__}; expected a 2-D numpy array, a pandas or "
             "polars DataFrame, a dict record or a list of dict records."
         )
@@ -236,6 +274,12 @@ class Table:
                 )
         cat = set(categorical_features or ())
         columns = {n: X[:, i] for i, n in enumerate(names)}
+        if X.dtype.kind == "c" and names:  # name a column whose imaginary parts are not all 0
+            n = next((n for n in names if np.any(columns[n].imag != 0)), names[0])
+            _refuse_complex(columns[n], n, owner)
+        if X.dtype.kind == "O":
+            for n in names:
+                _refuse_complex(columns[n], n, owner)
         kinds = tuple(
             "categorical"
             if n in cat
@@ -260,6 +304,8 @@ class Table:
         for label, name in zip(labels, names):
             s = df[label]
             arr = s.array if isinstance(s.dtype, pd.api.extensions.ExtensionDtype) else s.to_numpy()
+            if getattr(arr, "dtype", None) is not None and arr.dtype.kind in "cO":
+                _refuse_complex(arr, name, owner)
             columns[name] = arr
             kinds.append("categorical" if name in cat else _kind_of(s.dtype))
             dtypes.append(s.dtype)
@@ -283,6 +329,7 @@ class Table:
         columns, kinds, dtypes = {}, [], []
         for n in names:
             col = values[n]
+            _refuse_complex(col, n, owner)
             numeric = n not in cat and _all_numbers(col)
             if numeric:
                 arr = np.asarray([np.nan if v is None else v for v in col], dtype=np.float64)

@@ -95,6 +95,7 @@ from .._validation import (
     check_int,
     check_options,
     param_error,
+    refuse_complex_target,
 )
 from ..aggregation import EWMean, Mean
 from ..models import as_model
@@ -920,8 +921,10 @@ class IncrementalExplainer:
                 raise ValueError(f"{self._owner} needs the label y of each observation.")
             return None
         if single:
-            if isinstance(y, (bool, int, float, np.number)):
+            if isinstance(y, (bool, int, float, np.number)) and not isinstance(y, _COMPLEX):
                 return np.array([y])
+            if isinstance(y, _COMPLEX):
+                refuse_complex_target(np.array([y]), self._owner)
             if isinstance(y, np.ndarray) and y.ndim >= 1:  # a multi-output label: one row of it
                 return self._convert_y(y.reshape(1, *y.shape), 1, single=False)
             arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
@@ -936,6 +939,7 @@ class IncrementalExplainer:
             )
         if arr.shape[0] != B:
             raise ValueError(f"{self._owner} got {B} observations but {arr.shape[0]} labels.")
+        refuse_complex_target(arr, self._owner)
         return arr
 
     def _make_table(self, cols: dict[str, np.ndarray]) -> Table:
@@ -1006,6 +1010,9 @@ def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:
         return not np.isfinite(np.asarray(y[rows], dtype=np.float64)).all()
     except (TypeError, ValueError):  # class labels
         return False
+
+
+_COMPLEX = (complex, np.complexfloating)
 
 
 def _is_number(v: Any) -> bool:

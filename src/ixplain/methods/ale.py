@@ -96,7 +96,7 @@ from .._validation import (
 from ..grids import _sorted_levels, feature_deciles
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..results.ale import AccumulatedLocalEffects
-from ..tabular import Table, as_table
+from ..tabular import Table, UnsupportedInputError, as_table
 from ._engine import Explained, Method, RowBatch, register
 from .pdp import effect_model
 
@@ -1036,7 +1036,7 @@ def _prepare_table(X: Any, feature_names: Any, categorical_features: Any) -> Tab
     feature_names = check_feature_names(feature_names, _OWNER)  # (its TypeError is not X's)
     try:
         table = as_table(X, feature_names, owner=_OWNER)
-    except TypeError as exc:
+    except UnsupportedInputError as exc:
         raise param_error(_OWNER, "X", "a 2-D array, a pandas/polars DataFrame or dict records",
                           X, exc=TypeError) from exc
     if table.n_rows == 0:

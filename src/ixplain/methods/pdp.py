@@ -54,7 +54,7 @@ from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
 from ..storage.base import seed_of
-from ..tabular import Table, as_table
+from ..tabular import Table, UnsupportedInputError, as_table
 from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
 from ._engine import (
     Explained,
@@ -945,7 +945,7 @@ def _data_and_features(
     check_2d(X, _OWNER)
     try:
         table = as_table(X, owner=_OWNER)
-    except TypeError as exc:
+    except UnsupportedInputError as exc:
         raise param_error(
             _OWNER, "X", "a 2-D array, a pandas/polars DataFrame or a list of dict records", X,
             exc=TypeError,
