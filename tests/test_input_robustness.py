@@ -237,3 +237,20 @@ def test_complex_label_of_one_observation_is_refused():
     with pytest.raises(TypeError, match="y holds complex numbers"):
         e.explain_one(_X2[0], 1 + 1j)
     assert e.n_seen_ == 0
+
+
+# ---------------------------------------------------------------- non-finite losses
+@pytest.mark.parametrize("given_rows", [False, True])
+def test_detector_names_the_stream_row_of_a_nonfinite_loss(given_rows):
+    """The message called batch row 7 "row 7"; the values' message names the stream row. Now
+    both do: after 20 rows, batch row 7 is stream row 27 (or 1007 in rows 1000..1029), with
+    the batch row beside it."""
+    rng = np.random.default_rng(0)
+    d = ix.ExplanationDriftDetector()
+    d.update_values(rng.normal(size=(20, 2)), losses=np.ones(20))
+    losses = np.ones(30)
+    losses[7] = np.nan
+    rows, first = (np.arange(1000, 1030), 1000) if given_rows else (None, 20)
+    with pytest.raises(ValueError, match=rf"the loss at row {first + 7} \(row 7 of this batch\) "
+                                         r"is nan"):
+        d.update_values(rng.normal(size=(30, 2)), rows=rows, losses=losses)
