@@ -254,3 +254,71 @@ def test_detector_names_the_stream_row_of_a_nonfinite_loss(given_rows):
     with pytest.raises(ValueError, match=rf"the loss at row {first + 7} \(row 7 of this batch\) "
                                          r"is nan"):
         d.update_values(rng.normal(size=(30, 2)), rows=rows, losses=losses)
+
+
+# ---------------------------------------------------------------- object columns of numbers
+def _nan_safe(A):
+    """``x0 + 2 x1`` with missing values read as 0 (any input type)."""
+    if isinstance(A, list):
+        A = [[r["a"], r["b"]] for r in A]
+    A = np.asarray(A.to_numpy() if hasattr(A, "to_numpy") else A, dtype=np.float64)
+    return np.nan_to_num(A[:, 0], posinf=0.0, neginf=0.0) + 2 * np.nan_to_num(
+        A[:, 1], posinf=0.0, neginf=0.0)
+
+
+def _object_inputs(value):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": _X2[:, 0], "b": _X2[:, 1].astype(object)})
+    frame.loc[5, "b"] = value
+    records = [{"a": a, "b": b} for a, b in _X2]
+    records[5]["b"] = value
+    return {"frame": frame, "records": records}
+
+
+_STREAMS = {
+    "IncrementalPFI": lambda **kw: ix.IncrementalPFI(_nan_safe, loss="squared_error", **kw),
+    "IncrementalSAGE": lambda **kw: ix.IncrementalSAGE(_nan_safe, loss="squared_error", **kw),
+    "IncrementalPDP": lambda **kw: ix.IncrementalPDP(_nan_safe, "b", **kw),
+    "IncrementalALE": lambda **kw: ix.IncrementalALE(_nan_safe, "b", regrid_every=10, **kw),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(_STREAMS))
+@pytest.mark.parametrize("source", ["frame", "records"])
+@pytest.mark.parametrize("missing", ["None", "nan", "inf", "NA"])
+def test_missing_in_object_column_follows_nan_policy(owner, source, missing):
+    """A numeric feature in an object column with one None/NaN/inf/pandas NA: the row is
+    skipped by nan_policy='skip' (counted, one warning naming the feature). An object
+    DataFrame column was categorical (the missing value went to the model, and iALE refused
+    the feature); pandas NA in records was 'is numeric but an observation holds <NA>'."""
+    pd = pytest.importorskip("pandas")
+    value = {"None": None, "nan": np.nan, "inf": np.inf, "NA": pd.NA}[missing]
+    X = _object_inputs(value)[source]
+    e = _STREAMS[owner]()
+    with pytest.warns(RuntimeWarning, match="NaN or infinite values.*feature 'b'"):
+        e.explain_many(X, _linear(_X2))
+    assert e.n_skipped_ == 1 and e.n_seen_ == len(_X2)
+    with pytest.raises(ValueError, match="feature 'b' is NaN or infinite"):
+        _STREAMS[owner](nan_policy="raise").explain_many(X, _linear(_X2))
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_object_frame_column_of_numbers_is_numeric(missing):
+    """An object DataFrame column of numbers and missing values is numeric, as the same
+    values in an object array or in records are: PD on a numeric grid (it was one level per
+    distinct value), ALE in bins."""
+    X = _object_inputs(missing)["frame"]
+    assert ix.as_table(X).schema.kinds == ("numeric", "numeric")
+    pd_b = ix.partial_dependence(_nan_safe, X, ["b"], grid_resolution=10)
+    assert pd_b.feature_kinds == ("numeric",) and len(pd_b.grid_values[0]) == 10
+    ale = ix.accumulated_local_effects(_nan_safe, X, ["b"], grid_resolution=4)
+    np.testing.assert_allclose(np.diff(ale.average[0]), 2 * np.diff(ale.grid_values[0]))
+
+
+def test_string_in_numeric_column_is_named_when_the_model_fails():
+    """A stray string in a numeric object column makes it categorical; the model then fails.
+    The error now names the column and the string (it named only the model call)."""
+    for X in _object_inputs("abc").values():
+        with pytest.raises(ix.ModelEvaluationError,
+                           match=r"Feature 'b' mixes numbers and strings \(e.g. 'abc'\)"):
+            ix.partial_dependence(_nan_safe, X, ["a"])

@@ -106,12 +106,18 @@ def _kind_of(dtype: Any) -> str:
     return "categorical"
 
 
+def _is_na(v: Any) -> bool:
+    """``None`` or pandas' ``NA`` (a missing value of any type)."""
+    return v is None or type(v).__name__ == "NAType"
+
+
 def _all_numbers(values: Any) -> bool:
-    """True if every value is a real number or missing (None/NaN), and at least one is a number
-    (a float NaN counts: it is a missing *number*, e.g. the first record of a stream)."""
+    """True if every value is a real number or missing (None, NaN, pandas NA), and at least one
+    is a number (a float NaN counts: it is a missing *number*, e.g. the first record of a
+    stream)."""
     seen = False
     for v in values:
-        if v is None:
+        if _is_na(v):
             continue
         if isinstance(v, (bool, np.bool_)) or not isinstance(
             v, (int, float, np.integer, np.floating)
@@ -151,6 +157,36 @@ def _refuse_complex(values: Any, name: str, owner: str) -> None:
         "must be real. Pass the real part (X.real) if the imaginary parts are 0, or the real "
         "and imaginary parts as two features."
     )
+
+
+def _object_kind(values: Any, categorical: bool) -> str:
+    """Kind of an object column: ``"numeric"`` if it holds real numbers and missing values
+    only (None, NaN, pandas NA; for every input type: arrays, DataFrames, records), else
+    ``"categorical"`` (a column that mixes numbers and strings is a categorical one)."""
+    return "numeric" if not categorical and _all_numbers(values) else "categorical"
+
+
+def mixed_column_hint(table: Table) -> str | None:
+    """A hint naming the first column that mixes numbers and strings (a numeric feature with a
+    stray string is a categorical column here, and the model fails on it), or None.
+
+    Examples
+    --------
+    >>> mixed_column_hint(as_table(np.array([[1.0, 2.0], ["abc", 3.0]], dtype=object)))[:43]
+    "Feature 'x0' mixes numbers and strings (e.g"
+    """
+    for name, kind in zip(table.names, table.schema.kinds):
+        col = table.columns[name]
+        if kind != "categorical" or not isinstance(col, np.ndarray) or col.dtype != object:
+            continue
+        text = next((v for v in col if isinstance(v, str)), None)
+        if text is not None and any(
+                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+                    v, (bool, np.bool_)) for v in col):
+            return (f"Feature {name!r} mixes numbers and strings (e.g. {text!r}): if it is "
+                    "numeric, convert it (pandas.to_numeric(errors='coerce') makes the bad "
+                    "entries NaN).")
+    return None
 
 
 def _is_integer_dtype(dtype: Any) -> bool:
@@ -280,13 +316,11 @@ class Table:
         if X.dtype.kind == "O":
             for n in names:
                 _refuse_complex(columns[n], n, owner)
-        kinds = tuple(
-            "categorical"
-            if n in cat
-            or not (X.dtype.kind in "iuf" or (X.dtype.kind == "O" and _all_numbers(columns[n])))
-            else "numeric"
-            for n in names
-        )
+        if X.dtype.kind == "O":
+            kinds = tuple(_object_kind(columns[n], n in cat) for n in names)
+        else:
+            kinds = tuple("numeric" if X.dtype.kind in "iuf" and n not in cat else "categorical"
+                          for n in names)
         schema = Schema(names, names, kinds, (X.dtype,) * n_features, "numpy", X.dtype)
         return cls(columns, schema)
 
@@ -307,7 +341,10 @@ class Table:
             if getattr(arr, "dtype", None) is not None and arr.dtype.kind in "cO":
                 _refuse_complex(arr, name, owner)
             columns[name] = arr
-            kinds.append("categorical" if name in cat else _kind_of(s.dtype))
+            if s.dtype == object:
+                kinds.append(_object_kind(arr, name in cat))
+            else:
+                kinds.append("categorical" if name in cat else _kind_of(s.dtype))
             dtypes.append(s.dtype)
         return cls(columns, Schema(names, labels, tuple(kinds), tuple(dtypes), source))
 
@@ -330,9 +367,9 @@ class Table:
         for n in names:
             col = values[n]
             _refuse_complex(col, n, owner)
-            numeric = n not in cat and _all_numbers(col)
+            numeric = _object_kind(col, n in cat) == "numeric"
             if numeric:
-                arr = np.asarray([np.nan if v is None else v for v in col], dtype=np.float64)
+                arr = np.asarray([np.nan if _is_na(v) else v for v in col], dtype=np.float64)
             else:
                 arr = np.asarray(col, dtype=object)
             columns[n] = arr

@@ -101,7 +101,7 @@ from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
-from ..tabular import Schema, Table, as_table
+from ..tabular import Schema, Table, _is_na, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
 
@@ -825,10 +825,10 @@ class IncrementalExplainer:
         try:
             return np.asarray(values, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
-            bad = next(
-                (v for v in np.asarray(values, dtype=object).reshape(-1) if not _is_number(v)),
-                None,
-            )
+            flat = np.asarray(values, dtype=object).reshape(-1)
+            bad = next((v for v in flat if not (_is_number(v) or _is_na(v))), None)
+            if bad is None:  # pandas NA: a missing value, for the nan_policy
+                return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
             raise ValueError(
                 f"{self._owner}: feature {name!r} is numeric but an observation holds {bad!r}."
             ) from None
