@@ -3,6 +3,7 @@ crash deep inside, and no lost rows."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -322,3 +323,18 @@ def test_string_in_numeric_column_is_named_when_the_model_fails():
         with pytest.raises(ix.ModelEvaluationError,
                            match=r"Feature 'b' mixes numbers and strings \(e.g. 'abc'\)"):
             ix.partial_dependence(_nan_safe, X, ["a"])
+
+
+# ---------------------------------------------------------------- the shared power of two
+@pytest.mark.parametrize("k", [-1021, -300, -1, 0, 1, 200, 1023])  # (normal floats)
+@pytest.mark.parametrize("m", [0.5, 0.75, 0.9999])
+def test_unit_shift_closed_form(k, m):
+    """``top = m 2**k`` with ``m`` in [0.5, 1) is brought to ``m`` by ``2**-k``: the shift
+    is ``-k`` (frexp's exponent), for the ALE moments and the drift channels alike."""
+    from ixplain._numeric import unit_shift
+    from ixplain.methods.ale import _effect_shift
+
+    top = math.ldexp(m, k)
+    assert unit_shift(top) == unit_shift(-top) == -k
+    if not 2.0**-128 <= top <= 2.0**128:
+        assert _effect_shift(np.array([top, -top / 3])) == -k

@@ -76,7 +76,6 @@ References
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,6 +83,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import unit_shift
 from .._validation import (
     check_2d,
     check_feature_names,
@@ -644,7 +644,7 @@ def _effect_shift(diffs: np.ndarray) -> int | None:
         return None
     if 2.0 ** -128 <= top <= 2.0 ** 128:  # squares (and the aggregator's fourth powers) fit
         return 0
-    return -math.frexp(top)[1]
+    return unit_shift(top)
 
 
 def bin_statistics(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
