@@ -338,3 +338,37 @@ def test_unit_shift_closed_form(k, m):
     assert unit_shift(top) == unit_shift(-top) == -k
     if not 2.0**-128 <= top <= 2.0**128:
         assert _effect_shift(np.array([top, -top / 3])) == -k
+
+
+def _arcsinh_model(A):
+    A = np.asarray(A, dtype=np.float64)
+    return np.arcsinh(A[:, 0]) + A[:, 1]
+
+
+@pytest.mark.parametrize("aggregation", ["mean", "ema"])
+def test_iale_range_jump_to_huge_values(aggregation):
+    """The feature's range jumps from [0, 1] to [0, 5e307]: carried over bins 1e308 times
+    wider, the old slopes overflowed and the ALE was -inf/NaN (the moments of every later row
+    were NaN). Now the estimate restarts on the new bins, with a warning. The model is
+    additive, so every row's difference in bin k is exactly ``asinh(z_k) - asinh(z_{k-1})``:
+    the ALE's steps over the bins that hold rows are those differences."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(0, 1, 300), rng.normal(size=300)])
+    X[150:, 0] *= 5e307
+    kw = dict(random_state=0, regrid_every=50, grid_resolution=5, aggregation=aggregation)
+    with pytest.warns(RuntimeWarning, match=r"range of feature 'x0' moved from .* starts afresh"):
+        e = ix.IncrementalALE(_arcsinh_model, "x0", **kw)
+        e.explain_many(X)
+    with pytest.warns(RuntimeWarning, match="starts afresh"):
+        one = ix.IncrementalALE(_arcsinh_model, "x0", **kw)
+        for x in X:
+            one.explain_one(x)
+    np.testing.assert_array_equal(e.importances_, one.importances_)
+    ale = e.ale_
+    assert np.isfinite(ale.average).all()
+    held = ale.bin_counts > 0
+    assert held.sum() >= 2
+    steps = np.diff(ale.average[0])
+    np.testing.assert_allclose(steps[held], np.diff(np.arcsinh(ale.grid_values[0]))[held],
+                               rtol=1e-9)
+    assert np.isfinite(ale.std[0]).any()
