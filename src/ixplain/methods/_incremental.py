@@ -850,13 +850,33 @@ class IncrementalExplainer:
             if _is_array(X):
                 if self._schema is not None:
                     arr_names = list(self._schema.names)
+                    self._check_width(X)
                 elif self.feature_names is not None:
                     arr_names = list(self.feature_names)
             table = as_table(X, arr_names, owner=self._owner)
         return self._table_columns(table, single)
 
+    def _check_width(self, X: Any) -> None:
+        """Refuse an array whose rows have another number of values than the explainer's
+        features (it read as "2 feature_names for data with 1 columns", names the user never
+        gave)."""
+        assert self._schema is not None
+        try:
+            shape = np.shape(X)
+        except ValueError:  # ragged lists: the conversion says what is wrong
+            return
+        d = len(self._schema.names)
+        if len(shape) in (1, 2) and shape[-1] != d:
+            raise ValueError(
+                f"{self._owner}: the observations have {shape[-1]} values each (shape {shape}); "
+                f"the explainer's features, fixed by its first observation, are {d}: "
+                f"{list(self._schema.names)}."
+            )
+
     def _table_columns(self, table: Table, single: bool) -> dict[str, np.ndarray]:
         """A table's columns in the explainer's schema (fixed by the first table)."""
+        if not table.columns:
+            raise ValueError(f"{self._owner} got observations without features (0 columns).")
         if table.n_rows == 0:
             raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if single and table.n_rows != 1:

@@ -20,7 +20,7 @@ from .._validation import check_float, check_int, check_options, param_error
 from ..drift.detector import attach_detector
 from ..models import as_model
 from ..results.partial_dependence import PartialDependence
-from ..tabular import Table
+from ..tabular import Table, _is_na
 from . import _stream_grid as sg
 from ._incremental import IncrementalExplainer
 from .pdp import ice_predict
@@ -1130,7 +1130,7 @@ def _key(value: Any) -> Any:
 
 
 def _is_missing(value: Any) -> bool:
-    if value is None:
+    if _is_na(value):  # None, pandas NA (whose != is NA, not a bool)
         return True
     try:
         return bool(value != value)
