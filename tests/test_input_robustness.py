@@ -430,3 +430,21 @@ def test_ipdp_nullable_boolean_missing_is_not_a_level():
         e = ix.IncrementalPDP(lambda A: A["a"].to_numpy(dtype=float), "b", random_state=0)
         e.explain_many(frame)
         assert len(e.pd_.grid_values[0]) == 2, dtype
+
+
+@pytest.mark.parametrize("owner", sorted(_ON_X))
+@pytest.mark.parametrize("frame", [False, True])
+def test_zero_columns_are_not_zero_rows(owner, frame):
+    """X of shape (30, 0) was "X has 0 rows" in every method (a table of no columns counts
+    no rows); now the message says there are no features."""
+    X = _X2[:, :0]
+    if frame:
+        X = pytest.importorskip("pandas").DataFrame(index=range(30))
+    with pytest.raises(ValueError, match=rf"{owner} got X without features"):
+        _ON_X[owner](X, _linear(_X2))
+
+
+def test_h_statistic_refuses_a_1d_array():
+    """A 1-D array was one row of 30 features: an H of 0 for every feature, without a word."""
+    with pytest.raises(ValueError, match="'X' parameter of h_statistic must be 2-D"):
+        ix.h_statistic(_linear, _X2[:, 0])

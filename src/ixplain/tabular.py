@@ -300,6 +300,8 @@ class Table:
         if X.ndim != 2:
             raise ValueError(f"{owner} expects 2-D data; got an array of shape {X.shape}.")
         n_features = X.shape[1]
+        if n_features == 0:  # (a table of no columns has no rows either: "0 rows" misled)
+            raise ValueError(f"{owner} got X without features: an array of shape {X.shape}.")
         if feature_names is None:
             names = tuple(f"x{i}" for i in range(n_features))
         else:
@@ -329,6 +331,8 @@ class Table:
         import pandas as pd
 
         labels = tuple(df.columns)
+        if not labels:
+            raise ValueError(f"{owner} got X without features: a DataFrame of shape {df.shape}.")
         names = tuple(str(c) for c in labels)
         if len(set(names)) != len(names):
             raise ValueError(f"{owner} got a DataFrame with duplicate column names: {list(names)}.")
