@@ -448,3 +448,24 @@ def test_h_statistic_refuses_a_1d_array():
     """A 1-D array was one row of 30 features: an H of 0 for every feature, without a word."""
     with pytest.raises(ValueError, match="'X' parameter of h_statistic must be 2-D"):
         ix.h_statistic(_linear, _X2[:, 0])
+
+
+@pytest.mark.parametrize("inf", [np.inf, -np.inf])
+def test_pd_grid_has_no_infinite_point(inf):
+    """An infinite feature value was a grid point (the grid of distinct values ended at inf,
+    the PD there was inf, with numpy's 'invalid value' warning). Now the grid holds the finite
+    values only, and the PD of ``x0 + 2 x1`` at ``v`` is ``mean(x0) + 2 v``."""
+    X = _X2.copy()
+    X[7, 1] = inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = ix.partial_dependence(_linear, X, [1])
+    grid = result["grid_values"][0]
+    np.testing.assert_array_equal(grid, np.unique(np.delete(X[:, 1], 7)))
+    np.testing.assert_allclose(result["average"][0], X[:, 0].mean() + 2 * grid, rtol=1e-12)
+
+
+def test_sage_background_of_another_width():
+    """It read "got 2 feature_names for data with 1 columns" (names never given)."""
+    with pytest.raises(ValueError, match=r"sage: background has 1 columns; X has 2"):
+        ix.sage(_linear, _X2, _linear(_X2), loss="squared_error", background=_X2[:, :1])

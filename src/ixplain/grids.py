@@ -13,8 +13,9 @@ that results compare one to one:
 Where scikit-learn is silently wrong or refuses, this module differs on purpose:
 
 * missing values (NaN, ``None``, ``pd.NA``) never enter the grid; the grid is built from the
-  non-missing values. A numeric NaN grid point can be appended on request
-  (``include_missing=True``) for models that accept NaN; a categorical feature with missing
+  non-missing values (for a numeric feature the finite ones: +-inf is no grid point). A
+  numeric NaN grid point can be appended on request (``include_missing=True``) for models
+  that accept NaN; a categorical feature with missing
   values gets a missing level (``nan``) after its observed levels instead of a sort crash;
 * "the percentiles collapse" is decided relative to the feature's own scale (a feature measured in
   units of ``1e-10`` works), and when they do collapse the grid falls back to the distinct values
@@ -245,6 +246,12 @@ def feature_grid(
         return FeatureGrid(name, levels, kind, "unique", has_missing_data, None)
 
     x = _as_numeric(present)
+    finite = np.isfinite(x)
+    if not finite.all():  # +-inf is no grid point (a PD at inf, or a NaN grid from inf - inf)
+        if not finite.any():
+            raise ValueError(f"{owner}: feature {name!r} has no finite value; a grid cannot be "
+                             "built from it.")
+        x, present = x[finite], _take_mask(present, finite)
     uniques = np.unique(x)
     deciles = feature_deciles(x)
     integer = _is_integer_dtype(dtype) or (isinstance(present, np.ndarray) and present.dtype.kind in "iu")
