@@ -19,6 +19,7 @@ import numpy as np
 __all__ = [
     "ModelEvaluationError",
     "check_bool",
+    "check_feature_names",
     "check_float",
     "check_int",
     "check_n_jobs",
@@ -27,6 +28,7 @@ __all__ = [
     "check_sample_weight",
     "check_target",
     "param_error",
+    "refuse_complex_target",
     "refuse_nonfinite",
 ]
 
@@ -186,6 +188,54 @@ def check_options(value: Any, name: str, owner: str, options: Iterable[Any]) -> 
     return value
 
 
+def check_feature_names(names: Any, owner: str) -> list[str] | None:
+    """``feature_names`` as a list of distinct str (``None`` stays ``None``).
+
+    The one check of every public ``feature_names`` (:func:`ixplain.as_table` and so every
+    method, the incremental explainers at construction). One string is refused: iterated, it
+    would silently name one feature per character (``"ab"`` -> ``['a', 'b']``). Unordered
+    collections (sets, dicts) are refused too: the names give the columns' order.
+
+    Raises
+    ------
+    TypeError
+        ``"The 'feature_names' parameter of <owner> must be a list of names. Got the string
+        'ab' instead ..."`` for a string (or bytes), a set, a dict or a non-iterable.
+    ValueError
+        For repeated names (two columns would share one name, one of them lost).
+
+    Examples
+    --------
+    >>> check_feature_names(("a", 1), "f")
+    ['a', '1']
+    >>> check_feature_names("ab", "IncrementalPFI")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'feature_names' parameter of IncrementalPFI must be a list of names. Got the string 'ab' instead (one string would name one feature per character; use ['ab'] for one feature).
+    """
+    if names is None:
+        return None
+    rule = "a list of names"
+    if isinstance(names, (str, bytes)):
+        raise TypeError(
+            f"The 'feature_names' parameter of {owner} must be {rule}. Got the string "
+            f"{_show(names)} instead (one string would name one feature per character; use "
+            f"[{_show(names)}] for one feature)."
+        )
+    if (isinstance(names, (set, frozenset, dict)) or not isinstance(names, Iterable)
+            or getattr(names, "ndim", 1) != 1):
+        raise param_error(owner, "feature_names", f"{rule} (a list, tuple or 1-D array)",
+                          names, exc=TypeError)
+    out = [str(n) for n in names]
+    if len(set(out)) != len(out):
+        repeated = sorted({n for n in out if out.count(n) > 1})
+        raise ValueError(
+            f"The 'feature_names' parameter of {owner} must be {rule}, each once. Got "
+            f"{_show(names)} instead ({repeated} repeated)."
+        )
+    return out
+
+
 def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.Generator:
     """Turn ``random_state`` into a :class:`numpy.random.Generator`, once.
 
@@ -304,7 +354,8 @@ def check_target(y: Any, n: int, owner: str) -> np.ndarray:
         raise ValueError(f"{owner}: X has {n} rows but y has shape {arr.shape}.")
     if arr.ndim == 2 and arr.shape[1] == 1:  # one target column, as scikit-learn ravels it
         arr = arr[:, 0]
-    if arr.dtype.kind in "fc":
+    refuse_complex_target(arr, owner)
+    if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr.reshape(n, -1)).all(axis=1)
         if bad.any():
             row = int(bad.argmax())
@@ -313,6 +364,26 @@ def check_target(y: Any, n: int, owner: str) -> np.ndarray:
                 f"{owner}: y contains {what} (first at row {row}); drop or fill those rows."
             )
     return arr
+
+
+def refuse_complex_target(y: np.ndarray, owner: str) -> None:
+    """Raise ``TypeError`` if the targets ``y`` are complex numbers (a complex dtype, or
+    complex objects): no loss or class label takes them (they were cast to their real part,
+    with numpy's ComplexWarning, or failed inside the loss)."""
+    flat = y.reshape(-1)
+    if y.dtype.kind == "c" and flat.size:
+        odd = np.flatnonzero(flat.imag != 0)
+        example = flat[odd[0] if len(odd) else 0]
+    elif y.dtype.kind == "O":
+        example = next((v for v in flat if isinstance(v, (complex, np.complexfloating))), None)
+        if example is None:
+            return
+    else:
+        return
+    raise TypeError(
+        f"{owner}: y holds complex numbers (e.g. {complex(example)!r}); targets must be real "
+        "numbers or class labels. Pass y.real if the imaginary parts are 0."
+    )
 
 
 def _range_rule(base: str, lo: int | None, hi: int | None, allow_none: bool) -> str:

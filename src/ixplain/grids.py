@@ -13,8 +13,9 @@ that results compare one to one:
 Where scikit-learn is silently wrong or refuses, this module differs on purpose:
 
 * missing values (NaN, ``None``, ``pd.NA``) never enter the grid; the grid is built from the
-  non-missing values. A numeric NaN grid point can be appended on request
-  (``include_missing=True``) for models that accept NaN; a categorical feature with missing
+  non-missing values (for a numeric feature the finite ones: +-inf is no grid point). A
+  numeric NaN grid point can be appended on request (``include_missing=True``) for models
+  that accept NaN; a categorical feature with missing
   values gets a missing level (``nan``) after its observed levels instead of a sort crash;
 * "the percentiles collapse" is decided relative to the feature's own scale (a feature measured in
   units of ``1e-10`` works), and when they do collapse the grid falls back to the distinct values
@@ -244,7 +245,7 @@ def feature_grid(
             levels = np.append(np.asarray(levels, dtype=object), np.nan)
         return FeatureGrid(name, levels, kind, "unique", has_missing_data, None)
 
-    x = _as_numeric(present)
+    x, present = _finite(_as_numeric(present), present, name, owner)
     uniques = np.unique(x)
     deciles = feature_deciles(x)
     integer = _is_integer_dtype(dtype) or (isinstance(present, np.ndarray) and present.dtype.kind in "iu")
@@ -265,6 +266,18 @@ def feature_grid(
     if add_nan:
         values = np.append(np.asarray(values, dtype=np.float64), np.nan)
     return FeatureGrid(name, np.asarray(values), kind, rule, add_nan, deciles)
+
+
+def _finite(x: np.ndarray, present: Any, name: str, owner: str) -> tuple[np.ndarray, Any]:
+    """The finite values ``x`` of a numeric column and the same rows of ``present``: +-inf is
+    no grid point (a PD at inf, or a NaN grid from ``inf - inf``). ``ValueError`` if none."""
+    finite = np.isfinite(x)
+    if finite.all():
+        return x, present
+    if not finite.any():
+        raise ValueError(f"{owner}: feature {name!r} has no finite value; a grid cannot be built "
+                         "from it.")
+    return x[finite], _take_mask(present, finite)
 
 
 def _take_mask(column: Any, mask: np.ndarray) -> Any:

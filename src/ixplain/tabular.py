@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._lazy import is_instance, loaded
+from ._validation import check_feature_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,6 +35,12 @@ __all__ = ["Schema", "Table", "as_table"]
 
 Source = Literal["numpy", "pandas", "polars", "records"]
 Kind = Literal["numeric", "categorical"]
+
+
+class UnsupportedInputError(TypeError):
+    """X is of a type no method reads (not an array, DataFrame or dict records); a public
+    function may re-word it in its own terms. Other TypeErrors of the conversion (complex
+    numbers, feature_names) name their problem and pass through."""
 
 
 @dataclass(frozen=True)
@@ -99,12 +106,18 @@ def _kind_of(dtype: Any) -> str:
     return "categorical"
 
 
+def _is_na(v: Any) -> bool:
+    """``None`` or pandas' ``NA`` (a missing value of any type)."""
+    return v is None or type(v).__name__ == "NAType"
+
+
 def _all_numbers(values: Any) -> bool:
-    """True if every value is a real number or missing (None/NaN), and at least one is a number
-    (a float NaN counts: it is a missing *number*, e.g. the first record of a stream)."""
+    """True if every value is a real number or missing (None, NaN, pandas NA), and at least one
+    is a number (a float NaN counts: it is a missing *number*, e.g. the first record of a
+    stream)."""
     seen = False
     for v in values:
-        if v is None:
+        if _is_na(v):
             continue
         if isinstance(v, (bool, np.bool_)) or not isinstance(
             v, (int, float, np.integer, np.floating)
@@ -112,6 +125,68 @@ def _all_numbers(values: Any) -> bool:
             return False
         seen = True
     return seen
+
+
+_COMPLEX = (complex, np.complexfloating)
+
+
+def _refuse_complex(values: Any, name: str, owner: str) -> None:
+    """Raise if column ``name`` holds complex numbers (a complex dtype, or complex objects).
+
+    A model reads features as real numbers: a complex column reached the model (and failed
+    there) or was silently cast to its real part.
+
+    Raises
+    ------
+    TypeError
+        ``"<owner>: feature 'a' holds complex numbers (e.g. (1+1j)); ..."``.
+    """
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and dtype.kind == "c":
+        arr = np.asarray(values)
+        odd = np.flatnonzero(arr.imag != 0)
+        example = arr[odd[0] if len(odd) else 0]
+    elif dtype is None or dtype.kind == "O":
+        example = next((v for v in values if isinstance(v, _COMPLEX)), None)
+        if example is None:
+            return
+    else:
+        return
+    raise TypeError(
+        f"{owner}: feature {name!r} holds complex numbers (e.g. {complex(example)!r}); features "
+        "must be real. Pass the real part (X.real) if the imaginary parts are 0, or the real "
+        "and imaginary parts as two features."
+    )
+
+
+def _object_kind(values: Any, categorical: bool) -> str:
+    """Kind of an object column: ``"numeric"`` if it holds real numbers and missing values
+    only (None, NaN, pandas NA; for every input type: arrays, DataFrames, records), else
+    ``"categorical"`` (a column that mixes numbers and strings is a categorical one)."""
+    return "numeric" if not categorical and _all_numbers(values) else "categorical"
+
+
+def mixed_column_hint(table: Table) -> str | None:
+    """A hint naming the first column that mixes numbers and strings (a numeric feature with a
+    stray string is a categorical column here, and the model fails on it), or None.
+
+    Examples
+    --------
+    >>> mixed_column_hint(as_table(np.array([[1.0, 2.0], ["abc", 3.0]], dtype=object)))[:43]
+    "Feature 'x0' mixes numbers and strings (e.g"
+    """
+    for name, kind in zip(table.names, table.schema.kinds):
+        col = table.columns[name]
+        if kind != "categorical" or not isinstance(col, np.ndarray) or col.dtype != object:
+            continue
+        text = next((v for v in col if isinstance(v, str)), None)
+        if text is not None and any(
+                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+                    v, (bool, np.bool_)) for v in col):
+            return (f"Feature {name!r} mixes numbers and strings (e.g. {text!r}): if it is "
+                    "numeric, convert it (pandas.to_numeric(errors='coerce') makes the bad "
+                    "entries NaN).")
+    return None
 
 
 def _is_integer_dtype(dtype: Any) -> bool:
@@ -190,12 +265,15 @@ class Table:
         Raises
         ------
         TypeError
-            For an unsupported input type.
+            For an unsupported input type, or ``feature_names`` that is not a list of names
+            (one string, a set; :func:`~ixplain._validation.check_feature_names`).
         ValueError
-            For a 3-D array, a missing key in a record, or mismatched feature names.
+            For a 3-D array, a missing key in a record, or mismatched or repeated feature
+            names.
         """
         if isinstance(X, Table):
             return X
+        feature_names = check_feature_names(feature_names, owner)
         if is_instance(X, "pandas", "Series"):
             X = X.to_frame().T.infer_objects()
         if is_instance(X, "pandas", "DataFrame"):
@@ -210,7 +288,7 @@ class Table:
             return cls._from_records(X, feature_names, categorical_features, owner)
         if isinstance(X, (np.ndarray, list, tuple)):
             return cls._from_numpy(np.asarray(X), feature_names, categorical_features, owner)
-        raise TypeError(
+        raise UnsupportedInputError(
             f"{owner} got X of type {type(X).__name__}; expected a 2-D numpy array, a pandas or "
             "polars DataFrame, a dict record or a list of dict records."
         )
@@ -222,6 +300,8 @@ class Table:
         if X.ndim != 2:
             raise ValueError(f"{owner} expects 2-D data; got an array of shape {X.shape}.")
         n_features = X.shape[1]
+        if n_features == 0:  # (a table of no columns has no rows either: "0 rows" misled)
+            raise ValueError(f"{owner} got X without features: an array of shape {X.shape}.")
         if feature_names is None:
             names = tuple(f"x{i}" for i in range(n_features))
         else:
@@ -232,13 +312,17 @@ class Table:
                 )
         cat = set(categorical_features or ())
         columns = {n: X[:, i] for i, n in enumerate(names)}
-        kinds = tuple(
-            "categorical"
-            if n in cat
-            or not (X.dtype.kind in "iuf" or (X.dtype.kind == "O" and _all_numbers(columns[n])))
-            else "numeric"
-            for n in names
-        )
+        if X.dtype.kind == "c" and names:  # name a column whose imaginary parts are not all 0
+            n = next((n for n in names if np.any(columns[n].imag != 0)), names[0])
+            _refuse_complex(columns[n], n, owner)
+        if X.dtype.kind == "O":
+            for n in names:
+                _refuse_complex(columns[n], n, owner)
+        if X.dtype.kind == "O":
+            kinds = tuple(_object_kind(columns[n], n in cat) for n in names)
+        else:
+            kinds = tuple("numeric" if X.dtype.kind in "iuf" and n not in cat else "categorical"
+                          for n in names)
         schema = Schema(names, names, kinds, (X.dtype,) * n_features, "numpy", X.dtype)
         return cls(columns, schema)
 
@@ -247,6 +331,8 @@ class Table:
         import pandas as pd
 
         labels = tuple(df.columns)
+        if not labels:
+            raise ValueError(f"{owner} got X without features: a DataFrame of shape {df.shape}.")
         names = tuple(str(c) for c in labels)
         if len(set(names)) != len(names):
             raise ValueError(f"{owner} got a DataFrame with duplicate column names: {list(names)}.")
@@ -256,8 +342,13 @@ class Table:
         for label, name in zip(labels, names):
             s = df[label]
             arr = s.array if isinstance(s.dtype, pd.api.extensions.ExtensionDtype) else s.to_numpy()
+            if getattr(arr, "dtype", None) is not None and arr.dtype.kind in "cO":
+                _refuse_complex(arr, name, owner)
             columns[name] = arr
-            kinds.append("categorical" if name in cat else _kind_of(s.dtype))
+            if s.dtype == object:
+                kinds.append(_object_kind(arr, name in cat))
+            else:
+                kinds.append("categorical" if name in cat else _kind_of(s.dtype))
             dtypes.append(s.dtype)
         return cls(columns, Schema(names, labels, tuple(kinds), tuple(dtypes), source))
 
@@ -279,9 +370,10 @@ class Table:
         columns, kinds, dtypes = {}, [], []
         for n in names:
             col = values[n]
-            numeric = n not in cat and _all_numbers(col)
+            _refuse_complex(col, n, owner)
+            numeric = _object_kind(col, n in cat) == "numeric"
             if numeric:
-                arr = np.asarray([np.nan if v is None else v for v in col], dtype=np.float64)
+                arr = np.asarray([np.nan if _is_na(v) else v for v in col], dtype=np.float64)
             else:
                 arr = np.asarray(col, dtype=object)
             columns[n] = arr

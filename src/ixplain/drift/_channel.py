@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import unit_shift
 from .._random import keyed_generator
 from .._validation import check_allocation
 from ..results.drift import _Z95
@@ -245,7 +246,7 @@ class ValueChannel:
         """The warm-up ``values``' centre and scale, in units of ``2**-shift`` (module)."""
         top = float(np.abs(values).max())
         if top > 0:  # (finite: the detector refuses others)
-            self.shift = -math.frexp(top)[1]  # top * 2**shift in [0.5, 1)
+            self.shift = unit_shift(top)  # top * 2**shift in [0.5, 1)
             values = self.scaled(values)
         self.center = np.median(values, axis=0)
         dev = np.abs(values - self.center)

@@ -418,7 +418,7 @@ class ExplanationDriftDetector:
         values, feature_names = self._named_columns(values, feature_names)
         arr = as_float_rows(values, self._k, _OWNER)
         rows_arr = self._check_rows(rows, len(arr))
-        loss_arr = self._check_losses(losses, len(arr))
+        loss_arr = self._check_losses(losses, rows_arr)
         if not np.isfinite(arr).all():
             i, j = np.argwhere(~np.isfinite(arr))[0]
             name = (self.feature_names_ or feature_names or [f"v{c}" for c in range(arr.shape[1])])
@@ -478,7 +478,10 @@ class ExplanationDriftDetector:
                                  "cannot change; build a new detector).")
         return values, feature_names
 
-    def _check_losses(self, losses: Any, n: int) -> np.ndarray | None:
+    def _check_losses(self, losses: Any, rows: np.ndarray) -> np.ndarray | None:
+        """``losses`` as float64 ``(B,)`` for the stream rows ``rows`` (None if not given);
+        a non-finite loss is refused naming its stream row (and its row in the batch)."""
+        n = len(rows)
         channel = self._channels.get("values")
         watched = None if channel is None else channel.trigger is not None
         if losses is None:
@@ -503,8 +506,8 @@ class ExplanationDriftDetector:
                              f"{len(arr)} losses.")
         if not np.isfinite(arr).all():
             i = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ValueError(f"{_OWNER}.update_values: the loss of row {i} of the batch is "
-                             f"{float(arr[i])}; losses must be finite.")
+            raise ValueError(f"{_OWNER}.update_values: the loss at row {int(rows[i])} (row {i} "
+                             f"of this batch) is {float(arr[i])}; losses must be finite.")
         return arr
 
     def explain_change(self, event: DriftEvent | int) -> DriftExplanation:

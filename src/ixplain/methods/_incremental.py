@@ -88,12 +88,20 @@ import numpy as np
 
 from .._lazy import is_instance
 from .._random import RowStream, keyed_generator
-from .._validation import check_bool, check_float, check_int, check_options
+from .._validation import (
+    check_bool,
+    check_feature_names,
+    check_float,
+    check_int,
+    check_options,
+    param_error,
+    refuse_complex_target,
+)
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
-from ..tabular import Schema, Table, as_table
+from ..tabular import Schema, Table, _is_na, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
 
@@ -343,13 +351,9 @@ class IncrementalExplainer:
                 f"GeometricReservoir, SlidingWindow, DatasetStorage) or None. Got "
                 f"{type(storage).__name__} instead."
             )
-        if feature_names is not None:
-            feature_names = [str(n) for n in feature_names]
-            if len(feature_names) == 0 or len(set(feature_names)) != len(feature_names):
-                raise ValueError(
-                    f"The 'feature_names' parameter of {owner} must be a non-empty list of "
-                    f"distinct names. Got {feature_names!r} instead."
-                )
+        feature_names = check_feature_names(feature_names, owner)
+        if feature_names is not None and len(feature_names) == 0:
+            raise param_error(owner, "feature_names", "None or a non-empty list of names", [])
         self.feature_names = feature_names
         self.random_state = random_state
         self._seed = seed_of(random_state, owner)
@@ -821,10 +825,10 @@ class IncrementalExplainer:
         try:
             return np.asarray(values, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
-            bad = next(
-                (v for v in np.asarray(values, dtype=object).reshape(-1) if not _is_number(v)),
-                None,
-            )
+            flat = np.asarray(values, dtype=object).reshape(-1)
+            bad = next((v for v in flat if not (_is_number(v) or _is_na(v))), None)
+            if bad is None:  # pandas NA: a missing value, for the nan_policy
+                return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
             raise ValueError(
                 f"{self._owner}: feature {name!r} is numeric but an observation holds {bad!r}."
             ) from None
@@ -846,13 +850,33 @@ class IncrementalExplainer:
             if _is_array(X):
                 if self._schema is not None:
                     arr_names = list(self._schema.names)
+                    self._check_width(X)
                 elif self.feature_names is not None:
                     arr_names = list(self.feature_names)
             table = as_table(X, arr_names, owner=self._owner)
         return self._table_columns(table, single)
 
+    def _check_width(self, X: Any) -> None:
+        """Refuse an array whose rows have another number of values than the explainer's
+        features (it read as "2 feature_names for data with 1 columns", names the user never
+        gave)."""
+        assert self._schema is not None
+        try:
+            shape = np.shape(X)
+        except ValueError:  # ragged lists: the conversion says what is wrong
+            return
+        d = len(self._schema.names)
+        if len(shape) in (1, 2) and shape[-1] != d:
+            raise ValueError(
+                f"{self._owner}: the observations have {shape[-1]} values each (shape {shape}); "
+                f"the explainer's features, fixed by its first observation, are {d}: "
+                f"{list(self._schema.names)}."
+            )
+
     def _table_columns(self, table: Table, single: bool) -> dict[str, np.ndarray]:
         """A table's columns in the explainer's schema (fixed by the first table)."""
+        if not table.columns:
+            raise ValueError(f"{self._owner} got observations without features (0 columns).")
         if table.n_rows == 0:
             raise ValueError(f"{self._owner} got an empty batch (0 rows).")
         if single and table.n_rows != 1:
@@ -872,10 +896,33 @@ class IncrementalExplainer:
                 )
             table = table.select(self._schema.names)
         raw = canonical_columns(table)
+        if self._schema.source in ("pandas", "polars"):
+            self._refuse_new_levels(raw)
         return {
             name: self._as_column(name, kind, raw[name])
             for name, kind in zip(self._schema.names, self._schema.kinds)
         }
+
+    def _refuse_new_levels(self, raw: dict[str, Any]) -> None:
+        """Refuse a level of a pandas categorical feature outside the categories of the first
+        observations: the model's input rebuilds that dtype, where the level became NaN
+        (pandas' FutureWarning: a future pandas raises)."""
+        import pandas as pd
+
+        assert self._schema is not None
+        for name, dtype in zip(self._schema.names, self._schema.dtypes):
+            if not isinstance(dtype, pd.CategoricalDtype):
+                continue
+            values = np.asarray(raw[name], dtype=object)
+            known = pd.isna(values) | np.isin(values, np.asarray(dtype.categories, dtype=object))
+            if not known.all():
+                new = sorted({repr(v) for v in values[~known]})[:5]
+                raise ValueError(
+                    f"{self._owner}: feature {name!r} is categorical with the categories "
+                    f"{list(dtype.categories)} of the first observations; got the new level(s) "
+                    f"{', '.join(new)}. Give the column every level from the start, e.g. "
+                    f"X[{name!r}].astype(pandas.CategoricalDtype(all_levels))."
+                )
 
     def _convert_records(self, X: Any) -> dict[str, np.ndarray]:
         """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
@@ -917,8 +964,10 @@ class IncrementalExplainer:
                 raise ValueError(f"{self._owner} needs the label y of each observation.")
             return None
         if single:
-            if isinstance(y, (bool, int, float, np.number)):
+            if isinstance(y, (bool, int, float, np.number)) and not isinstance(y, _COMPLEX):
                 return np.array([y])
+            if isinstance(y, _COMPLEX):
+                refuse_complex_target(np.array([y]), self._owner)
             if isinstance(y, np.ndarray) and y.ndim >= 1:  # a multi-output label: one row of it
                 return self._convert_y(y.reshape(1, *y.shape), 1, single=False)
             arr = np.empty(1, dtype=object)  # any label (str, tuple, ...) as one object
@@ -933,6 +982,7 @@ class IncrementalExplainer:
             )
         if arr.shape[0] != B:
             raise ValueError(f"{self._owner} got {B} observations but {arr.shape[0]} labels.")
+        refuse_complex_target(arr, self._owner)
         return arr
 
     def _make_table(self, cols: dict[str, np.ndarray]) -> Table:
@@ -1003,6 +1053,9 @@ def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:
         return not np.isfinite(np.asarray(y[rows], dtype=np.float64)).all()
     except (TypeError, ValueError):  # class labels
         return False
+
+
+_COMPLEX = (complex, np.complexfloating)
 
 
 def _is_number(v: Any) -> bool:

@@ -17,6 +17,12 @@ the grid is a subset of a fixed lattice instead:
 
 A grid value is therefore always a value inside the range of the data seen recently, and the same
 value keeps its identity (and its estimate) when the range grows, shrinks or the step changes.
+
+Every finite range can be gridded, from subnormal spreads (1e-310) to ranges that straddle
++-1e308: widths are computed as ``hi / R - lo / R`` (``hi - lo`` may overflow), powers of ten
+beyond 1e300 in two factors (``10.0**309`` overflows, ``10.0**-309`` underflows), the steps
+stop at the smallest float (5e-324), and a step far too fine for a range (the lattice index
+``lo / step`` overflows) counts as holding more points than any resolution.
 """
 
 from __future__ import annotations
@@ -43,6 +49,12 @@ __all__ = [
 Step = tuple[int, int]
 
 _MANTISSAS = (1, 2, 5)
+#: The finest step: 5e-324, the smallest float (finer ladder steps round to 0 or to it).
+_FINEST: Step = (5, -324)
+#: ``10.0**e`` is formed in two factors beyond this exponent (one would overflow/underflow).
+_SPLIT = 300
+#: The count of a step whose lattice index overflows: more than any grid resolution.
+_TOO_MANY = 2**63
 
 
 class SortedWindow:
@@ -86,28 +98,56 @@ class SortedWindow:
         if i >= len(s) - 1:
             return s[-1]
         frac = pos - i
-        return s[i] if frac == 0.0 else s[i] + (s[i + 1] - s[i]) * frac
+        return s[i] if frac == 0.0 else lerp(s[i], s[i + 1], frac)
 
     def values(self) -> np.ndarray:
         """The held values, oldest first."""
         return np.asarray(self._fifo, dtype=np.float64)
 
 
+def lerp(a: float, b: float, frac: float) -> float:
+    """``a + (b - a) * frac`` (numpy's linear interpolation), without overflow when ``b - a``
+    does (``a = -1e308, b = 1e308``: then ``a * (1 - frac) + b * frac``).
+
+    Examples
+    --------
+    >>> lerp(1.0, 3.0, 0.5), lerp(-1e308, 1e308, 0.75)
+    (2.0, 5e+307)
+    """
+    d = b - a
+    if math.isinf(d):
+        return a * (1.0 - frac) + b * frac
+    return a + d * frac
+
+
 def step_size(step: Step) -> float:
-    """The step as a float."""
-    m, e = step
-    return m * 10.0**e if e >= 0 else m / 10.0 ** (-e)
+    """The step as a float (``inf`` for a step beyond the largest float)."""
+    return float(_value(step[0], step[1]))
 
 
 def _value(numerator: Any, exponent: int) -> Any:
     # one correctly rounded operation: equal decimals give equal floats whatever the step
+    # (beyond 1e+-300, two: the same two for every step, so equal decimals stay equal floats)
+    if exponent > _SPLIT:
+        big = 10.0 ** min(exponent - _SPLIT, _SPLIT)  # 1e308 * 1e300 is inf, as it should be
+        with np.errstate(over="ignore"):
+            return numerator * big * 10.0**_SPLIT
     if exponent >= 0:
         return numerator * 10.0**exponent
+    if -exponent > _SPLIT:
+        return numerator / 10.0 ** (-exponent - _SPLIT) / 10.0**_SPLIT
     return numerator / 10.0 ** (-exponent)
 
 
 def index_bounds(lo: float, hi: float, step: Step) -> tuple[int, int]:
-    """First and last lattice index ``k`` with ``k * step`` in ``[lo, hi]`` (exact at the ends)."""
+    """First and last lattice index ``k`` with ``k * step`` in ``[lo, hi]`` (exact at the ends).
+
+    Raises
+    ------
+    OverflowError
+        If ``step`` is so fine for the range that ``lo / step`` or ``hi / step`` overflows (see
+        :func:`lattice_count`, which counts such a lattice as :data:`_TOO_MANY` points).
+    """
     m, e = step
     h = step_size(step)
     kmin = math.ceil(lo / h - 1e-9)
@@ -139,19 +179,23 @@ def lattice_from_bounds(kmin: int, kmax: int, step: Step) -> np.ndarray:
 
 
 def lattice_count(lo: float, hi: float, step: Step) -> int:
-    """Number of multiples of ``step`` in ``[lo, hi]``."""
+    """Number of multiples of ``step`` in ``[lo, hi]`` (:data:`_TOO_MANY` for a step so fine
+    that the lattice index overflows, e.g. a step of 1e-5 kept when the range jumps to 5e307)."""
+    h = step_size(step)
+    if not (math.isfinite(lo / h) and math.isfinite(hi / h)):
+        return _TOO_MANY
     kmin, kmax = index_bounds(lo, hi, step)
     return max(0, kmax - kmin + 1)
 
 
 def _ladder_below(width: float) -> Step:
-    """The largest ladder step <= ``width`` (``width`` > 0)."""
+    """The largest ladder step <= ``width`` (``width`` > 0), at least :data:`_FINEST`."""
     e = math.floor(math.log10(width))
     best: Step = (5, e - 1)
     for m in _MANTISSAS:
         if step_size((m, e)) <= width * (1 + 1e-12):
             best = (m, e)
-    return best
+    return best if best[1] > _FINEST[1] else _FINEST
 
 
 def _next_step(step: Step) -> Step:
@@ -169,6 +213,12 @@ def choose_step(lo: float, hi: float, grid_resolution: int) -> Step:
     grid_resolution : int
         Largest number of grid points, >= 2.
 
+    Returns
+    -------
+    Step
+        At least ``2**-50 * max(|lo|, |hi|)`` (so the lattice points are distinct floats: a
+        range narrower than that may hold one point, or none) and at least 5e-324.
+
     Examples
     --------
     >>> choose_step(20_000.0, 150_000.0, 20)
@@ -176,7 +226,12 @@ def choose_step(lo: float, hi: float, grid_resolution: int) -> Step:
     >>> lattice(20_000.0, 150_000.0, (1, 4)).size
     14
     """
-    step = _ladder_below((hi - lo) / grid_resolution)
+    # hi - lo may overflow; a step below 2**-50 of the values would put lattice indices past
+    # 2**53, where k * mantissa is no longer exact and neighbouring points round to one float
+    floor = 2.0**-50 * max(abs(lo), abs(hi))
+    step = _ladder_below(max(hi / grid_resolution - lo / grid_resolution, floor))
+    if step_size(step) < floor:  # the largest ladder step below the floor: the next is above
+        step = _next_step(step)
     while lattice_count(lo, hi, step) > grid_resolution:
         step = _next_step(step)
     return step
@@ -184,6 +239,8 @@ def choose_step(lo: float, hi: float, grid_resolution: int) -> Step:
 
 def _finer_step(step: Step) -> Step:
     m, e = step
+    if step == _FINEST:
+        return step
     return (_MANTISSAS[_MANTISSAS.index(m) - 1], e) if m != 1 else (5, e - 1)
 
 

@@ -76,7 +76,6 @@ References
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,8 +83,10 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import unit_shift
 from .._validation import (
     check_2d,
+    check_feature_names,
     check_int,
     check_memory_budget,
     check_options,
@@ -95,7 +96,7 @@ from .._validation import (
 from ..grids import _sorted_levels, feature_deciles
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, rows_for_budget
 from ..results.ale import AccumulatedLocalEffects
-from ..tabular import Table, as_table
+from ..tabular import Table, UnsupportedInputError, as_table
 from ._engine import Explained, Method, RowBatch, register
 from .pdp import effect_model
 
@@ -643,7 +644,7 @@ def _effect_shift(diffs: np.ndarray) -> int | None:
         return None
     if 2.0 ** -128 <= top <= 2.0 ** 128:  # squares (and the aggregator's fourth powers) fit
         return 0
-    return -math.frexp(top)[1]
+    return unit_shift(top)
 
 
 def bin_statistics(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1032,9 +1033,10 @@ def _select_output(values: list[np.ndarray | None], model: Model, target: Any) -
 
 def _prepare_table(X: Any, feature_names: Any, categorical_features: Any) -> Table:
     check_2d(X, _OWNER)
+    feature_names = check_feature_names(feature_names, _OWNER)  # (its TypeError is not X's)
     try:
-        table = as_table(X, None if feature_names is None else list(feature_names), owner=_OWNER)
-    except TypeError as exc:
+        table = as_table(X, feature_names, owner=_OWNER)
+    except UnsupportedInputError as exc:
         raise param_error(_OWNER, "X", "a 2-D array, a pandas/polars DataFrame or dict records",
                           X, exc=TypeError) from exc
     if table.n_rows == 0:

@@ -93,6 +93,7 @@ import numpy as np
 
 from .._random import keyed_generator, root_seed
 from .._validation import (
+    check_2d,
     check_bool,
     check_float,
     check_int,
@@ -261,6 +262,7 @@ def _validate(model, X, features, pairs, sample_weight, n_max, pairwise_m, metho
     pairwise_m = check_int(pairwise_m, "pairwise_m", _OWNER, min_value=0)  # type: ignore[assignment]
     eps = check_float(eps, "eps", _OWNER, low=0.0)  # type: ignore[assignment]
     memory_budget = check_memory_budget(memory_budget, _OWNER)
+    check_2d(X, _OWNER)  # a 1-D array read as one row of n features gave H of 0, silently
     table = as_table(X, feature_names, owner=_OWNER)
     if table.n_rows == 0:
         raise ValueError(f"{_OWNER} got empty data (0 rows).")

@@ -29,7 +29,8 @@ overlaps, and its difference is the integral of the old slopes over it (each old
 by the width it covers, not by its rows, so merging outer bins left with few decayed rows
 into busy inner ones keeps their effect; see :func:`rebin_moments`; merging and splitting are
 the same rule). A new bin with no overlap (the range grew) takes the slope of the nearest bin until its
-own rows arrive. Rows outside the current range count in the nearest outer bin until the next
+own rows arrive. The one exception: a range that jumps so far (from ~1 to ~1e308) that the
+carried effects overflow restarts the estimate on the new bins, with a warning. Rows outside the current range count in the nearest outer bin until the next
 re-grid (with fixed ``edges`` they are left out and counted, as in the static ALE). Re-grids happen at multiples of ``regrid_every`` of the rows seen, so the state after a
 row does not depend on how the stream was batched.
 
@@ -46,6 +47,7 @@ scaled by that too (the bins' counts and the band are right from the first rows)
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -408,15 +410,34 @@ class IncrementalALE(IncrementalExplainer):
         new = stream_edges(values, len(old) - 1)
         if new is None:
             return
-        R = rebin_matrix(old, new)
         agg = self._aggregator
-        for attr in ("_mean", "_sq", "_m2"):
-            state = getattr(agg, attr, None)
-            if state is not None:
-                setattr(agg, attr, np.einsum("bk,mok->mob", R[0], state) if attr != "_mean"
-                        else rebin_moments(state, old, new))
+        with np.errstate(over="ignore", invalid="ignore"):
+            R = rebin_matrix(old, new)
+            carried = {attr: np.einsum("bk,mok->mob", R[0], state) if attr != "_mean"
+                       else rebin_moments(state, old, new)
+                       for attr in ("_mean", "_sq", "_m2")
+                       if (state := getattr(agg, attr, None)) is not None}
+        if all(np.isfinite(v).all() for v in carried.values()):
+            for attr, state in carried.items():
+                setattr(agg, attr, state)
+        else:
+            self._restart(old, new)
         self.edges_ = new
         self.n_regrids_ += 1
+
+    def _restart(self, old: np.ndarray, new: np.ndarray) -> None:
+        """Start the estimate afresh on the ``new`` edges (with a new power of two for the
+        moments): the old bins' slopes carried over bins ``1e308`` times wider (the range
+        jumped from ~1 to ~1e308) overflow, and an estimate of inf or NaN helps nobody."""
+        warnings.warn(
+            f"{self._owner}: the range of feature {self._feature_name(self._schema.names)!r} "  # type: ignore[union-attr]
+            f"moved from [{old[0]:.6g}, {old[-1]:.6g}] to [{new[0]:.6g}, {new[-1]:.6g}] at row "
+            f"{self.n_seen_}, too far to carry the estimate to the new bins (the carried "
+            "effects overflow); the estimate starts afresh on them.",
+            RuntimeWarning, stacklevel=5,
+        )
+        self._aggregator = Mean() if self.aggregation == "mean" else EWMean(self.alpha)
+        self._shift, self._method = None, None
 
     # ------------------------------------------------------------------ results
     def _scale(self) -> float:

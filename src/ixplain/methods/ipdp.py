@@ -20,7 +20,7 @@ from .._validation import check_float, check_int, check_options, param_error
 from ..drift.detector import attach_detector
 from ..models import as_model
 from ..results.partial_dependence import PartialDependence
-from ..tabular import Table
+from ..tabular import Table, _is_na
 from . import _stream_grid as sg
 from ._incremental import IncrementalExplainer
 from .pdp import ice_predict
@@ -846,6 +846,8 @@ class IncrementalPDP(IncrementalExplainer):
         if self._cache is not None and self._cache[0] == cache_key:
             return self._cache[1]
         values = sg.lattice_from_bounds(cache_key[1], cache_key[2], step)
+        if not len(values):  # a range a few floats wide, between two lattice points
+            return self._point_ids(lo)
         ids = self._store.ids(values.tolist())
         self._cache = (cache_key, ids)
         return ids
@@ -968,7 +970,13 @@ class IncrementalPDP(IncrementalExplainer):
             held = held[~np.isnan(held)]
         else:
             held = self._window.values()
-        return np.percentile(held, np.arange(10, 100, 10)) if held.size else None
+        if not held.size:
+            return None
+        q = np.arange(10, 100, 10)
+        with np.errstate(over="ignore", invalid="ignore"):
+            deciles = np.percentile(held, q)
+        # values straddling +-1e308: differences overflow; halve them (exact) and double back
+        return deciles if np.isfinite(deciles).all() else 2.0 * np.percentile(held / 2.0, q)
 
     # ------------------------------------------------------------------ computation
     def _evaluate(self, table: Table, ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -1103,7 +1111,7 @@ def _sorted_quantile(values: np.ndarray, q: float) -> float:
     i = int(pos)
     if i >= values.size - 1:
         return float(values[-1])
-    return float(values[i] + (values[i + 1] - values[i]) * (pos - i))
+    return float(sg.lerp(float(values[i]), float(values[i + 1]), pos - i))
 
 
 def _int(value: Any, name: str, min_value: int) -> int:
@@ -1122,7 +1130,7 @@ def _key(value: Any) -> Any:
 
 
 def _is_missing(value: Any) -> bool:
-    if value is None:
+    if _is_na(value):  # None, pandas NA (whose != is NA, not a bool)
         return True
     try:
         return bool(value != value)

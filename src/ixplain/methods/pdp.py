@@ -41,6 +41,7 @@ from .._validation import (
     check_2d,
     check_allocation,
     check_bool,
+    check_feature_names,
     check_int,
     check_memory_budget,
     check_n_jobs,
@@ -53,7 +54,7 @@ from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
 from ..storage.base import seed_of
-from ..tabular import Table, as_table
+from ..tabular import Table, UnsupportedInputError, as_table
 from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
 from ._engine import (
     Explained,
@@ -932,12 +933,7 @@ def _check_options(**kw: Any) -> dict[str, Any]:
     out["n_jobs"] = check_n_jobs(kw["n_jobs"], _OWNER)
     if kw["include_missing"] != "auto":
         out["include_missing"] = check_bool(kw["include_missing"], "include_missing", _OWNER)
-    names = kw["feature_names"]
-    if names is not None and (
-        isinstance(names, str) or not isinstance(names, (Sequence, np.ndarray))
-    ):
-        raise param_error(_OWNER, "feature_names", "None or a sequence of str", names,
-                          exc=TypeError)
+    out["feature_names"] = check_feature_names(kw["feature_names"], _OWNER)
     out["progress"] = make_progress(kw["progress"], _OWNER)
     return out
 
@@ -949,7 +945,7 @@ def _data_and_features(
     check_2d(X, _OWNER)
     try:
         table = as_table(X, owner=_OWNER)
-    except TypeError as exc:
+    except UnsupportedInputError as exc:
         raise param_error(
             _OWNER, "X", "a 2-D array, a pandas/polars DataFrame or a list of dict records", X,
             exc=TypeError,

@@ -138,6 +138,10 @@ def _background_table(background: Any, table: Table, seed: int | np.random.Gener
             seed, "sage-background")
         pick = gen.choice(n, 512, replace=False)
         return table.take(np.sort(pick))
+    width = np.shape(background)[-1] if isinstance(background, np.ndarray) else None
+    if width is not None and background.ndim == 2 and width != len(table.names):
+        raise ValueError(f"{owner}: background has {width} columns; X has {len(table.names)}: "
+                         f"{list(table.names)}.")
     bg = as_table(background, feature_names=list(table.names), owner=owner)
     if bg.n_rows == 0:
         raise ValueError(f"{owner}: background has no rows.")

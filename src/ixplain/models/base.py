@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import MIN_MEMORY_BUDGET, ModelEvaluationError
-from ..tabular import Table
+from ..tabular import Table, mixed_column_hint
 
 __all__ = [
     "CALL_ROWS",
@@ -232,7 +232,13 @@ class Model:
 
     def _predict_chunk(self, table: Table) -> np.ndarray:
         kind = self.native_kind(table)
-        return self._call_native(table.to_native(kind), table.n_rows, kind, list(table.names))
+        try:
+            return self._call_native(table.to_native(kind), table.n_rows, kind, list(table.names))
+        except ModelEvaluationError as exc:
+            hint = mixed_column_hint(table)  # (only when the model failed: no cost otherwise)
+            if hint is None:
+                raise
+            raise ModelEvaluationError(f"{exc} {hint}") from exc.__cause__
 
     def _call_native(self, native: Any, n_rows: int, kind: str, names: list[str]) -> np.ndarray:
         start = time.perf_counter()

@@ -485,7 +485,7 @@ class SlotStorage:
         if y is not None:
             if self._y is None:
                 self._y = np.full(self.size, None, dtype=object)
-            self._y[dest] = y[rows]
+            self._y[dest] = _row_objects(y[rows])
         self._len = max(self._len, int(dest[-1]) + 1)
 
     def _held(self, slots: np.ndarray) -> np.ndarray:
@@ -574,3 +574,14 @@ class SlotStorage:
             if cat.shape[1]:
                 cat[empty] = bcat[own]
         return num, cat, available
+
+
+def _row_objects(y: np.ndarray) -> np.ndarray:
+    """Labels as one object per row: a multi-output label row ``(k,)`` stays one array (as
+    a one-row write stores it), not ``k`` values broadcast into one slot."""
+    if y.ndim == 1:
+        return y
+    out = np.empty(len(y), dtype=object)
+    for i, row in enumerate(y):
+        out[i] = row
+    return out

@@ -1,0 +1,496 @@
+"""Bad or extreme input: a clear error that names the problem, or a correct result; never a
+crash deep inside, and no lost rows."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import ixplain as ix
+from ixplain.methods import _stream_grid as sg
+
+
+# ---------------------------------------------------------------- huge and subnormal feature values
+def _tiny_slope(A):
+    """``f(x) = 1e-300 * x0 + x1``: additive, so every ICE curve at ``v`` is ``1e-300 * v + x1``."""
+    A = np.asarray(A, dtype=np.float64)
+    return A[:, 0] * 1e-300 + A[:, 1]
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi"),
+    [(0.0, 5e307), (-5e307, 0.0), (-1e308, 1e308), (-1.7e308, 1.7e308), (0.0, 1e-310),
+     (0.0, 3e-322), (5e307, 5e307 * (1 + 1e-15))],
+)
+@pytest.mark.parametrize("resolution", [2, 20, 100])
+def test_lattice_of_extreme_ranges(lo, hi, resolution):
+    """Every finite range gets a step whose lattice is finite, strictly increasing, inside
+    ``[lo, hi]`` and at most ``resolution`` points (``hi - lo`` overflows for +-1e308, the
+    ladder's powers of ten overflow beyond 1e308 and underflow below 1e-308)."""
+    step = sg.choose_step(lo, hi, resolution)
+    grid = sg.lattice(lo, hi, step)
+    assert 1 <= len(grid) <= resolution
+    assert np.isfinite(grid).all() and (np.diff(grid) > 0).all()
+    assert grid[0] >= lo and grid[-1] <= hi
+
+
+def test_stale_fine_step_counts_as_too_many():
+    """A step of 1e-5 kept from values near 0 when the range jumps to 5e307: the lattice index
+    ``5e307 / 1e-5`` overflows; the step is not kept (it was an OverflowError)."""
+    assert sg.lattice_count(0.0, 5e307, (1, -5)) > 10**18
+    assert not sg.keep_step(0.0, 5e307, (1, -5), 20)
+
+
+def test_lerp_does_not_overflow():
+    """``b - a`` overflows for ``a = -1e308, b = 1e308``; the interpolation stays finite:
+    ``a + (b - a) t = (1 - t) a + t b = 2e308 t - 1e308``, 5e307 at ``t = 0.75``."""
+    assert sg.lerp(-1e308, 1e308, 0.75) == pytest.approx(5e307, rel=1e-15)
+    assert sg.lerp(1.0, 3.0, 0.25) == 1.5
+
+
+def _jump_stream(big, n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=n) * 1e-3, rng.normal(size=n)])
+    X[30:40, 0] = big
+    if abs(big) >= 1e308:
+        X[40:45, 0] = -big
+    return X, _tiny_slope(X)
+
+
+@pytest.mark.parametrize("big", [5e307, -5e307, 1e308, 1.7e308])
+@pytest.mark.parametrize("range_source", ["window", "storage"])
+def test_ipdp_range_jumps_to_huge_values(big, range_source):
+    """The feature's range jumps from ~1e-3 to ~5e307 (or +-1e308): it was an OverflowError in
+    ``index_bounds`` that lost the whole batch. Now every row counts, the batch and the loop of
+    explain_one agree bit for bit, and the PD is the closed form of the additive model:
+    ``PD(v) - 1e-300 v`` is the same (the weighted mean of x1) at every grid value."""
+    X, y = _jump_stream(big)
+    kw = dict(range_source=range_source, percentiles=(0.0, 1.0), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        many = ix.IncrementalPDP(_tiny_slope, "x0", **kw)
+        many.explain_many(X, y)
+        one = ix.IncrementalPDP(_tiny_slope, "x0", **kw)
+        for x, t in zip(X, y):
+            one.explain_one(x, t)
+        pd_many, pd_one = many.pd_, one.pd_
+    assert many.n_explained_ == one.n_explained_ == len(X)
+    grid = pd_many.grid_values[0]
+    np.testing.assert_array_equal(grid, pd_one.grid_values[0])
+    np.testing.assert_array_equal(pd_many.average, pd_one.average)
+    assert np.isfinite(grid).all() and (np.diff(grid) > 0).all()
+    assert np.isfinite(pd_many.deciles[0]).all()
+    offset = pd_many.average[0] - grid * 1e-300
+    np.testing.assert_allclose(offset, offset[0], rtol=0, atol=1e-7 * max(1.0, abs(big) * 1e-300))
+
+
+def test_ipdp_subnormal_spread():
+    """A feature spread over 1e-310 (subnormal floats): the ladder step 1e-312 was an
+    OverflowError (``1 / 10.0**312``); now the grid is inside the range and every row counts."""
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.uniform(0, 1e-310, 50), rng.normal(size=50)])
+    e = ix.IncrementalPDP(_tiny_slope, "x0", random_state=0)
+    e.explain_many(X, _tiny_slope(X))
+    grid = e.pd_.grid_values[0]
+    assert e.n_explained_ == 50
+    assert len(grid) > 2 and (np.diff(grid) > 0).all()
+    assert 0.0 <= grid[0] and grid[-1] <= X[:, 0].max()
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(1.0, 1.0 + 4e-16), (1e6, 1e6 + 1e-9), (-3.0, -3.0 + 1e-14)])
+def test_lattice_of_a_range_a_few_floats_wide(lo, hi):
+    """A range a few ulps wide: the ladder step 2e-17 gave lattice indices past 2**53, so 17
+    "grid points" that were one float. The step now stays >= 2**-50 of the values: the points
+    are distinct (or the range holds at most one)."""
+    grid = sg.lattice(lo, hi, sg.choose_step(lo, hi, 20))
+    assert len(np.unique(grid)) == len(grid) <= 20
+    assert ((grid >= lo) & (grid <= hi)).all()
+
+
+def test_ipdp_range_between_two_lattice_points():
+    """Rows 1 + k 2**-52 (k = 1, 2, 3): no multiple of the step 1e-15 lies in their range, so
+    the lattice is empty; the grid is then the range's lower end (as for a range of one
+    value), and every row counts."""
+    X = np.column_stack([1.0 + np.array([1, 3, 2, 1, 3, 2]) * 2.0**-52, np.zeros(6)])
+    assert len(sg.lattice(X[0, 0], X[1, 0], sg.choose_step(X[0, 0], X[1, 0], 20))) == 0
+    e = ix.IncrementalPDP(_tiny_slope, "x0", percentiles=(0.0, 1.0), random_state=0)
+    e.explain_many(X, _tiny_slope(X))
+    assert e.n_explained_ == 6
+    np.testing.assert_array_equal(e.pd_.grid_values[0], [X[0, 0]])
+
+
+# ---------------------------------------------------------------- feature_names
+def _linear(A):
+    A = np.asarray(A, dtype=np.float64)
+    return A[:, 0] + 2 * A[:, 1]
+
+
+_X2 = np.random.default_rng(0).normal(size=(30, 2))
+
+_NAMED = {
+    "IncrementalPFI": lambda names: ix.IncrementalPFI(_linear, loss="squared_error",
+                                                      feature_names=names),
+    "IncrementalSAGE": lambda names: ix.IncrementalSAGE(_linear, loss="squared_error",
+                                                        feature_names=names),
+    "IncrementalPDP": lambda names: ix.IncrementalPDP(_linear, "a", feature_names=names),
+    "IncrementalALE": lambda names: ix.IncrementalALE(_linear, "a", feature_names=names),
+    "IncrementalShapleyInteractions": lambda names: ix.IncrementalShapleyInteractions(
+        _linear, loss="squared_error", feature_names=names),
+    "partial_dependence": lambda names: ix.partial_dependence(_linear, _X2, ["a"],
+                                                              feature_names=names),
+    "accumulated_local_effects": lambda names: ix.accumulated_local_effects(
+        _linear, _X2, ["a"], feature_names=names),
+    "h_statistic": lambda names: ix.h_statistic(_linear, _X2, feature_names=names),
+    "DatasetStorage": lambda names: ix.DatasetStorage(_X2, feature_names=names),
+    "ixplain": lambda names: ix.as_table(_X2, feature_names=names),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(_NAMED))
+@pytest.mark.parametrize("names", ["ab", b"ab"])
+def test_feature_names_string_is_refused(owner, names):
+    """``feature_names="ab"`` was read as ['a', 'b'] (one feature per character) by every
+    incremental explainer and the static ALE; now a TypeError names the string."""
+    with pytest.raises(TypeError, match=rf"'feature_names' parameter of {owner} must be a list "
+                                        rf"of names\. Got the string b?'ab' instead"):
+        _NAMED[owner](names)
+
+
+@pytest.mark.parametrize("owner", ["IncrementalPFI", "partial_dependence", "ixplain"])
+def test_feature_names_unordered_or_repeated_is_refused(owner):
+    """A set has no column order (TypeError); a repeated name lost a column of the table
+    without a word (``as_table(X, ["a", "a"])`` had one column and two names)."""
+    with pytest.raises(TypeError, match="list of names"):
+        _NAMED[owner]({"a", "b"})
+    with pytest.raises(ValueError, match=r"each once.*\['a'\] repeated"):
+        _NAMED[owner](["a", "a"])
+
+
+def test_feature_names_array_of_names_for_records():
+    """A 1-D array of names picks record keys (it was numpy's ambiguous truth value error)."""
+    table = ix.as_table([{"b": 1.0, "a": 2.0}], np.array(["a", "b"]))
+    assert table.names == ("a", "b") and table.column("a")[0] == 2.0
+
+
+# ---------------------------------------------------------------- complex numbers
+def _real_model(A):
+    A = np.asarray(A.to_numpy() if hasattr(A, "to_numpy") else A, dtype=np.float64)
+    return A[:, 0] + 2 * A[:, 1]
+
+
+def _complex_inputs():
+    pd = pytest.importorskip("pandas")
+    X = _X2.copy()
+    Xc = X.astype(complex)
+    Xc[3, 1] += 1j
+    Xo = X.astype(object)
+    Xo[2, 1] = 3j
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1].astype(complex)})
+    records = [{"a": r[0], "b": complex(r[1])} for r in X]
+    return {"complex array": (Xc, "x1"), "object array": (Xo, "x1"),
+            "complex column": (frame, "b"), "records": (records, "b")}
+
+
+_ON_X = {
+    "IncrementalPFI": lambda X, y: ix.IncrementalPFI(_real_model, loss="squared_error")
+    .explain_many(X, y),
+    "IncrementalSAGE": lambda X, y: ix.IncrementalSAGE(_real_model, loss="squared_error")
+    .explain_many(X, y),
+    "IncrementalPDP": lambda X, y: ix.IncrementalPDP(_real_model, 0).explain_many(X, y),
+    "IncrementalALE": lambda X, y: ix.IncrementalALE(_real_model, 0).explain_many(X, y),
+    "permutation_importance": lambda X, y: ix.permutation_importance(
+        _real_model, X, y, loss="squared_error"),
+    "partial_dependence": lambda X, y: ix.partial_dependence(_real_model, X, [0]),
+    "accumulated_local_effects": lambda X, y: ix.accumulated_local_effects(_real_model, X, [0]),
+    "sage": lambda X, y: ix.sage(_real_model, X, y, loss="squared_error", n_permutations=2),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(_ON_X))
+@pytest.mark.parametrize("case", ["complex array", "object array", "complex column", "records"])
+def test_complex_features_are_refused_at_conversion(owner, case):
+    """Complex features reached the model (a ModelEvaluationError from its float cast) or were
+    cast to their real part with numpy's ComplexWarning; now the conversion refuses them,
+    naming the column and a value, before any model call."""
+    X, column = _complex_inputs()[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning either
+        with pytest.raises(TypeError, match=rf"{owner}: feature '{column}' holds complex numbers"):
+            _ON_X[owner](X, _linear(_X2))
+
+
+@pytest.mark.parametrize("owner", ["IncrementalPFI", "IncrementalSAGE",
+                                   "permutation_importance", "sage"])
+@pytest.mark.parametrize("kind", ["complex", "object"])
+def test_complex_targets_are_refused(owner, kind):
+    """A complex y was cast to its real part (ComplexWarning) inside the loss."""
+    y = _linear(_X2).astype(kind)
+    y[4] = 2j
+    with pytest.raises(TypeError, match=rf"{owner}: y holds complex numbers \(e.g. 2j\)"):
+        _ON_X[owner](_X2, y)
+
+
+def test_complex_label_of_one_observation_is_refused():
+    e = ix.IncrementalPFI(_real_model, loss="squared_error")
+    with pytest.raises(TypeError, match="y holds complex numbers"):
+        e.explain_one(_X2[0], 1 + 1j)
+    assert e.n_seen_ == 0
+
+
+# ---------------------------------------------------------------- non-finite losses
+@pytest.mark.parametrize("given_rows", [False, True])
+def test_detector_names_the_stream_row_of_a_nonfinite_loss(given_rows):
+    """The message called batch row 7 "row 7"; the values' message names the stream row. Now
+    both do: after 20 rows, batch row 7 is stream row 27 (or 1007 in rows 1000..1029), with
+    the batch row beside it."""
+    rng = np.random.default_rng(0)
+    d = ix.ExplanationDriftDetector()
+    d.update_values(rng.normal(size=(20, 2)), losses=np.ones(20))
+    losses = np.ones(30)
+    losses[7] = np.nan
+    rows, first = (np.arange(1000, 1030), 1000) if given_rows else (None, 20)
+    with pytest.raises(ValueError, match=rf"the loss at row {first + 7} \(row 7 of this batch\) "
+                                         r"is nan"):
+        d.update_values(rng.normal(size=(30, 2)), rows=rows, losses=losses)
+
+
+# ---------------------------------------------------------------- object columns of numbers
+def _nan_safe(A):
+    """``x0 + 2 x1`` with missing values read as 0 (any input type)."""
+    if isinstance(A, list):
+        A = [[r["a"], r["b"]] for r in A]
+    A = np.asarray(A.to_numpy() if hasattr(A, "to_numpy") else A, dtype=np.float64)
+    return np.nan_to_num(A[:, 0], posinf=0.0, neginf=0.0) + 2 * np.nan_to_num(
+        A[:, 1], posinf=0.0, neginf=0.0)
+
+
+def _object_inputs(value):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": _X2[:, 0], "b": _X2[:, 1].astype(object)})
+    frame.loc[5, "b"] = value
+    records = [{"a": a, "b": b} for a, b in _X2]
+    records[5]["b"] = value
+    return {"frame": frame, "records": records}
+
+
+_STREAMS = {
+    "IncrementalPFI": lambda **kw: ix.IncrementalPFI(_nan_safe, loss="squared_error", **kw),
+    "IncrementalSAGE": lambda **kw: ix.IncrementalSAGE(_nan_safe, loss="squared_error", **kw),
+    "IncrementalPDP": lambda **kw: ix.IncrementalPDP(_nan_safe, "b", **kw),
+    "IncrementalALE": lambda **kw: ix.IncrementalALE(_nan_safe, "b", regrid_every=10, **kw),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(_STREAMS))
+@pytest.mark.parametrize("source", ["frame", "records"])
+@pytest.mark.parametrize("missing", ["None", "nan", "inf", "NA"])
+def test_missing_in_object_column_follows_nan_policy(owner, source, missing):
+    """A numeric feature in an object column with one None/NaN/inf/pandas NA: the row is
+    skipped by nan_policy='skip' (counted, one warning naming the feature). An object
+    DataFrame column was categorical (the missing value went to the model, and iALE refused
+    the feature); pandas NA in records was 'is numeric but an observation holds <NA>'."""
+    pd = pytest.importorskip("pandas")
+    value = {"None": None, "nan": np.nan, "inf": np.inf, "NA": pd.NA}[missing]
+    X = _object_inputs(value)[source]
+    e = _STREAMS[owner]()
+    with pytest.warns(RuntimeWarning, match="NaN or infinite values.*feature 'b'"):
+        e.explain_many(X, _linear(_X2))
+    assert e.n_skipped_ == 1 and e.n_seen_ == len(_X2)
+    with pytest.raises(ValueError, match="feature 'b' is NaN or infinite"):
+        _STREAMS[owner](nan_policy="raise").explain_many(X, _linear(_X2))
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_object_frame_column_of_numbers_is_numeric(missing):
+    """An object DataFrame column of numbers and missing values is numeric, as the same
+    values in an object array or in records are: PD on a numeric grid (it was one level per
+    distinct value), ALE in bins."""
+    X = _object_inputs(missing)["frame"]
+    assert ix.as_table(X).schema.kinds == ("numeric", "numeric")
+    pd_b = ix.partial_dependence(_nan_safe, X, ["b"], grid_resolution=10)
+    assert pd_b.feature_kinds == ("numeric",) and len(pd_b.grid_values[0]) == 10
+    ale = ix.accumulated_local_effects(_nan_safe, X, ["b"], grid_resolution=4)
+    np.testing.assert_allclose(np.diff(ale.average[0]), 2 * np.diff(ale.grid_values[0]))
+
+
+def test_string_in_numeric_column_is_named_when_the_model_fails():
+    """A stray string in a numeric object column makes it categorical; the model then fails.
+    The error now names the column and the string (it named only the model call)."""
+    for X in _object_inputs("abc").values():
+        with pytest.raises(ix.ModelEvaluationError,
+                           match=r"Feature 'b' mixes numbers and strings \(e.g. 'abc'\)"):
+            ix.partial_dependence(_nan_safe, X, ["a"])
+
+
+# ---------------------------------------------------------------- the shared power of two
+@pytest.mark.parametrize("k", [-1021, -300, -1, 0, 1, 200, 1023])  # (normal floats)
+@pytest.mark.parametrize("m", [0.5, 0.75, 0.9999])
+def test_unit_shift_closed_form(k, m):
+    """``top = m 2**k`` with ``m`` in [0.5, 1) is brought to ``m`` by ``2**-k``: the shift
+    is ``-k`` (frexp's exponent), for the ALE moments and the drift channels alike."""
+    from ixplain._numeric import unit_shift
+    from ixplain.methods.ale import _effect_shift
+
+    top = math.ldexp(m, k)
+    assert unit_shift(top) == unit_shift(-top) == -k
+    if not 2.0**-128 <= top <= 2.0**128:
+        assert _effect_shift(np.array([top, -top / 3])) == -k
+
+
+def _arcsinh_model(A):
+    A = np.asarray(A, dtype=np.float64)
+    return np.arcsinh(A[:, 0]) + A[:, 1]
+
+
+@pytest.mark.parametrize("aggregation", ["mean", "ema"])
+def test_iale_range_jump_to_huge_values(aggregation):
+    """The feature's range jumps from [0, 1] to [0, 5e307]: carried over bins 1e308 times
+    wider, the old slopes overflowed and the ALE was -inf/NaN (the moments of every later row
+    were NaN). Now the estimate restarts on the new bins, with a warning. The model is
+    additive, so every row's difference in bin k is exactly ``asinh(z_k) - asinh(z_{k-1})``:
+    the ALE's steps over the bins that hold rows are those differences."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(0, 1, 300), rng.normal(size=300)])
+    X[150:, 0] *= 5e307
+    kw = dict(random_state=0, regrid_every=50, grid_resolution=5, aggregation=aggregation)
+    with pytest.warns(RuntimeWarning, match=r"range of feature 'x0' moved from .* starts afresh"):
+        e = ix.IncrementalALE(_arcsinh_model, "x0", **kw)
+        e.explain_many(X)
+    with pytest.warns(RuntimeWarning, match="starts afresh"):
+        one = ix.IncrementalALE(_arcsinh_model, "x0", **kw)
+        for x in X:
+            one.explain_one(x)
+    np.testing.assert_array_equal(e.importances_, one.importances_)
+    ale = e.ale_
+    assert np.isfinite(ale.average).all()
+    held = ale.bin_counts > 0
+    assert held.sum() >= 2
+    steps = np.diff(ale.average[0])
+    np.testing.assert_allclose(steps[held], np.diff(np.arcsinh(ale.grid_values[0]))[held],
+                               rtol=1e-9)
+    assert np.isfinite(ale.std[0]).any()
+
+
+# ---------------------------------------------------------------- shapes between calls
+_STREAM_OWNERS = {
+    "IncrementalPFI": lambda: ix.IncrementalPFI(_linear, loss="squared_error", random_state=0),
+    "IncrementalSAGE": lambda: ix.IncrementalSAGE(_linear, loss="squared_error", random_state=0),
+    "IncrementalPDP": lambda: ix.IncrementalPDP(_linear, 0, random_state=0),
+    "IncrementalALE": lambda: ix.IncrementalALE(_linear, 0, regrid_every=10, random_state=0),
+}
+
+
+@pytest.mark.parametrize("owner", sorted(_STREAM_OWNERS))
+def test_rows_of_another_width_name_the_features(owner):
+    """A later batch with 1 or 4 values per row was "got 2 feature_names for data with 1
+    columns" (names the user never gave); a batch of 0 columns was "an empty batch (0 rows)"
+    for 30 rows. Nothing is counted."""
+    e = _STREAM_OWNERS[owner]()
+    e.explain_many(_X2, _linear(_X2))
+    for X in (_X2[:, :1], np.c_[_X2, _X2], _X2[:, :1].tolist(), _X2[0, :1]):
+        with pytest.raises(ValueError, match=rf"{owner}: the observations have \d values each "
+                                             r".*features, fixed by its first observation, are "
+                                             r"2: \['x0', 'x1'\]"):
+            (e.explain_one if np.ndim(X) == 1 else e.explain_many)(X, _linear(_X2)[:len(X)]
+                                                                  if np.ndim(X) == 2 else 1.0)
+    with pytest.raises(ValueError, match="without features"):
+        _STREAM_OWNERS[owner]().explain_many(_X2[:, :0], _linear(_X2))
+    assert e.n_seen_ == len(_X2)
+
+
+@pytest.mark.parametrize("cls", [ix.IncrementalPFI, ix.IncrementalSAGE])
+def test_multi_output_labels_in_batches(cls):
+    """Labels of a two-output model, shape (B, 2): explain_many crashed in the storage
+    ("value array of shape (30,2) could not be broadcast"); explain_one worked. Now both give
+    the same estimate (bit for bit, as for any batching)."""
+    def two(A):
+        A = np.asarray(A, dtype=np.float64)
+        return np.c_[A[:, 0], 2 * A[:, 1]]
+
+    Y = two(_X2)
+    many = cls(two, loss="squared_error", random_state=0)
+    many.explain_many(_X2, Y)
+    one = cls(two, loss="squared_error", random_state=0)
+    for x, t in zip(_X2, Y):
+        one.explain_one(x, t)
+    np.testing.assert_array_equal(many.importances_, one.importances_)
+    assert (many.importances_ > 0).all()
+
+
+def test_ipdp_nullable_boolean_missing_is_not_a_level():
+    """pandas NA in a nullable boolean feature was a third grid level (its ``!=`` is NA, not
+    a bool, so it did not count as missing); NaN in a categorical one was not. Now neither."""
+    pd = pytest.importorskip("pandas")
+    for dtype in ("boolean", "category"):
+        frame = pd.DataFrame({"a": _X2[:, 0], "b": (_X2[:, 1] > 0)}).astype({"b": dtype})
+        frame.loc[3, "b"] = pd.NA if dtype == "boolean" else np.nan
+        e = ix.IncrementalPDP(lambda A: A["a"].to_numpy(dtype=float), "b", random_state=0)
+        e.explain_many(frame)
+        assert len(e.pd_.grid_values[0]) == 2, dtype
+
+
+@pytest.mark.parametrize("owner", sorted(_ON_X))
+@pytest.mark.parametrize("frame", [False, True])
+def test_zero_columns_are_not_zero_rows(owner, frame):
+    """X of shape (30, 0) was "X has 0 rows" in every method (a table of no columns counts
+    no rows); now the message says there are no features."""
+    X = _X2[:, :0]
+    if frame:
+        X = pytest.importorskip("pandas").DataFrame(index=range(30))
+    with pytest.raises(ValueError, match=rf"{owner} got X without features"):
+        _ON_X[owner](X, _linear(_X2))
+
+
+def test_h_statistic_refuses_a_1d_array():
+    """A 1-D array was one row of 30 features: an H of 0 for every feature, without a word."""
+    with pytest.raises(ValueError, match="'X' parameter of h_statistic must be 2-D"):
+        ix.h_statistic(_linear, _X2[:, 0])
+
+
+@pytest.mark.parametrize("inf", [np.inf, -np.inf])
+def test_pd_grid_has_no_infinite_point(inf):
+    """An infinite feature value was a grid point (the grid of distinct values ended at inf,
+    the PD there was inf, with numpy's 'invalid value' warning). Now the grid holds the finite
+    values only, and the PD of ``x0 + 2 x1`` at ``v`` is ``mean(x0) + 2 v``."""
+    X = _X2.copy()
+    X[7, 1] = inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = ix.partial_dependence(_linear, X, [1])
+    grid = result["grid_values"][0]
+    np.testing.assert_array_equal(grid, np.unique(np.delete(X[:, 1], 7)))
+    np.testing.assert_allclose(result["average"][0], X[:, 0].mean() + 2 * grid, rtol=1e-12)
+
+
+def test_sage_background_of_another_width():
+    """It read "got 2 feature_names for data with 1 columns" (names never given)."""
+    with pytest.raises(ValueError, match=r"sage: background has 1 columns; X has 2"):
+        ix.sage(_linear, _X2, _linear(_X2), loss="squared_error", background=_X2[:, :1])
+
+
+@pytest.mark.parametrize("owner", ["IncrementalPFI", "IncrementalSAGE", "IncrementalPDP"])
+def test_new_level_of_a_categorical_feature_is_refused(owner):
+    """A later batch with a level outside the first batch's categories: the model got NaN for
+    it (pandas' FutureWarning, iPFI and iSAGE) or the error came from deep in the table. Now a
+    ValueError names the feature and the level before anything is counted."""
+    pd = pytest.importorskip("pandas")
+
+    def codes(A):
+        return A["a"].to_numpy(dtype=float) + A["b"].cat.codes.to_numpy(dtype=float)
+
+    first = pd.DataFrame({"a": _X2[:, 0], "b": (_X2[:, 1] > 0).astype(int)}).astype(
+        {"b": "category"})
+    e = {"IncrementalPFI": lambda: ix.IncrementalPFI(codes, loss="squared_error"),
+         "IncrementalSAGE": lambda: ix.IncrementalSAGE(codes, loss="squared_error"),
+         "IncrementalPDP": lambda: ix.IncrementalPDP(codes, "a")}[owner]()
+    e.explain_many(first, codes(first))
+    later = first.assign(b=2).astype({"b": "category"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=rf"{owner}: feature 'b' is categorical with the "
+                                             r"categories \[0, 1\].*new level\(s\) 2"):
+            e.explain_many(later, np.zeros(len(later)))
+    assert e.n_seen_ == len(first)
