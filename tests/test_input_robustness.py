@@ -469,28 +469,3 @@ def test_sage_background_of_another_width():
     """It read "got 2 feature_names for data with 1 columns" (names never given)."""
     with pytest.raises(ValueError, match=r"sage: background has 1 columns; X has 2"):
         ix.sage(_linear, _X2, _linear(_X2), loss="squared_error", background=_X2[:, :1])
-
-
-@pytest.mark.parametrize("owner", ["IncrementalPFI", "IncrementalSAGE", "IncrementalPDP"])
-def test_new_level_of_a_categorical_feature_is_refused(owner):
-    """A later batch with a level outside the first batch's categories: the model got NaN for
-    it (pandas' FutureWarning, iPFI and iSAGE) or the error came from deep in the table. Now a
-    ValueError names the feature and the level before anything is counted."""
-    pd = pytest.importorskip("pandas")
-
-    def codes(A):
-        return A["a"].to_numpy(dtype=float) + A["b"].cat.codes.to_numpy(dtype=float)
-
-    first = pd.DataFrame({"a": _X2[:, 0], "b": (_X2[:, 1] > 0).astype(int)}).astype(
-        {"b": "category"})
-    e = {"IncrementalPFI": lambda: ix.IncrementalPFI(codes, loss="squared_error"),
-         "IncrementalSAGE": lambda: ix.IncrementalSAGE(codes, loss="squared_error"),
-         "IncrementalPDP": lambda: ix.IncrementalPDP(codes, "a")}[owner]()
-    e.explain_many(first, codes(first))
-    later = first.assign(b=2).astype({"b": "category"})
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=rf"{owner}: feature 'b' is categorical with the "
-                                             r"categories \[0, 1\].*new level\(s\) 2"):
-            e.explain_many(later, np.zeros(len(later)))
-    assert e.n_seen_ == len(first)

@@ -896,33 +896,10 @@ class IncrementalExplainer:
                 )
             table = table.select(self._schema.names)
         raw = canonical_columns(table)
-        if self._schema.source in ("pandas", "polars"):
-            self._refuse_new_levels(raw)
         return {
             name: self._as_column(name, kind, raw[name])
             for name, kind in zip(self._schema.names, self._schema.kinds)
         }
-
-    def _refuse_new_levels(self, raw: dict[str, Any]) -> None:
-        """Refuse a level of a pandas categorical feature outside the categories of the first
-        observations: the model's input rebuilds that dtype, where the level became NaN
-        (pandas' FutureWarning: a future pandas raises)."""
-        import pandas as pd
-
-        assert self._schema is not None
-        for name, dtype in zip(self._schema.names, self._schema.dtypes):
-            if not isinstance(dtype, pd.CategoricalDtype):
-                continue
-            values = np.asarray(raw[name], dtype=object)
-            known = pd.isna(values) | np.isin(values, np.asarray(dtype.categories, dtype=object))
-            if not known.all():
-                new = sorted({repr(v) for v in values[~known]})[:5]
-                raise ValueError(
-                    f"{self._owner}: feature {name!r} is categorical with the categories "
-                    f"{list(dtype.categories)} of the first observations; got the new level(s) "
-                    f"{', '.join(new)}. Give the column every level from the start, e.g. "
-                    f"X[{name!r}].astype(pandas.CategoricalDtype(all_levels))."
-                )
 
     def _convert_records(self, X: Any) -> dict[str, np.ndarray]:
         """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
