@@ -939,6 +939,8 @@ class IncrementalExplainer:
             )
         if arr.shape[0] != B:
             raise ValueError(f"{self._owner} got {B} observations but {arr.shape[0]} labels.")
+        if arr.ndim == 2 and arr.shape[1:] == (1,):  # one target column, as scikit-learn ravels it
+            arr = arr[:, 0]  # (the model adapter ravels a one-output model's predictions)
         refuse_complex_target(arr, self._owner)
         return arr
 
