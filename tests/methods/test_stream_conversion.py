@@ -51,3 +51,90 @@ def test_a_y_with_the_wrong_number_of_rows_still_raises():
     df, y = _frame(20)
     with pytest.raises(ValueError, match="20 observations but 19 labels"):
         IncrementalPFI(_linear, "squared_error").explain_many(df, y.to_numpy()[:19, None])
+
+
+# ---------------------------------------------------------------- item 1: a new categorical level
+_EFFECT = {"lo": 0.0, "hi": 1.0, "new": 10.0}
+
+
+def _cat_model(seen):
+    """num + effect(cat); records the 'cat' values it receives (NaN is -100: visible)."""
+
+    def f(D):
+        cat = D["cat"].astype(object)
+        seen.extend(cat.tolist())
+        return D["num"].to_numpy() + cat.map(_EFFECT).fillna(-100.0).to_numpy(float)
+
+    return f
+
+
+def _cat_stream(categorical, n=60, seed=0):
+    """Rows with cat in {lo, hi}, then rows with the level 'new' (its own Categorical)."""
+    rng = np.random.default_rng(seed)
+    cat = rng.choice(["lo", "hi"], size=n).astype(object)
+    cat[n // 2:][rng.random(n - n // 2) < 0.5] = "new"
+    num = rng.normal(size=n)
+    y = num + np.vectorize(_EFFECT.get)(cat)
+    make = pd.Categorical if categorical else (lambda v: np.asarray(v, dtype=object))
+    first = pd.DataFrame({"num": num[: n // 2], "cat": make(cat[: n // 2])})
+    later = pd.DataFrame({"num": num[n // 2:], "cat": make(cat[n // 2:])})
+    return first, later, y
+
+
+@pytest.mark.parametrize("cls", [IncrementalPFI, IncrementalSAGE])
+def test_a_new_level_of_a_categorical_reaches_the_model_as_in_an_object_column(cls):
+    """A level the first batch's categories lack reaches the model as itself (it was NaN):
+    the run equals, bit for bit, the same stream with an object column (the reference, whose
+    values pass through unchanged), and the model never sees a missing value."""
+    results = []
+    for categorical in (True, False):
+        seen: list = []
+        first, later, y = _cat_stream(categorical)
+        e = cls(_cat_model(seen), loss="squared_error", random_state=0)
+        e.explain_many(first, y[: len(first)])
+        e.explain_many(later, y[len(first):])
+        assert "new" in seen and not any(pd.isna(v) for v in seen)
+        assert e.n_skipped_ == 0
+        results.append(e.importances_)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_a_new_level_in_a_record_after_a_categorical_frame():
+    seen: list = []
+    first, _, y = _cat_stream(True)
+    e = IncrementalPFI(_cat_model(seen), "squared_error", random_state=0)
+    e.explain_many(first, y[: len(first)])
+    seen.clear()
+    e.explain_one({"num": 0.5, "cat": "new"}, 10.5)
+    assert seen[0] == "new"
+    assert list(e._schema.dtypes[1].categories) == ["hi", "lo", "new"]
+
+
+def test_new_levels_keep_their_codes_however_the_stream_is_batched():
+    """A model that reads the category codes (as XGBoost does) gets the same codes in a loop
+    of explain_one and in one explain_many: the new levels are appended in the order they
+    arrive, so the states are equal bit for bit."""
+
+    def by_code(D):
+        return D["num"].to_numpy() + D["cat"].cat.codes.to_numpy(float)
+
+    first, later, y = _cat_stream(True, n=40)
+    a = IncrementalPFI(by_code, "squared_error", random_state=0)
+    b = IncrementalPFI(by_code, "squared_error", random_state=0)
+    a.explain_many(first, y[:20])
+    b.explain_many(first, y[:20])
+    a.explain_many(later, y[20:])
+    for i in range(20):
+        b.explain_one({"num": later.num[i], "cat": later.cat[i]}, y[20 + i])
+    np.testing.assert_array_equal(a.importances_, b.importances_)
+    assert a.importances_[1] > 0.1
+
+
+def test_a_new_level_of_an_ordered_categorical_is_refused_naming_it():
+    order = pd.CategoricalDtype(["small", "large"], ordered=True)
+    df = pd.DataFrame({"num": [0.0, 1.0, 2.0], "cat": pd.Series(["small", "large", "small"],
+                                                                dtype=order)})
+    e = IncrementalPFI(lambda D: D["num"].to_numpy(), "squared_error", random_state=0)
+    e.explain_many(df, df.num)
+    with pytest.raises(ValueError, match=r"ordered categorical.*'huge'"):
+        e.explain_one({"num": 0.0, "cat": "huge"}, 0.0)

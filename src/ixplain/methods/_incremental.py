@@ -953,10 +953,45 @@ class IncrementalExplainer:
             import pandas as pd
 
             out = dict(cols)
-            for name, dtype in zip(schema.names, schema.dtypes):
+            for i, dtype in enumerate(schema.dtypes):
                 if isinstance(dtype, pd.CategoricalDtype):
-                    out[name] = pd.Categorical(cols[name], dtype=dtype)
+                    name = schema.names[i]
+                    out[name], schema = self._categorical(name, i, cols[name], schema)
         return Table(out, schema)
+
+    def _categorical(self, name: str, i: int, values: np.ndarray,
+                     schema: Schema) -> tuple[Any, Schema]:
+        """Feature ``name`` (position ``i``, a pandas categorical) as a Categorical of its
+        values, and the schema: a level the categories lack (a later batch's own Categorical,
+        a record's string) is appended to them, in the explainer's schema too, so that the
+        model sees the value, as it would in an object column, and later tables keep the
+        level's code (pandas made it NaN, with a deprecation warning).
+
+        Raises
+        ------
+        ValueError
+            For a new level of an ordered categorical (its place in the order is unknown).
+        """
+        import pandas as pd
+
+        dtype = schema.dtypes[i]
+        codes = dtype.categories.get_indexer(values)
+        new = (codes < 0) & ~pd.isna(values)
+        if new.any():
+            levels = list(pd.unique(values[new]))
+            if dtype.ordered:
+                raise ValueError(
+                    f"{self._owner}: feature {name!r} is an ordered categorical with categories "
+                    f"{list(dtype.categories)}; got the new level(s) "
+                    f"{', '.join(repr(v) for v in levels[:5])}, whose place in the order is "
+                    "unknown. Give every batch the full categories (pandas.Categorical(..., "
+                    "categories=..., ordered=True))."
+                )
+            dtype = pd.CategoricalDtype(dtype.categories.append(pd.Index(levels)))
+            schema = replace(schema, dtypes=schema.dtypes[:i] + (dtype,) + schema.dtypes[i + 1:])
+            self._schema = schema
+            codes = dtype.categories.get_indexer(values)
+        return pd.Categorical.from_codes(codes, dtype=dtype), schema
 
 
 class _Getter:
