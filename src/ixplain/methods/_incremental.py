@@ -975,7 +975,7 @@ class IncrementalExplainer:
         import pandas as pd
 
         dtype = schema.dtypes[i]
-        codes = dtype.categories.get_indexer(values)
+        codes = dtype.categories.get_indexer(pd.Index(values, dtype=object))
         new = (codes < 0) & ~pd.isna(values)
         if new.any():
             levels = list(pd.unique(values[new]))
@@ -990,7 +990,7 @@ class IncrementalExplainer:
             dtype = pd.CategoricalDtype(dtype.categories.append(pd.Index(levels)))
             schema = replace(schema, dtypes=schema.dtypes[:i] + (dtype,) + schema.dtypes[i + 1:])
             self._schema = schema
-            codes = dtype.categories.get_indexer(values)
+            codes = dtype.categories.get_indexer(pd.Index(values, dtype=object))
         return pd.Categorical.from_codes(codes, dtype=dtype), schema
 
 
