@@ -138,3 +138,54 @@ def test_a_new_level_of_an_ordered_categorical_is_refused_naming_it():
     e.explain_many(df, df.num)
     with pytest.raises(ValueError, match=r"ordered categorical.*'huge'"):
         e.explain_one({"num": 0.0, "cat": "huge"}, 0.0)
+
+
+# ---------------------------------------------------------------- item 12: zero_one label types
+def _int_classifier():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    return LogisticRegression().fit(X, y), X, y
+
+
+@pytest.mark.filterwarnings("ignore:None of the labels y")
+@pytest.mark.parametrize("how", ["permutation_importance", "sage", "IncrementalPFI",
+                                 "IncrementalSAGE"])
+def test_zero_one_refuses_labels_of_another_type_than_the_classes(how):
+    """'0'/'1' strings for a classifier of the ints 0/1 never equal a prediction (every
+    importance was 0, with a warning only): refused as log_loss refuses them, naming the
+    label and the classes."""
+    import ixplain
+
+    model, X, y = _int_classifier()
+    ys = y.astype(str)
+    match = r"The true label '[01]' is not one of the model's classes \[0, 1\] \(str"
+    with pytest.raises(ValueError, match=match):
+        if how in ("permutation_importance", "sage"):
+            getattr(ixplain, how)(model, X, ys, loss="zero_one", random_state=0)
+        else:
+            getattr(ixplain, how)(model, loss="zero_one", random_state=0).explain_many(X, ys)
+
+
+def test_zero_one_refusal_and_what_it_keeps():
+    """The check at the loss, against hand-computed 0-1 losses: a label of the classes' type
+    the model lacks (a class new in a stream) counts wrong, as sklearn's zero_one_loss; bools
+    and ints, ints and floats compare by value; text labels of text classes pass."""
+    from ixplain.losses import zero_one
+
+    assert zero_one(np.array([0, 2]), np.array([0, 0]), classes=np.array([0, 1])).tolist() == [
+        0.0, 1.0]
+    assert zero_one(np.array([0, 1]), np.array([False, False]),
+                    classes=np.array([False, True])).tolist() == [0.0, 1.0]
+    assert zero_one(np.array([1.0, 0.0]), np.array([1, 1]), classes=np.array([0, 1])).tolist() == [
+        0.0, 1.0]
+    objs = np.array(["no", "maybe", None], dtype=object)
+    assert zero_one(objs, np.array(["no", "no", "no"]),
+                    classes=np.array(["no", "yes"])).tolist() == [0.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match=r"The true label 1 is not one of the model's classes "
+                                         r"\['no', 'yes'\] \(int, the classes are str\)"):
+        zero_one(np.array(["no", 1], dtype=object), np.array(["no", "no"]),
+                 classes=np.array(["no", "yes"]))
+    assert zero_one(np.array(["1"]), np.array(["1"])).tolist() == [0.0]  # no classes: as is
