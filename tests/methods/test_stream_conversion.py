@@ -189,3 +189,98 @@ def test_zero_one_refusal_and_what_it_keeps():
         zero_one(np.array(["no", 1], dtype=object), np.array(["no", "no"]),
                  classes=np.array(["no", "yes"]))
     assert zero_one(np.array(["1"]), np.array(["1"])).tolist() == [0.0]  # no classes: as is
+
+
+# ---------------------------------------------------------------- item 2: a first missing value
+def _ac_model(seen):
+    """a + 1[c == 'x'] on dict records; records the 'c' values it receives."""
+
+    def f(R):
+        seen.extend(r["c"] for r in R)
+        return np.array([r["a"] + (r["c"] == "x") for r in R], dtype=float)
+
+    return f
+
+
+def _ac_rows(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = [{"a": float(a), "c": str(c)} for a, c in zip(rng.normal(size=n),
+                                                       rng.choice(["x", "y"], size=n))]
+    return rows, [r["a"] + (r["c"] == "x") for r in rows]
+
+
+@pytest.mark.parametrize("cls", [IncrementalPFI, IncrementalSAGE])
+def test_a_first_missing_value_does_not_make_a_string_feature_numeric(cls):
+    """A record stream whose first value of 'c' is NaN, then strings: the NaN row is skipped
+    (nan_policy='skip', 'c' could be numeric), then 'c' is categorical. Reference: the same
+    stream whose first row is skipped for a NaN in 'a' (the kinds known from row 0): the
+    states are equal bit for bit."""
+    rows, y = _ac_rows()
+    runs = []
+    for first in ({"a": 0.1, "c": float("nan")}, {"a": float("nan"), "c": "x"}):
+        seen: list = []
+        e = cls(_ac_model(seen), loss="squared_error", random_state=0)
+        with pytest.warns(RuntimeWarning, match="skipped"):
+            e.explain_one(first, 0.1)
+        for r, t in zip(rows, y):
+            e.explain_one(r, t)
+        assert e.n_skipped_ == 1 and e._schema.kinds == ("numeric", "categorical")
+        assert set(seen) <= {"x", "y"}
+        runs.append(e.importances_)
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert runs[0][1] > 0  # 'c' is used (the model sees its strings)
+
+
+@pytest.mark.parametrize("nan_policy", ["skip", "pass"])
+def test_one_batch_of_records_reads_the_kinds_from_all_its_rows(nan_policy):
+    """explain_many on records whose first 'c' is missing: the batch's later strings make 'c'
+    categorical before any row is processed, so the missing value reaches the model as it
+    is (a categorical missing value; the CLI streams such batches)."""
+    rows, y = _ac_rows(20)
+    batch = [{"a": 0.1, "c": float("nan")}, *rows]
+    seen: list = []
+    e = IncrementalPFI(_ac_model(seen), "squared_error", random_state=0, nan_policy=nan_policy)
+    e.explain_many(batch, [0.1, *y])
+    assert e.n_skipped_ == 0 and e.n_seen_ == 21
+    assert any(isinstance(v, float) and np.isnan(v) for v in seen)
+
+
+def test_a_numeric_feature_whose_first_value_is_missing_stays_numeric():
+    """NaN first, then numbers: 'c' is numeric (rows with its NaN skipped); a string after the
+    numbers is refused as before, naming it."""
+    e = IncrementalPFI(lambda R: np.array([r["a"] + r["c"] for r in R]), "squared_error",
+                       random_state=0)
+    with pytest.warns(RuntimeWarning, match="skipped"):
+        e.explain_one({"a": 0.1, "c": float("nan")}, 0.1)
+    for i in range(5):
+        e.explain_one({"a": float(i), "c": 1.0}, i + 1.0)
+    assert e._schema.kinds == ("numeric", "numeric") and e.n_explained_ == 4
+    with pytest.raises(ValueError, match="feature 'c' is numeric but an observation holds 'x'"):
+        e.explain_one({"a": 0.1, "c": "x"}, 0.1)
+
+
+def test_with_nan_policy_pass_a_stored_missing_number_then_a_string_is_refused_saying_why():
+    """nan_policy='pass' stores the first row (its 'c' a NaN number): a later string cannot
+    make 'c' categorical, and the error says why and what to do."""
+    e = IncrementalPFI(_ac_model([]), "squared_error", random_state=0, nan_policy="pass")
+    e.explain_one({"a": 0.1, "c": float("nan")}, 0.1)
+    with pytest.raises(ValueError, match=r"feature 'c' held only missing values in the first 1 "
+                                         r"observation\(s\).*holds 'x'.*one explain_many batch"):
+        e.explain_one({"a": 0.2, "c": "x"}, 1.2)
+
+
+def test_the_ipdp_of_a_feature_whose_first_value_is_missing_uses_its_levels():
+    """iPDP of 'c' (first value NaN, then strings): its grid is the levels x and y; the last
+    ICE curve of a + 1[c == 'x'] is 1 higher at x than at y (exactly)."""
+    from ixplain import IncrementalPDP
+
+    rows, _ = _ac_rows(30)
+    p = IncrementalPDP(_ac_model([]), "c", random_state=0)
+    with pytest.warns(RuntimeWarning, match="skipped"):
+        p.explain_one({"a": 0.1, "c": float("nan")})
+    for r in rows:
+        p.explain_one(r)
+    grid, ice = p.ice_history_[-1]
+    levels = dict(zip(list(grid), ice[0]))
+    assert set(levels) == {"x", "y"} and set(p.pd_.grid_values[0]) == {"x", "y"}
+    assert levels["x"] - levels["y"] == 1.0
