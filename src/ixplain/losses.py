@@ -183,8 +183,15 @@ def zero_one(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
     """
     p = np.asarray(y_pred)
     y = np.asarray(y_true)
-    if classes is not None:
-        _refuse_foreign_labels(y, classes)
+    out = _zero_one(y, p, classes)
+    if classes is not None and y.shape == out.shape:
+        # a label of a foreign type is never predicted: only the wrong rows need a look
+        _refuse_foreign_labels(y, classes, out)
+    return out
+
+
+def _zero_one(y: np.ndarray, p: np.ndarray, classes: Any) -> np.ndarray:
+    """:func:`zero_one` without the check of the labels' type."""
     if p.ndim == 2:
         if classes is None:
             raise ValueError("zero_one on (n, k) probabilities needs the class labels.")
@@ -216,12 +223,13 @@ def _label_family(v: Any) -> str:
     return type(v).__name__
 
 
-def _refuse_foreign_labels(y: np.ndarray, classes: Any) -> None:
+def _refuse_foreign_labels(y: np.ndarray, classes: Any, wrong: np.ndarray) -> None:
     """Raise if a label is not one of ``classes`` and of another type than all of them
     (``"1"`` for the classes ``[0, 1]``, ``0`` for ``["no", "yes"]``): such a label never
     equals a prediction, so the 0-1 loss would count every row wrong (every importance 0).
     A label of the classes' type that the model lacks (a class that is new in a stream) is
-    counted wrong, as scikit-learn's zero_one_loss does.
+    counted wrong, as scikit-learn's zero_one_loss does. ``wrong``: the rows' 0-1 losses
+    (the rows with a 0 hold a predicted class).
 
     Raises
     ------
@@ -236,7 +244,7 @@ def _refuse_foreign_labels(y: np.ndarray, classes: Any) -> None:
     class_list = cls.tolist()
     families = {_label_family(c) for c in class_list}
     try:
-        labels = dict.fromkeys(y.reshape(-1).tolist())  # distinct labels, in row order
+        labels = dict.fromkeys(y[wrong != 0].tolist())  # distinct labels, in row order
     except TypeError:  # unhashable labels: compared as they are
         return
     for v in labels:
