@@ -1049,7 +1049,7 @@ class IncrementalExplainer:
         import pandas as pd
 
         dtype = schema.dtypes[i]
-        codes = dtype.categories.get_indexer(pd.Index(values, dtype=object))
+        codes = self._level_codes(name, dtype, values)
         new = (codes < 0) & ~pd.isna(values)
         if new.any():
             levels = list(pd.unique(values[new]))
@@ -1064,8 +1064,24 @@ class IncrementalExplainer:
             dtype = pd.CategoricalDtype(dtype.categories.append(pd.Index(levels)))
             schema = replace(schema, dtypes=schema.dtypes[:i] + (dtype,) + schema.dtypes[i + 1:])
             self._schema = schema
-            codes = dtype.categories.get_indexer(pd.Index(values, dtype=object))
+            codes = self._level_codes(name, dtype, values)
         return pd.Categorical.from_codes(codes, dtype=dtype), schema
+
+    def _level_codes(self, name: str, dtype: Any, values: np.ndarray) -> np.ndarray:
+        """The position of each value among ``dtype``'s categories (-1: not one of them), by a
+        dict kept per feature (pandas' lookup costs about 50 us on a one-row stream batch)."""
+        cache = self.__dict__.setdefault("_levels", {})
+        hit = cache.get(name)
+        if hit is None or hit[0] is not dtype:
+            hit = cache[name] = (dtype, {c: k for k, c in enumerate(dtype.categories.tolist())})
+        lookup = hit[1]
+        try:
+            return np.fromiter((lookup.get(v, -1) for v in values.tolist()), dtype=np.intp,
+                               count=len(values))
+        except TypeError:  # an unhashable value (not a category): pandas' lookup
+            import pandas as pd
+
+            return np.asarray(dtype.categories.get_indexer(pd.Index(values, dtype=object)))
 
 
 class _Getter:
