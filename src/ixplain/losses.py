@@ -169,13 +169,29 @@ def zero_one(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
     """``1[prediction != y_true]`` per row.
 
     ``y_pred`` may be labels; ``(n, k)`` probabilities (argmax over ``classes``); or, with two
-    ``classes`` given and float predictions, P(``classes[1]``) thresholded at 0.5.
+    ``classes`` given and float predictions, P(``classes[1]``) thresholded at 0.5. A label
+    of the classes' type that is not among them (a class new in a stream) counts wrong.
+
+    Raises
+    ------
+    ValueError
+        With ``classes``: for a label that is not among them and of another type than all of
+        them (``"1"`` for the classes ``[0, 1]``), which no prediction can ever equal.
 
     >>> zero_one(["a", "b"], ["a", "a"]).tolist()
     [0.0, 1.0]
     """
     p = np.asarray(y_pred)
     y = np.asarray(y_true)
+    out = _zero_one(y, p, classes)
+    if classes is not None and y.shape == out.shape:
+        # a label of a foreign type is never predicted: only the wrong rows need a look
+        _refuse_foreign_labels(y, classes, out)
+    return out
+
+
+def _zero_one(y: np.ndarray, p: np.ndarray, classes: Any) -> np.ndarray:
+    """:func:`zero_one` without the check of the labels' type."""
     if p.ndim == 2:
         if classes is None:
             raise ValueError("zero_one on (n, k) probabilities needs the class labels.")
@@ -196,6 +212,52 @@ def zero_one(y_true: Any, y_pred: Any, classes: Any = None) -> np.ndarray:
     return np.fromiter(
         (a != b for a, b in zip(p.tolist(), y.tolist())), dtype=np.float64, count=len(p)
     )
+
+
+def _label_family(v: Any) -> str:
+    """``"number"`` (bool included: ``True == 1``), ``"text"`` or the type's name."""
+    if isinstance(v, (bool, int, float, np.number, np.bool_)):
+        return "number"
+    if isinstance(v, (str, bytes)):
+        return "text"
+    return type(v).__name__
+
+
+def _refuse_foreign_labels(y: np.ndarray, classes: Any, wrong: np.ndarray) -> None:
+    """Raise if a label is not one of ``classes`` and of another type than all of them
+    (``"1"`` for the classes ``[0, 1]``, ``0`` for ``["no", "yes"]``): such a label never
+    equals a prediction, so the 0-1 loss would count every row wrong (every importance 0).
+    A label of the classes' type that the model lacks (a class that is new in a stream) is
+    counted wrong, as scikit-learn's zero_one_loss does. ``wrong``: the rows' 0-1 losses
+    (the rows with a 0 hold a predicted class).
+
+    Raises
+    ------
+    ValueError
+        ``"The true label '1' is not one of the model's classes [0, 1] (str, the classes
+        are int): ..."``.
+    """
+    cls = np.asarray(classes)
+    kind = {"i": "n", "u": "n", "f": "n", "b": "n", "U": "t", "S": "t"}
+    if cls.dtype.kind != "O" and kind.get(y.dtype.kind, "?") == kind.get(cls.dtype.kind, "!"):
+        return  # one kind of labels (numbers or text): no label is of a foreign type
+    class_list = cls.tolist()
+    families = {_label_family(c) for c in class_list}
+    try:
+        labels = dict.fromkeys(y[wrong != 0].tolist())  # distinct labels, in row order
+    except TypeError:  # unhashable labels: compared as they are
+        return
+    for v in labels:
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        if v not in class_list and _label_family(v) not in families:
+            types = ", ".join(sorted({type(c).__name__ for c in class_list}))
+            raise ValueError(
+                f"The true label {v!r} is not one of the model's classes {class_list} "
+                f"({type(v).__name__}, the classes are {types}): it never equals a prediction, "
+                "so the 0-1 loss would count every row wrong. Give y with the model's class "
+                "labels (e.g. y.astype(type of the classes))."
+            )
 
 
 #: The losses available by name.

@@ -584,10 +584,11 @@ def test_explain_many_bad_batches_name_the_problem():
     assert e.n_seen_ == 2 and e.n_explained_ == 1
 
 
-def test_labels_of_another_type_than_the_classes_warn_once():
-    """y given as 0/1 to a classifier fitted on "no"/"yes": no label can ever be predicted, so
-    0-1 importances are all 0; the adapter warns once (a warning, not an error: a stream may
-    start with a class the model has not seen)."""
+def test_labels_of_another_type_than_the_classes_warn_once_and_zero_one_refuses_them():
+    """y given as 0/1 to a classifier fitted on "no"/"yes": no label can ever be predicted
+    (0-1 importances were all 0); the adapter warns once and the 0-1 loss refuses the labels
+    (as log_loss does). A class of the classes' type that the model has not seen (a stream
+    may start with one) is no error: it counts wrong."""
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(0)
@@ -596,9 +597,14 @@ def test_labels_of_another_type_than_the_classes_warn_once():
     model = LogisticRegression().fit(X, labels)
     e = IncrementalPFI(model, "zero_one", random_state=0)
     with pytest.warns(RuntimeWarning, match="classes") as record:
-        e.explain_many(X[:100], (X[:100, 0] > 0).astype(int))
-        e.explain_many(X[100:], (X[100:, 0] > 0).astype(int))
+        for part in (slice(0, 100), slice(100, 200)):
+            with pytest.raises(ValueError, match="is not one of the model's classes"):
+                e.explain_many(X[part], (X[part, 0] > 0).astype(int))
     assert len([w for w in record if "classes" in str(w.message)]) == 1
+    new_class = np.where(labels == "no", "maybe", labels)  # the model never predicts "maybe"
+    unseen = IncrementalPFI(model, "zero_one", random_state=0)
+    unseen.explain_many(X, new_class)
+    assert unseen.n_explained_ == 199
     ok = IncrementalPFI(model, "zero_one", random_state=0)
     import warnings
 

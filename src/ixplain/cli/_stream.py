@@ -242,6 +242,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
     frame, dropped = _drop_empty_columns(frame, target)
     names = [c for c in frame.columns if c != target]
     numeric, categorical = split_kinds(frame, names)
+    frame = _missing_as_none(frame, categorical)
     n_total = int(frame.shape[0])
     dataset_default = DATASET_MODELS.get(cfg.dataset or "") if cfg.data is None else None
     model_name = cfg.model or dataset_default or DEFAULT_MODELS[task]
@@ -295,6 +296,19 @@ def _infinite_as_missing(frame: pd.DataFrame, target: str) -> pd.DataFrame:
     frame = frame.copy()
     for c in bad:
         frame[c] = frame[c].replace([np.inf, -np.inf], np.nan)
+    return frame
+
+
+def _missing_as_none(frame: pd.DataFrame, categorical: Sequence[str]) -> pd.DataFrame:
+    """A missing value of a string (categorical) column becomes None in the records, not the
+    NaN pandas gives: a NaN in the first row made the explainers take the column as numeric
+    (nan_policy 'pass' stores that row), and its first string stopped the run."""
+    missing = [c for c in categorical if frame[c].isna().any()]
+    if not missing:
+        return frame
+    frame = frame.copy()
+    for c in missing:
+        frame[c] = frame[c].astype(object).where(frame[c].notna(), None)
     return frame
 
 

@@ -71,6 +71,14 @@ Missing values (``nan_policy``)
 
 In every policy an explanation value that comes out non-finite (e.g. a model returning NaN) is
 not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite.
+
+A missing value does not fix a feature's kind: a feature whose values so far were all missing
+(a first record's NaN, a CSV's empty cell) becomes categorical at its first string, as long as
+no row is stored (with ``"skip"`` or ``"raise"`` the rows with its NaN were not; with
+``"pass"`` a string after stored rows raises, so give the first rows in one ``explain_many``
+batch: its kinds are read from all its rows). A level that a pandas categorical's categories
+lack (a later batch's own Categorical, a record's string) is appended to them and reaches the
+model as itself; an ordered categorical refuses it.
 """
 
 from __future__ import annotations
@@ -101,7 +109,7 @@ from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
-from ..tabular import Schema, Table, _is_na, as_table
+from ..tabular import Schema, Table, _all_numbers, _is_na, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
 
@@ -364,6 +372,7 @@ class IncrementalExplainer:
         self._aggregator: Mean | EWMean = Mean() if aggregation == "mean" else EWMean(self.alpha)
         self._schema: Schema | None = None
         self._get: _Getter | None = None
+        self._unsure: list[str] = []  # features whose values were all missing so far
         self.feature_names_: list[str] | None = None
         self.n_seen_ = 0
         self.n_explained_ = 0
@@ -774,6 +783,61 @@ class IncrementalExplainer:
         self.storage._check_compatible(schema, self._owner)
         self._schema = schema
         self.feature_names_ = list(table.names)
+        self._unsure = _missing_only(table)
+
+    def _settle_kinds(self, columns: Mapping[str, Any]) -> None:
+        """Decide the kind of the features whose values were all missing so far (a first
+        record's NaN or None, a CSV's empty cells: a missing value does not fix the kind) from
+        their first other values in ``columns`` (name -> values): numeric if they are
+        numbers, categorical otherwise."""
+        for name, values in columns.items():
+            present = [v for v in values if not _is_missing(v)]
+            if not present:
+                continue
+            self._unsure.remove(name)
+            kind = "numeric" if _all_numbers(present) else "categorical"
+            assert self._schema is not None
+            if self._schema.kind(name) != kind:
+                example = present[0] if kind == "numeric" else next(
+                    v for v in present if not _all_numbers([v]))
+                self._set_kind(name, kind, example)
+
+    def _set_kind(self, name: str, kind: str, example: Any) -> None:
+        """Make feature ``name`` of kind ``kind``; possible while no row has been stored (rows
+        with a missing numeric value are skipped by nan_policy 'skip' and 'raise'). Once rows
+        are stored, a categorical feature stays one (its numbers reach the model as they are).
+
+        Raises
+        ------
+        ValueError
+            If rows are stored (``nan_policy='pass'``) as numbers and ``kind`` is categorical.
+        """
+        storage, schema = self.storage, self._schema
+        assert schema is not None
+        if len(storage) or storage.n_seen or self.n_explained_:
+            if kind == "numeric":
+                return
+            raise ValueError(
+                f"{self._owner}: feature {name!r} held only missing values in the first "
+                f"{self.n_seen_} observation(s), stored as a {schema.kind(name)} feature "
+                f"(nan_policy={self.nan_policy!r}); now an observation holds {example!r}. Give "
+                f"the first rows with a value of {name!r} in one explain_many batch (its "
+                "kind is read from the whole batch), or use nan_policy='skip'."
+            )
+        i = schema.index(name)
+        kinds = schema.kinds[:i] + (kind,) + schema.kinds[i + 1:]
+        dtype = np.dtype(np.float64 if kind == "numeric" else object)
+        array_dtype = schema.array_dtype
+        if schema.source == "records":
+            numeric = all(k == "numeric" for k in kinds)
+            array_dtype = np.dtype(np.float64) if numeric else None
+        self._schema = replace(schema, kinds=kinds, array_dtype=array_dtype,
+                               dtypes=schema.dtypes[:i] + (dtype,) + schema.dtypes[i + 1:])
+        storage._schema = None  # its buffers are made for the new kinds at the first row
+        self._kind_changed(name)
+
+    def _kind_changed(self, name: str) -> None:
+        """Hook: feature ``name`` changed kind before any row was stored (:meth:`_set_kind`)."""
 
     def _convert_record(self, x: Mapping) -> tuple[dict[str, np.ndarray], bool]:
         """Fast path for one dict record: (columns, whether a numeric value is NaN)."""
@@ -789,6 +853,10 @@ class IncrementalExplainer:
                 f"{self._owner}: the observation has no feature {missing!r} (expected keys "
                 f"{list(schema.labels)}; got {list(x.keys())})."
             ) from None
+        if self._unsure:
+            self._settle_kinds({n: [v] for n, v in zip(schema.names, values) if n in self._unsure})
+            schema = self._schema
+            assert schema is not None
         kinds = schema.kinds
         if "categorical" not in kinds:
             try:
@@ -895,6 +963,8 @@ class IncrementalExplainer:
                     f"{list(self._schema.names)}; got {list(table.names)})."
                 )
             table = table.select(self._schema.names)
+        if self._unsure:
+            self._settle_kinds({n: table.columns[n] for n in list(self._unsure)})
         raw = canonical_columns(table)
         return {
             name: self._as_column(name, kind, raw[name])
@@ -905,6 +975,10 @@ class IncrementalExplainer:
         """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
         if self._schema is None:
             self._init_schema(as_table(dict(X[0]), self.feature_names, owner=self._owner))
+        if self._unsure:
+            assert self._schema is not None
+            where = dict(zip(self._schema.names, self._schema.labels))
+            self._settle_kinds({n: [r.get(where[n]) for r in X] for n in list(self._unsure)})
         schema = self._schema
         assert schema is not None
         labels = list(schema.labels)
@@ -959,6 +1033,8 @@ class IncrementalExplainer:
             )
         if arr.shape[0] != B:
             raise ValueError(f"{self._owner} got {B} observations but {arr.shape[0]} labels.")
+        if arr.ndim == 2 and arr.shape[1:] == (1,):  # one target column, as scikit-learn ravels it
+            arr = arr[:, 0]  # (the model adapter ravels a one-output model's predictions)
         refuse_complex_target(arr, self._owner)
         return arr
 
@@ -971,10 +1047,61 @@ class IncrementalExplainer:
             import pandas as pd
 
             out = dict(cols)
-            for name, dtype in zip(schema.names, schema.dtypes):
+            for i, dtype in enumerate(schema.dtypes):
                 if isinstance(dtype, pd.CategoricalDtype):
-                    out[name] = pd.Categorical(cols[name], dtype=dtype)
+                    name = schema.names[i]
+                    out[name], schema = self._categorical(name, i, cols[name], schema)
         return Table(out, schema)
+
+    def _categorical(self, name: str, i: int, values: np.ndarray,
+                     schema: Schema) -> tuple[Any, Schema]:
+        """Feature ``name`` (position ``i``, a pandas categorical) as a Categorical of its
+        values, and the schema: a level the categories lack (a later batch's own Categorical,
+        a record's string) is appended to them, in the explainer's schema too, so that the
+        model sees the value, as it would in an object column, and later tables keep the
+        level's code (pandas made it NaN, with a deprecation warning).
+
+        Raises
+        ------
+        ValueError
+            For a new level of an ordered categorical (its place in the order is unknown).
+        """
+        import pandas as pd
+
+        dtype = schema.dtypes[i]
+        codes = self._level_codes(name, dtype, values)
+        new = (codes < 0) & ~pd.isna(values)
+        if new.any():
+            levels = list(pd.unique(values[new]))
+            if dtype.ordered:
+                raise ValueError(
+                    f"{self._owner}: feature {name!r} is an ordered categorical with categories "
+                    f"{list(dtype.categories)}; got the new level(s) "
+                    f"{', '.join(repr(v) for v in levels[:5])}, whose place in the order is "
+                    "unknown. Give every batch the full categories (pandas.Categorical(..., "
+                    "categories=..., ordered=True))."
+                )
+            dtype = pd.CategoricalDtype(dtype.categories.append(pd.Index(levels)))
+            schema = replace(schema, dtypes=schema.dtypes[:i] + (dtype,) + schema.dtypes[i + 1:])
+            self._schema = schema
+            codes = self._level_codes(name, dtype, values)
+        return pd.Categorical.from_codes(codes, dtype=dtype), schema
+
+    def _level_codes(self, name: str, dtype: Any, values: np.ndarray) -> np.ndarray:
+        """The position of each value among ``dtype``'s categories (-1: not one of them), by a
+        dict kept per feature (pandas' lookup costs about 50 us on a one-row stream batch)."""
+        cache = self.__dict__.setdefault("_levels", {})
+        hit = cache.get(name)
+        if hit is None or hit[0] is not dtype:
+            hit = cache[name] = (dtype, {c: k for k, c in enumerate(dtype.categories.tolist())})
+        lookup = hit[1]
+        try:
+            return np.fromiter((lookup.get(v, -1) for v in values.tolist()), dtype=np.intp,
+                               count=len(values))
+        except TypeError:  # an unhashable value (not a category): pandas' lookup
+            import pandas as pd
+
+            return np.asarray(dtype.categories.get_indexer(pd.Index(values, dtype=object)))
 
 
 class _Getter:
@@ -1033,6 +1160,22 @@ def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:
 
 
 _COMPLEX = (complex, np.complexfloating)
+
+
+def _is_missing(v: Any) -> bool:
+    """None, pandas NA or a float NaN."""
+    return _is_na(v) or (isinstance(v, float) and v != v)
+
+
+def _missing_only(table: Table) -> list[str]:
+    """The features of ``table`` read from objects (records, object arrays or columns) whose
+    values are all missing: their kind (numeric or categorical) is not known yet."""
+    schema = table.schema
+    return [
+        name for name, dtype in zip(schema.names, schema.dtypes)
+        if (schema.source == "records" or getattr(dtype, "kind", None) == "O")
+        and all(_is_missing(v) for v in table.columns[name])
+    ]
 
 
 def _is_number(v: Any) -> bool:

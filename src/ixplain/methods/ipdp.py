@@ -742,6 +742,12 @@ class IncrementalPDP(IncrementalExplainer):
                     return False
         return y is None or y.dtype.kind != "f" or bool(np.isfinite(y[0]).all())
 
+    def _kind_changed(self, name: str) -> None:
+        """The explained feature changed kind before any row (its values were all missing):
+        its grid starts again at the next row."""
+        if name == self.feature_name_:
+            self.feature_name_ = None
+
     def _start(self) -> None:
         schema = self._schema
         assert schema is not None

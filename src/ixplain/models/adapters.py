@@ -104,8 +104,8 @@ class SklearnModel(Model):
 
     def observe_labels(self, y: Any) -> None:
         """Warn once if none of the first labels seen is one of the classifier's classes (a
-        label type that differs from the classes', say 1 for "1", would make every 0-1 loss 1
-        and every importance 0 without an error)."""
+        label type that differs from the classes', say 1 for "1", would make every accuracy
+        0 and every importance 0 without an error; the losses by name refuse such labels)."""
         if self._labels_checked:
             return
         self._labels_checked = True
@@ -115,9 +115,9 @@ class SklearnModel(Model):
         if len(labels) and not any(label in classes for label in labels[:100].tolist()):
             warnings.warn(
                 f"None of the labels y ({labels[0]!r}, ...) is one of the model's classes "
-                f"{classes} (compare their types): the 0-1 loss and accuracy count every "
-                "prediction wrong (every importance 0), and log_loss and brier refuse the labels. "
-                "Give y with the model's class labels.",
+                f"{classes} (compare their types): the 0-1 loss, log_loss and brier refuse "
+                "labels of another type than the classes, and accuracy counts every prediction "
+                "wrong (every importance 0). Give y with the model's class labels.",
                 RuntimeWarning,
                 stacklevel=3,
             )
