@@ -43,7 +43,11 @@ def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
     if not keep_storage:
         memo[id(explainer.storage)] = None
     memo[id(explainer.history_)] = None
+    undo = explainer.__dict__.get("_undo")  # (a copy made inside a part: not its undo)
+    if undo is not None:
+        memo[id(undo)] = None
     clone = copy.deepcopy(explainer, memo)
+    clone.__dict__.pop("_undo", None)
     clone._on_values = None
     clone.history_every = 0
     clone.history_ = type(explainer.history_)(maxlen=1)

@@ -637,7 +637,25 @@ class ExplanationDriftDetector:
     def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
                    y: Any, losses: np.ndarray | None = None) -> None:
         """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``;
-        ``losses``: the model's own per-row loss, if the explainer's method reported it)."""
+        ``losses``: the model's own per-row loss, if the explainer's method reported it).
+
+        All or nothing: if a model call raises (a data channel's copy of the model, the
+        model channel's check, a PD curve of an event), the detector is put back as it was
+        before the chunk (:class:`_HookUndo`) and the exception propagates (the explainer
+        then takes back its part too)."""
+        undo = _HookUndo(self, rows)
+        try:
+            self._take_values(values, ok, rows, cols, y, losses, undo)
+        except BaseException:
+            undo.restore()
+            raise
+
+    def _take_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any, y: Any,
+                     losses: np.ndarray | None, undo: _HookUndo) -> None:
+        """:meth:`_on_values`' work: every model call of the data channels first (the copies
+        of the explainer take the chunk, each undoable), then the changes of the detector,
+        then the model channel's check (a checkpoint of the detector covers those two when
+        they may call a model: :class:`_HookUndo`)."""
         explainer = self.explainer
         skip = self._own_labels()
         if self._k is None:
@@ -653,20 +671,29 @@ class ExplanationDriftDetector:
             self._set_features(names)
         k = self._k
         assert k is not None
+        shadowed = self._blank_storage is not None or (self.static_model and self._shadows)
+        new = None
+        if shadowed and not self._shadows:  # static_model with data_samples > 1: a copy with more draws
+            new = self._static_shadow()
+        fed = self._run_shadows(self._shadows + ([new] if new else []), cols, y, undo) if (
+            shadowed or not self.static_model) else []
+        if not shadowed and self.static_model and values is not None and ok.any() and not skip:
+            losses = self._losses(explainer, cols, y, losses)
+        # (the model calls of the data channels are done: what follows changes the detector)
+        if new is not None:
+            self._blank_storage = None
+            self.__dict__.pop("_static_rows", None)
+            self._shadows.append(new)
         if self._rows is not None:
             self._rows.push(rows, cols)
-        if self._blank_storage is not None or (self.static_model and self._shadows):
-            if not self._shadows:  # static_model with data_samples > 1: a copy with more draws
-                self._static_shadow()
-            self._feed_shadows(cols, y, rows)
-        elif self.static_model:
+        if shadowed or not self.static_model:
+            self._push_shadows(fed, rows)
+        elif self.static_model and not shadowed:
             if values is not None and ok.any() and not skip:
                 flat = values.reshape(len(ok), -1)[:, :k]
-                losses = self._losses(explainer, cols, y, losses)
                 self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok],
                            explainer)
-        else:
-            self._feed_shadows(cols, y, rows)
+        if not self.static_model:
             self._remember_recent(rows, cols, y)
         self._remember_reference(cols, y)
         last = int(rows[-1]) + 1 if len(rows) else self.n_rows_
@@ -680,6 +707,30 @@ class ExplanationDriftDetector:
               and self._predictions_moved()):
             self._check_model(self.n_rows_ - 1)
 
+    def _may_call_model(self, last: int) -> bool:
+        """Whether the changes of a chunk that ends before stream row ``last`` may call a model
+        (then :class:`_HookUndo` keeps a checkpoint): an iPDP's events draw PD curves, and the
+        model channel checks at multiples of ``check_every`` and ``screen_every`` rows."""
+        if self._rows is not None:
+            return True
+        if self.static_model:
+            return False
+        before = self.n_rows_
+        return any(p and last // p > before // p for p in (self.check_every, self.screen_every))
+
+    def _checkpoint(self) -> ExplanationDriftDetector:
+        """A copy of the detector to go back to (:class:`_HookUndo`): everything but the
+        explainer it watches and what never changes (the models its copies froze, the events
+        and their explanations)."""
+        memo: dict[int, Any] = {id(self.explainer): self.explainer}
+        for frozen in [sh for sh, _, _ in self._shadows] + [self._ref_model]:
+            if frozen is not None:
+                memo[id(frozen.model)] = frozen.model
+                memo[id(frozen._model.model)] = frozen._model.model
+        for kept in (*self.events_, *self.loss_changes_, *self._changes):
+            memo[id(kept)] = kept
+        return copy.deepcopy(self, memo)
+
     def _cut_offsets(self, start: int, B: int) -> list[int]:
         """Offsets in ``(0, B)`` of a batch starting at stream row ``start`` after which the
         model channel may check (multiples of ``check_every`` and ``screen_every`` rows): the
@@ -692,36 +743,49 @@ class ExplanationDriftDetector:
                 out.extend(range((period - start % period) % period or period, B, period))
         return out
 
-    def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
+    def _run_shadows(self, shadows: list[tuple[Any, ValueChannel, Capture]], cols: Any,
+                     y: Any, undo: _HookUndo) -> list[tuple[int, Any, Any, Any]]:
+        """Each data-channel copy of the explainer takes the chunk (its model's labels with
+        ``label_free``), all or nothing (the undo of each is kept in ``undo``); returns, per
+        copy with values, ``(index, flat values, mask of the kept rows, their losses)``."""
         k = self._k
-        assert k is not None
-        for i, (shadow, channel, capture) in enumerate(list(self._shadows)):
+        out = []
+        for i, (shadow, _, capture) in enumerate(shadows):
             yy = pseudo_labels(shadow._model, shadow._make_table(cols)) if self.label_free else y
-            shadow._process(cols, yy, False)
+            undo.parts.append(shadow._run_part(cols, yy, False, full=True))
             if capture.values is not None and capture.ok is not None:
                 ok = capture.ok
                 flat = capture.values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(shadow, cols, y, capture.losses)
-                fresh = self._push_cores(shadow, channel, flat[ok], rows[ok],
-                                         None if losses is None else losses[ok])
-                self._shadows[i] = (shadow, fresh, capture)
+                out.append((i, flat, ok, losses))
+        return out
+
+    def _push_shadows(self, fed: list, rows: np.ndarray) -> None:
+        """Push the values of the data-channel copies (:meth:`_run_shadows`) to their
+        channels; drop the old snapshot once the new one is warmed up."""
+        for i, flat, ok, losses in fed:
+            shadow, channel, capture = self._shadows[i]
+            fresh = self._push_cores(shadow, channel, flat[ok], rows[ok],
+                                     None if losses is None else losses[ok])
+            self._shadows[i] = (shadow, fresh, capture)
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
             self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
 
-    def _static_shadow(self) -> None:
+    def _static_shadow(self) -> tuple[Any, ValueChannel, Capture]:
         """The data channel of a static model explained with ``data_samples`` draws per row:
-        a copy of the explainer, fed the same rows from an empty storage."""
+        a copy of the explainer, fed the same rows from an empty storage (a copy of the one
+        kept at attach time; the caller adds it to the shadows)."""
         shadow = detached_copy(self.explainer, keep_storage=False)
-        shadow.storage, self._blank_storage = self._blank_storage, None
+        shadow.storage = copy.deepcopy(self._blank_storage)
         shadow.n_seen_ = 0  # from the stream's first row: those before any value are replayed
         if self.data_samples > 1:
             _set_draws(shadow, self.data_samples)
-        for c, t in self.__dict__.pop("_static_rows", []):
+        for c, t in self.__dict__.get("_static_rows", []):
             shadow._process(c, pseudo_labels(shadow._model, shadow._make_table(c))
                             if self.label_free else t, False)
         capture = Capture()
         shadow._on_values = capture
-        self._shadows.append((shadow, self._new_channel("data"), capture))
+        return shadow, self._new_channel("data"), capture
 
     def _snapshot(self) -> None:
         """Freeze the current model: a new data-channel copy of the explainer, warmed up on
@@ -1090,6 +1154,37 @@ class ExplanationDriftDetector:
             raise ValueError(f"{_OWNER}: row indices must increase (and continue after row "
                              f"{self.n_rows_ - 1}); got {arr[:5].tolist()}...")
         return arr
+
+
+class _HookUndo:
+    """How to put a detector back as it was before a chunk (:meth:`ExplanationDriftDetector.
+    _on_values`): a shallow copy of its attributes and of its list of data-channel copies,
+    the undo of each copy's part (they take the chunk first, before anything else changes),
+    and -- only when the changes that follow may call a model
+    (:meth:`~ExplanationDriftDetector._may_call_model`: a model check or screen is due, or
+    an iPDP event may draw PD curves) -- a checkpoint copy of the whole detector."""
+
+    __slots__ = ("detector", "state", "shadows", "parts", "copy")
+
+    def __init__(self, detector: ExplanationDriftDetector, rows: np.ndarray) -> None:
+        self.detector = detector
+        last = int(rows[-1]) + 1 if len(rows) else detector.n_rows_
+        self.copy = detector._checkpoint() if detector._may_call_model(last) else None
+        self.state = dict(detector.__dict__)
+        self.shadows = list(detector._shadows)
+        self.parts: list[Any] = []
+
+    def restore(self) -> None:
+        """Put the detector (and its copies of the explainer) back."""
+        for part in reversed(self.parts):
+            part.restore()
+        d = self.detector
+        d.__dict__.clear()
+        if self.copy is not None:
+            d.__dict__.update(self.copy.__dict__)
+            return
+        self.state["_shadows"][:] = self.shadows
+        d.__dict__.update(self.state)
 
 
 def _check_copyable(explainer: Any) -> None:

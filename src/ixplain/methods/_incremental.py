@@ -75,6 +75,7 @@ not aggregated: that row is counted in ``n_skipped_`` and the estimate stays fin
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import operator
@@ -88,7 +89,7 @@ import numpy as np
 
 from .._lazy import is_instance
 from .._random import RowStream, keyed_generator
-from .._validation import check_bool, check_float, check_int, check_options
+from .._validation import ModelEvaluationError, check_bool, check_float, check_int, check_options
 from ..aggregation import EWMean, Mean
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
@@ -245,6 +246,46 @@ class Sampler:
     def make_table(self, cols: dict[str, np.ndarray]) -> Table:
         """Canonical columns (float64 / object arrays) -> a Table in the model's schema."""
         return self._make_table(cols)  # type: ignore[no-any-return]
+
+
+class _PartUndo:
+    """How to put an explainer back as it was before one part of its stream
+    (:meth:`IncrementalExplainer._run_part`) when a model call of the part raises.
+
+    It keeps what is cheap to keep and lets the part register the rest as it goes: a shallow
+    copy of the explainer's attributes (every counter, flag, cache and rebound array), the
+    model adapter's label bookkeeping, the storage's read-side state (a conditional
+    storage's sampler), the undo of each storage write the part makes
+    (:meth:`IncrementalExplainer._store_rows`; only when a fallible step can follow the write:
+    ``guard_writes``), and what the class keeps for the rest
+    (:meth:`IncrementalExplainer._part_state`; with ``full``, also the aggregator and the
+    history, so that a part that *completed* can be undone -- the drift detector's copies).
+    """
+
+    __slots__ = ("explainer", "state", "labels", "storage", "writes", "extra", "guard_writes")
+
+    def __init__(self, explainer: IncrementalExplainer, full: bool, n_rows: int) -> None:
+        self.explainer = explainer
+        self.state = dict(explainer.__dict__)
+        self.labels = explainer._model._label_state()
+        self.storage = explainer.storage._undo_state()
+        self.writes: list[Any] = []
+        self.guard_writes = full or explainer._on_values is not None or (
+            type(explainer)._process is not IncrementalExplainer._process)
+        self.extra = explainer._part_state(full, n_rows)
+        explainer.__dict__["_undo"] = self
+
+    def restore(self) -> None:
+        """Put the explainer back (its attributes, storage, labels and the class's state)."""
+        e = self.explainer
+        for undo in reversed(self.writes):
+            undo()
+        e.__dict__.clear()
+        e.__dict__.update(self.state)
+        e._model._restore_labels(self.labels)
+        e.storage._restore_state(self.storage)
+        for undo in reversed(self.extra):
+            undo()
 
 
 class IncrementalExplainer:
@@ -443,7 +484,14 @@ class IncrementalExplainer:
             cols, has_nan = self._convert_record(x)
         else:
             cols = self._convert(x, single=True)
-        self._process(cols, self._convert_y(y, 1, single=True), has_nan)
+        yarr = self._convert_y(y, 1, single=True)
+        try:
+            if self._on_values is None and type(self)._process is IncrementalExplainer._process:
+                self._process_plain(cols, yarr, has_nan)
+            else:
+                self._run_part(cols, yarr, has_nan)
+        except Exception as exc:
+            self._raise_part_failed(exc, "explain_one", 0, self.n_seen_)
         self._deliver_drift()
         return self.importances_
 
@@ -470,6 +518,7 @@ class IncrementalExplainer:
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
+        n0 = self.n_seen_
         for s, e in self._parts(B):
             if s == 0 and e == B:
                 part = cols
@@ -477,9 +526,88 @@ class IncrementalExplainer:
                 part = cols.rows(slice(s, e))
             else:
                 part = {k: v[s:e] for k, v in cols.items()}
-            self._process(part, None if yarr is None else yarr[s:e])
+            try:
+                self._run_part(part, None if yarr is None else yarr[s:e])
+            except Exception as exc:
+                self._raise_part_failed(exc, "explain_many", s, n0 + s)
         self._deliver_drift()
         return self.importances_
+
+    def _run_part(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
+                  has_nan: bool | None = None, full: bool = False) -> _PartUndo:
+        """:meth:`_process` one part, all or nothing: if anything in it raises (a model call
+        of the explainer or of its drift detector), the explainer is put back as it was
+        before the part (:class:`_PartUndo`) and the exception propagates. Returns the undo,
+        which with ``full`` can also take back the part after it completed."""
+        undo = _PartUndo(self, full, len(next(iter(cols.values()))))
+        try:
+            self._process(cols, y, has_nan)
+        except BaseException:
+            undo.restore()
+            raise
+        self.__dict__.pop("_undo", None)
+        return undo
+
+    def _process_plain(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
+                       has_nan: bool | None) -> None:
+        """:meth:`_run_part` of one row for an explainer without a drift hook (the
+        ``explain_one`` hot path): its one fallible step, the model call, comes before every
+        change but the model adapter's label bookkeeping, which alone is put back."""
+        labels = self._model._label_state()
+        try:
+            self._process(cols, y, has_nan)
+        except BaseException:
+            self._model._restore_labels(labels)
+            raise
+
+    def _raise_part_failed(self, exc: Exception, method: str, start: int, row: int) -> None:
+        """Raise the error of the part that starts at batch row ``start`` (stream row ``row``)
+        and raised ``exc`` (the part was taken back): for a :class:`ModelEvaluationError`, a
+        new one chained to it whose message says what was committed and how to continue;
+        any other exception propagates with that as a note."""
+        where = f"{self._owner}.{method}"
+        if method == "explain_one":
+            done = f"nothing was taken (n_seen_ is still {self.n_seen_})"
+            how = "explain the row again to retry"
+        elif start == 0:
+            done = f"no row of this batch was taken (n_seen_ is still {self.n_seen_})"
+            how = "call explain_many(X, y) again to retry"
+        else:
+            done = (f"rows 0-{start - 1} of this batch were explained (n_seen_ is now "
+                    f"{self.n_seen_}); the part starting at batch row {start} (stream row "
+                    f"{row}) raised and nothing of it was taken")
+            how = f"call explain_many(X[{start}:], y[{start}:]) to continue"
+        if isinstance(exc, ModelEvaluationError):
+            raise ModelEvaluationError(f"{where}: {done}: {how}. {exc}") from exc
+        exc.add_note(f"{where}: {done}: {how}.")
+        raise exc
+
+    def _store_rows(self, cols: dict[str, np.ndarray], slots: np.ndarray,
+                    y: np.ndarray | None) -> None:
+        """Write a part's rows to the storage, first keeping their undo when a fallible step
+        of the part can follow (see :class:`_PartUndo`)."""
+        undo = self.__dict__.get("_undo")
+        if undo is not None and undo.guard_writes:
+            undo.writes.append(self.storage._write_undo(slots))
+        self.storage._write(cols, slots, y)
+
+    def _part_state(self, full: bool, n_rows: int) -> list[Any]:
+        """Undo functions of the state a part of ``n_rows`` rows changes in place beyond the
+        attributes and the storage (:class:`_PartUndo`): none for a part that fails before
+        it aggregates; with ``full`` (a part that completed), the aggregator's and the
+        history's."""
+        if not full:
+            return []
+        agg, history = self._aggregator, self.history_
+        saved, snapshots = copy.deepcopy(agg.__dict__), list(history)
+
+        def undo() -> None:
+            agg.__dict__.clear()
+            agg.__dict__.update(saved)
+            history.clear()
+            history.extend(snapshots)
+
+        return [undo]
 
     def _deliver_drift(self) -> None:
         """Give an attached drift detector's callback the events of this call, now that the
@@ -613,7 +741,7 @@ class IncrementalExplainer:
         if keep.any():
             values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                 dtype=np.float64)
-        storage._write(cols, slots, y)
+        self._store_rows(cols, slots, y)
         if values is None:
             return None, None, None
         losses = _reported_losses(sampler, n)
@@ -675,7 +803,7 @@ class IncrementalExplainer:
                 values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                     dtype=np.float64)
             losses = _reported_losses(sampler, 1)
-        storage._write(cols, slots, y)
+        self._store_rows(cols, slots, y)
         if values is not None:
             total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
             if math.isfinite(total) or np.isfinite(values).all():

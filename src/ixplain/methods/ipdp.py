@@ -639,6 +639,33 @@ class IncrementalPDP(IncrementalExplainer):
             self._accumulate(empty, empty, np.empty((0, 1)), positions, B)
         self.n_seen_ += B
 
+    def _part_state(self, full: bool, n_rows: int) -> list[Any]:
+        """The base class's, and what a part changes in place before its model call: the
+        grid points it registers, the range window's values; with ``full`` also the
+        accumulated sums and the ICE history (see ``IncrementalExplainer._part_state``)."""
+        undos = super()._part_state(full, n_rows)
+        store, window, ice = self._store, self._window, self._ice
+        saved, n_keys = dict(store.__dict__), len(store.keys)
+        mark = window.mark(n_rows)
+        sums = [saved[a].copy() for a in ("_S", "_Q", "_W", "_W2")] if full else None
+        curves = list(ice) if full else None
+
+        def undo() -> None:
+            keys, index = saved["keys"], saved["index"]
+            for key in keys[n_keys:]:
+                del index[key]
+            del keys[n_keys:]
+            store.__dict__.clear()
+            store.__dict__.update(saved)
+            if sums is not None:
+                store._S, store._Q, store._W, store._W2 = sums
+            if curves is not None:
+                ice.clear()
+                ice.extend(curves)
+            window.undo_to(mark)
+
+        return [*undos, undo]
+
     def _report_values(
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, positions: np.ndarray,
         cols: dict[str, np.ndarray], y: np.ndarray | None,
@@ -831,7 +858,7 @@ class IncrementalPDP(IncrementalExplainer):
             if slot >= 0:
                 held[slot] = v
                 n_held = max(n_held, slot + 1)
-        storage._write(cols, slots, y)
+        self._store_rows(cols, slots, y)
         return out
 
     def _range_ids(self, lo: float, hi: float) -> np.ndarray:
