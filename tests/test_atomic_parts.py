@@ -39,23 +39,27 @@ MARKER = 1050  # the stream row whose x0 makes the model raise
 
 
 class Switchable:
-    """``f(x) = x @ W``; raises on a batch with a row whose ``|x0| > 5`` while
-    ``flags["on"]`` (shared with deep copies, so the test can turn the copies' off too); with
-    ``flags["copies_only"]`` only deep copies (the drift detector's frozen models) raise."""
+    """``f(x) = scale * x @ W`` (``flags["scale"]``, default 1; a deep copy keeps the scale
+    of the moment it was made, as a frozen model does); raises on a batch with a row whose ``|x0| > 5`` (or, with
+    ``flags["size"]``, on a batch of that many rows) while ``flags["on"]`` (shared with deep
+    copies, so the test can turn the copies' off too); with ``flags["copies_only"]`` only deep
+    copies (the drift detector's frozen models and probes) raise."""
 
-    def __init__(self, flags: dict, is_copy: bool = False) -> None:
-        self.flags, self.is_copy = flags, is_copy
+    def __init__(self, flags: dict, is_copy: bool = False, scale: float | None = None) -> None:
+        self.flags, self.is_copy, self.scale = flags, is_copy, scale
 
-    def __deepcopy__(self, memo: dict) -> Switchable:
-        return Switchable(self.flags, True)
+    def __deepcopy__(self, memo: dict) -> Switchable:  # (a copy freezes the scale)
+        return Switchable(self.flags, True, self.flags.get("scale", 1.0))
 
     def __call__(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=np.float64)
-        armed = self.flags["on"] and (self.is_copy or not self.flags["copies_only"])
-        if armed and np.any(np.abs(Z[:, 0]) > 5.0):
-            self.flags["raised"] += 1
+        flags = self.flags
+        armed = flags["on"] and (self.is_copy or not flags["copies_only"])
+        size = flags.get("size")
+        if armed and (len(Z) == size if size else np.any(np.abs(Z[:, 0]) > 5.0)):
+            flags["raised"] += 1
             raise RuntimeError("boom")
-        return Z @ W
+        return (flags.get("scale", 1.0) if self.scale is None else self.scale) * (Z @ W)
 
 
 def stream() -> tuple[np.ndarray, np.ndarray]:
@@ -329,3 +333,65 @@ def test_other_exceptions_are_taken_back_and_noted() -> None:
         e.explain_many(X[N0:N1], y[N0:N1])
     assert e.n_seen_ == MARKER and e.storage.n_seen == MARKER  # (parts of 150 rows)
     assert any("rows 0-449 of this batch were explained" in n for n in info.value.__notes__)
+
+
+def test_failure_in_the_screen_of_the_model() -> None:
+    """The screen (the current model's predictions on the first 100 reference rows, one
+    call, every ``screen_every`` rows) raises: made before the chunk changes anything, it
+    leaves the row untaken; the screen runs again when the row is explained again."""
+    X, y = stream()
+    X[MARKER, 0] = 0.0
+    flags = {"on": False, "copies_only": False, "raised": 0, "size": 100}
+    e, _ = make("pfi", "learning", flags)
+    e.explain_many(X[:450], y[:450])  # (the check at row 299 set the reference)
+    for t in range(450, 499):
+        e.explain_one(X[t], y[t])
+    flags["on"] = True
+    with pytest.raises(ModelEvaluationError, match="nothing was taken"):
+        e.explain_one(X[499], y[499])  # row 499 ends a screen_every period
+    assert flags["raised"] == 1
+    committed, _ = make("pfi", "learning")
+    committed.explain_many(X[:499], y[:499])
+    assert_same(full_state(e), full_state(committed))
+    flags["on"] = False
+    for t in range(499, 620):
+        e.explain_one(X[t], y[t])
+    reference, _ = make("pfi", "learning")
+    reference.explain_many(X[:620], y[:620])
+    assert len(e.drift_detector._moves) >= 2  # (the screens ran)
+    assert_same(full_state(e), full_state(reference))
+
+
+def test_failure_in_the_check_a_screen_jump_runs() -> None:
+    """A model replaced in a step (its output doubles at row 700, after quiet screens): the
+    screen at row 799 finds the jump and runs the check at once, whose probe (a copy) raises;
+    the chunk is taken back, screen and check included, and explaining it again gives the
+    run without the failure."""
+    X, y = stream()
+    X[MARKER, 0] = 0.0
+    size = 100 * (1 + 3)  # the check's probe: iPFI on the 100 reference rows, 3 features
+    flags = {"on": False, "copies_only": True, "raised": 0, "size": size}
+    e, _ = make("pfi", "learning", flags)
+    e.explain_many(X[:700], y[:700])
+    flags["scale"] = 2.0
+    e.explain_many(X[700:750], y[700:750])
+    flags["on"] = True
+    with pytest.raises(ModelEvaluationError, match="no row of this batch was taken"):
+        e.explain_many(X[750:800], y[750:800])
+    # only a check makes a 400-row call, and rows 750..799 hold no scheduled one (at
+    # multiples of 300): the screen at row 799 found the jump and ran it
+    assert flags["raised"] == 1
+    committed_flags = {"on": False, "copies_only": True, "raised": 0}
+    committed, _ = make("pfi", "learning", committed_flags)
+    committed.explain_many(X[:700], y[:700])
+    committed_flags["scale"] = 2.0
+    committed.explain_many(X[700:750], y[700:750])
+    assert_same(full_state(e), full_state(committed))
+    flags["on"] = False
+    e.explain_many(X[750:900], y[750:900])
+    reference_flags = {"on": False, "copies_only": True, "raised": 0}
+    reference, _ = make("pfi", "learning", reference_flags)
+    reference.explain_many(X[:700], y[:700])
+    reference_flags["scale"] = 2.0
+    reference.explain_many(X[700:900], y[700:900])
+    assert_same(full_state(e), full_state(reference))

@@ -342,6 +342,10 @@ class ExplanationDriftDetector:
         ------
         ValueError
             Without an explainer, or (from the explainer) for a bad observation.
+        ModelEvaluationError
+            If a model call raises (the explainer's, a data channel's copy, a model check):
+            nothing of the row was taken by the explainer or the detector (the message of
+            the explainer's ``explain_one`` says so).
         """
         explainer = self._need_explainer("update")
         if y is None and self.label_free:
@@ -366,6 +370,13 @@ class ExplanationDriftDetector:
         Returns
         -------
         self
+
+        Raises
+        ------
+        ModelEvaluationError
+            If a model call raises: the parts of the batch before it were taken by the
+            explainer and the detector, the failing part by neither, and the message (the
+            explainer's ``explain_many``) names the rows taken and how to go on.
         """
         explainer = self._need_explainer("update_many")
         if y is None and self.label_free:
@@ -631,7 +642,7 @@ class ExplanationDriftDetector:
                 f"{_OWNER}(label_free=True, static_model=True): rows given to the explainer "
                 "with their labels after rows fed through the detector's update/update_many "
                 "are not tested (their values use those labels); feed every row one way.",
-                RuntimeWarning, stacklevel=5)
+                RuntimeWarning, stacklevel=7)
         return True
 
     def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
@@ -704,19 +715,20 @@ class ExplanationDriftDetector:
             self._check_model(self.n_rows_ - 1)
         elif (self.screen_every and self._ref_values is not None
               and self.n_rows_ // self.screen_every > before // self.screen_every
-              and self._predictions_moved()):
+              and self._predictions_moved(undo.screen)):
             self._check_model(self.n_rows_ - 1)
 
-    def _may_call_model(self, last: int) -> bool:
-        """Whether the changes of a chunk that ends before stream row ``last`` may call a model
-        (then :class:`_HookUndo` keeps a checkpoint): an iPDP's events draw PD curves, and the
-        model channel checks at multiples of ``check_every`` and ``screen_every`` rows."""
-        if self._rows is not None:
-            return True
+    def _checks_due(self, last: int) -> tuple[bool, bool]:
+        """Whether the model channel checks, and whether it screens, the model at the end of
+        a chunk that ends before stream row ``last`` (multiples of ``check_every`` and
+        ``screen_every`` rows; a screen once a check set the reference; :class:`_HookUndo`)."""
         if self.static_model:
-            return False
+            return False, False
         before = self.n_rows_
-        return any(p and last // p > before // p for p in (self.check_every, self.screen_every))
+        check = last // self.check_every > before // self.check_every
+        screen = bool(self.screen_every) and self._ref_values is not None and (
+            last // self.screen_every > before // self.screen_every)
+        return check, screen and not check
 
     def _checkpoint(self) -> ExplanationDriftDetector:
         """A copy of the detector to go back to (:class:`_HookUndo`): everything but the
@@ -724,9 +736,9 @@ class ExplanationDriftDetector:
         and their explanations)."""
         memo: dict[int, Any] = {id(self.explainer): self.explainer}
         for frozen in [sh for sh, _, _ in self._shadows] + [self._ref_model]:
-            if frozen is not None:
-                memo[id(frozen.model)] = frozen.model
-                memo[id(frozen._model.model)] = frozen._model.model
+            if frozen is not None:  # (and the method objects: caches of what never changes)
+                for kept in (frozen.model, frozen._model.model, frozen.__dict__.get("_method")):
+                    memo[id(kept)] = kept
         for kept in (*self.events_, *self.loss_changes_, *self._changes):
             memo[id(kept)] = kept
         return copy.deepcopy(self, memo)
@@ -864,23 +876,34 @@ class ExplanationDriftDetector:
         predictions on almost every row; fewer rows make the screen cheap)."""
         return {k: v[:_SCREEN_ROWS] for k, v in self._reference_rows().items()}
 
-    def _predictions_moved(self) -> bool:
+    def _predictions_moved(self, screen: tuple | None = None) -> bool:
         """The screen: the model's predictions on the reference rows moved since the last
         screen after a quiet spell (no move at at least half of the last 20 screens, and at
         least 3 screens seen): a model replaced or retrained in a step. Moves are mean
-        absolute changes over the predictions' mean absolute deviation."""
-        last, self._ref_pred = self._ref_pred, reference_predictions(
-            self.explainer, self._screen_rows())
-        if last is None or last.shape != self._ref_pred.shape:
+        absolute changes over the predictions' mean absolute deviation. ``screen``: the
+        outcome of :meth:`_screen` taken before the chunk changed anything (its model call)."""
+        pred, move, jump = self._screen() if screen is None else screen
+        self._ref_pred = pred
+        if move is None:
             return False
-        spread = float(np.abs(last - last.mean()).mean())
-        move = float(np.abs(self._ref_pred - last).mean()) / (spread if spread > 0 else 1.0)
         moves = self.__dict__.setdefault("_moves", deque())  # (absent from old pickles)
-        jump = len(moves) >= 3 and move > 1e-12 and float(np.median(moves)) <= 1e-12
         moves.append(move)
         if len(moves) > 20:
             moves.popleft()
         return jump
+
+    def _screen(self) -> tuple[np.ndarray, float | None, bool]:
+        """The screen's model call and verdict, changing nothing: ``(predictions, move (None
+        when there is nothing to compare with), whether it is a jump)``."""
+        pred = reference_predictions(self.explainer, self._screen_rows())
+        last = self._ref_pred
+        if last is None or last.shape != pred.shape:
+            return pred, None, False
+        spread = float(np.abs(last - last.mean()).mean())
+        move = float(np.abs(pred - last).mean()) / (spread if spread > 0 else 1.0)
+        moves = self.__dict__.get("_moves") or ()
+        jump = len(moves) >= 3 and move > 1e-12 and float(np.median(moves)) <= 1e-12
+        return pred, move, jump
 
     def _check_model(self, row: int) -> None:
         if self._stale_reference and self._ref_model is not None:
@@ -1158,32 +1181,68 @@ class ExplanationDriftDetector:
 
 class _HookUndo:
     """How to put a detector back as it was before a chunk (:meth:`ExplanationDriftDetector.
-    _on_values`): a shallow copy of its attributes and of its list of data-channel copies,
-    the undo of each copy's part (they take the chunk first, before anything else changes),
-    and -- only when the changes that follow may call a model
-    (:meth:`~ExplanationDriftDetector._may_call_model`: a model check or screen is due, or
-    an iPDP event may draw PD curves) -- a checkpoint copy of the whole detector."""
+    _on_values`).
 
-    __slots__ = ("detector", "state", "shadows", "parts", "copy")
+    Always: a shallow copy of its attributes and of its list of data-channel copies, and the
+    undo of each copy's part (the copies take the chunk first, before anything else changes,
+    so a failing model call of theirs finds nothing else changed). When what follows may
+    call a model too: before a model check, a checkpoint copy of the whole detector
+    (:meth:`~ExplanationDriftDetector._checkpoint`; every ``check_every`` rows, and when a
+    screen finds a jump -- the screen's own model call is made first, before anything
+    changes);
+    for an iPDP, whose events draw PD curves while the chunk is pushed, the channels'
+    own checkpoints (:meth:`ValueChannel.checkpoint`: what the push overwrites), the row
+    memory's chunks and the lengths of the event lists."""
+
+    __slots__ = ("detector", "state", "shadows", "parts", "copy", "channels", "pushed",
+                 "screen")
 
     def __init__(self, detector: ExplanationDriftDetector, rows: np.ndarray) -> None:
         self.detector = detector
         last = int(rows[-1]) + 1 if len(rows) else detector.n_rows_
-        self.copy = detector._checkpoint() if detector._may_call_model(last) else None
+        check, screen = detector._checks_due(last)
+        # a screen alone changes nothing before its model call: made now, it needs no
+        # checkpoint unless it finds a jump (which runs the check)
+        self.screen = detector._screen() if screen else None
+        if self.screen is not None and self.screen[2]:
+            check = True
+        self.copy = detector._checkpoint() if check else None
         self.state = dict(detector.__dict__)
         self.shadows = list(detector._shadows)
         self.parts: list[Any] = []
+        self.channels: dict[str, ValueChannel] | None = None
+        if self.copy is None and detector._rows is not None:  # iPDP: the curves of events
+            self.channels = dict(detector._channels)
+            channels = list(self.channels.values()) + [ch for _, ch, _ in self.shadows]
+            memory = detector._rows
+            self.pushed = ([(ch, ch.checkpoint(len(rows))) for ch in channels],
+                           list(memory.chunks), memory.n, len(detector.events_),
+                           len(detector.loss_changes_), len(detector._changes),
+                           len(detector.__dict__.get("_unsent", ())))
 
     def restore(self) -> None:
         """Put the detector (and its copies of the explainer) back."""
         for part in reversed(self.parts):
             part.restore()
         d = self.detector
-        d.__dict__.clear()
         if self.copy is not None:
+            d.__dict__.clear()
             d.__dict__.update(self.copy.__dict__)
             return
+        if self.channels is not None:
+            pushed, chunks, n, n_events, n_losses, n_changes, n_unsent = self.pushed
+            for channel, saved in pushed:
+                channel.rollback(saved)
+                channel.compared = {}
+            d._channels.clear()
+            d._channels.update(self.channels)
+            assert d._rows is not None
+            d._rows.chunks[:] = chunks
+            d._rows.n = n
+            del d.events_[n_events:], d.loss_changes_[n_losses:], d._changes[n_changes:]
+            del d.__dict__.get("_unsent", [])[n_unsent:]
         self.state["_shadows"][:] = self.shadows
+        d.__dict__.clear()
         d.__dict__.update(self.state)
 
 

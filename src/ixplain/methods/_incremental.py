@@ -57,6 +57,18 @@ snapshot rows.
     >>> bool((loop.importances_ == many.importances_).all())
     True
 
+Failing model calls
+-------------------
+A batch is processed in parts (:meth:`IncrementalExplainer._parts`), each all or nothing
+(:meth:`IncrementalExplainer._run_part`): when a model call of a part raises -- the
+explainer's, or an attached drift detector's -- the explainer (attributes, storage, model
+labels, the class's own state) and the detector are put back as they were before the part, and
+the error says which rows were kept. Most of it costs nothing: the explainer's model call comes
+before its writes, so only what precedes it is kept (a shallow copy of the attributes), and a
+write is made undoable only when a fallible step can follow it (a drift hook, a class's own
+pipeline). A subclass that changes state in place before its model call keeps it in
+:meth:`IncrementalExplainer._part_state` (iPDP: its grid points and range window).
+
 Missing values (``nan_policy``)
 -------------------------------
 ``"skip"`` (default)
@@ -75,7 +87,6 @@ not aggregated: that row is counted in ``n_skipped_`` and the estimate stays fin
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import operator
@@ -478,6 +489,11 @@ class IncrementalExplainer:
         ValueError
             If a feature is missing from ``x``, a numeric feature holds a non-number, or (with
             ``nan_policy='raise'``) a value is NaN or infinite.
+        ModelEvaluationError
+            If a model call raises (the explainer's, or an attached drift detector's): nothing
+            of the row was taken (the explainer and the detector are as before the call, so
+            the row can be explained again); the message says so and the model's error is
+            chained. Any other exception also leaves nothing of the row, with that as a note.
         """
         has_nan = None
         if isinstance(x, Mapping):
@@ -514,6 +530,21 @@ class IncrementalExplainer:
         -------
         ndarray
             The estimate after the last row (a copy).
+
+        Raises
+        ------
+        ValueError
+            For a bad observation or label (as :meth:`explain_one`).
+        ModelEvaluationError
+            If a model call raises (the explainer's, or an attached drift detector's) while
+            the batch is processed in parts (``max_batch`` rows, cut at the detector's check
+            rows): the parts before it are kept, the failing part is taken back whole
+            (estimate, storage, random streams, history, model labels, detector), and the
+            message names the rows kept and how to go on, e.g. ``rows 0-749 of this batch
+            were explained (n_seen_ is now 1750) ... call explain_many(X[750:], y[750:]) to
+            continue``; going on from there gives the state of an uninterrupted run bit for
+            bit. The model's error is chained. Any other exception also leaves nothing of its
+            part and gets that as a note.
         """
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
@@ -599,7 +630,9 @@ class IncrementalExplainer:
         if not full:
             return []
         agg, history = self._aggregator, self.history_
-        saved, snapshots = copy.deepcopy(agg.__dict__), list(history)
+        # (the aggregators update their arrays in place and rebind everything else)
+        saved = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in agg.__dict__.items()}
+        snapshots = list(history)
 
         def undo() -> None:
             agg.__dict__.clear()
@@ -834,7 +867,7 @@ class IncrementalExplainer:
             warnings.warn(
                 f"{self._owner}: {message}; such rows are skipped (n_skipped_ counts them).",
                 RuntimeWarning,
-                stacklevel=4 + depth,
+                stacklevel=5 + depth,  # (the frames up to the public call)
             )
             self._warned = True
 

@@ -333,6 +333,13 @@ class IncrementalALE(IncrementalExplainer):
         -------
         ndarray
             The estimate after the last row (:attr:`importances_`, a copy).
+
+        Raises
+        ------
+        ModelEvaluationError
+            If a model call raises: the parts of the batch before it are kept, the failing
+            part is taken back whole, and the message says which rows were kept and how to
+            go on (see ``IncrementalExplainer.explain_many``).
         """
         skipped, seen, self._deferred = self.n_skipped_, self.n_seen_, []
         try:

@@ -512,6 +512,13 @@ class IncrementalPDP(IncrementalExplainer):
         -------
         ndarray of shape (n_outputs, n_grid)
             The PD values after the last row (:attr:`importances_`).
+
+        Raises
+        ------
+        ModelEvaluationError
+            If a model call raises: the parts of the batch before it are kept, the failing
+            part is taken back whole, and the message says which rows were kept and how to
+            go on (see ``IncrementalExplainer.explain_many``).
         """
         return super().explain_many(X, y)
 
@@ -911,7 +918,7 @@ class IncrementalPDP(IncrementalExplainer):
             f"{_OWNER}: the grid of {self.feature_name_!r} has {n_grid} value(s), fewer than the "
             f"3 a core grid needs, so the drift detector gets no PD summaries (raise "
             f"grid_resolution={self.grid_resolution}, or give a grid of at least 3 values).",
-            RuntimeWarning, stacklevel=5,
+            RuntimeWarning, stacklevel=6,
         )
 
     def _covers(self, ids: np.ndarray) -> bool:
