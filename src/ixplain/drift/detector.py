@@ -646,9 +646,10 @@ class ExplanationDriftDetector:
         return True
 
     def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
-                   y: Any, losses: np.ndarray | None = None) -> None:
+                   y: Any, losses: np.ndarray | None = None, restarts: Any = ()) -> None:
         """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``;
-        ``losses``: the model's own per-row loss, if the explainer's method reported it).
+        ``losses``: the model's own per-row loss, if the explainer's method reported it;
+        ``restarts``: iPDP's rows from which its summaries use a core fixed again).
 
         All or nothing: if a model call raises (a data channel's copy of the model, the
         model channel's check, a PD curve of an event), the detector is put back as it was
@@ -656,13 +657,13 @@ class ExplanationDriftDetector:
         then takes back its part too)."""
         undo = _HookUndo(self, rows)
         try:
-            self._take_values(values, ok, rows, cols, y, losses, undo)
+            self._take_values(values, ok, rows, cols, y, losses, restarts, undo)
         except BaseException:
             undo.restore()
             raise
 
     def _take_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any, y: Any,
-                     losses: np.ndarray | None, undo: _HookUndo) -> None:
+                     losses: np.ndarray | None, restarts: Any, undo: _HookUndo) -> None:
         """:meth:`_on_values`' work: every model call of the data channels first (the copies
         of the explainer take the chunk, each undoable), then the changes of the detector,
         then the model channel's check (a checkpoint of the detector covers those two when
@@ -703,7 +704,7 @@ class ExplanationDriftDetector:
             if values is not None and ok.any() and not skip:
                 flat = values.reshape(len(ok), -1)[:, :k]
                 self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok],
-                           explainer)
+                           restarts)
         if not self.static_model:
             self._remember_recent(rows, cols, y)
         self._remember_reference(cols, y)
@@ -756,10 +757,11 @@ class ExplanationDriftDetector:
         return out
 
     def _run_shadows(self, shadows: list[tuple[Any, ValueChannel, Capture]], cols: Any,
-                     y: Any, undo: _HookUndo) -> list[tuple[int, Any, Any, Any]]:
+                     y: Any, undo: _HookUndo) -> list[tuple[int, Any, Any, Any, Any]]:
         """Each data-channel copy of the explainer takes the chunk (its model's labels with
         ``label_free``), all or nothing (the undo of each is kept in ``undo``); returns, per
-        copy with values, ``(index, flat values, mask of the kept rows, their losses)``."""
+        copy with values, ``(index, flat values, mask of the kept rows, their losses, its
+        core restarts)``."""
         k = self._k
         out = []
         for i, (shadow, _, capture) in enumerate(shadows):
@@ -769,15 +771,15 @@ class ExplanationDriftDetector:
                 ok = capture.ok
                 flat = capture.values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(shadow, cols, y, capture.losses)
-                out.append((i, flat, ok, losses))
+                out.append((i, flat, ok, losses, capture.restarts))
         return out
 
     def _push_shadows(self, fed: list, rows: np.ndarray) -> None:
         """Push the values of the data-channel copies (:meth:`_run_shadows`) to their
         channels; drop the old snapshot once the new one is warmed up."""
-        for i, flat, ok, losses in fed:
+        for i, flat, ok, losses, restarts in fed:
             shadow, channel, capture = self._shadows[i]
-            fresh = self._push_cores(shadow, channel, flat[ok], rows[ok],
+            fresh = self._push_cores(restarts, channel, flat[ok], rows[ok],
                                      None if losses is None else losses[ok])
             self._shadows[i] = (shadow, fresh, capture)
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
@@ -822,7 +824,8 @@ class ExplanationDriftDetector:
             if warm.values is not None and warm.ok is not None:
                 flat = warm.values.reshape(len(warm.ok), -1)[:, :k]
                 losses = self._losses(probe, cols, y, warm.losses)
-                channel = self._push_cores(probe, channel, flat[warm.ok], rows[warm.ok],
+                channel = self._push_cores(warm.restarts, channel, flat[warm.ok],
+                                           rows[warm.ok],
                                            None if losses is None else losses[warm.ok])
         if hasattr(shadow, "_track_core"):
             # iPDP: the core grid the warm-up's values used (fixed, or fixed again, while
@@ -1068,18 +1071,19 @@ class ExplanationDriftDetector:
         return channel
 
     def _push(self, name: str, values: np.ndarray, rows: np.ndarray,
-              losses: np.ndarray | None = None, explainer: Any = None) -> None:
-        """Push to the channel ``name`` (made at its first values); from each row where
-        ``explainer`` (iPDP) fixed its core grid again, to a fresh one (:meth:`_push_cores`)."""
+              losses: np.ndarray | None = None, restarts: Any = ()) -> None:
+        """Push to the channel ``name`` (made at its first values); from each row of
+        ``restarts`` (iPDP's core fixed again), to a fresh one (:meth:`_push_cores`)."""
         channel = self._channels.get(name) or self._new_channel(name)
-        self._channels[name] = self._push_cores(explainer, channel, values, rows, losses)
+        self._channels[name] = self._push_cores(restarts, channel, values, rows, losses)
 
-    def _push_cores(self, explainer: Any, channel: ValueChannel, values: np.ndarray,
+    def _push_cores(self, restarts: Any, channel: ValueChannel, values: np.ndarray,
                     rows: np.ndarray, losses: np.ndarray | None) -> ValueChannel:
-        """Push a chunk's values to ``channel``, and from each row where ``explainer`` (iPDP)
-        fixed its core grid again to a fresh channel (new tests, warm-up, scale and memory:
-        summaries on another core are not comparable); returns the channel now in use."""
-        for start in getattr(explainer, "_core_restarts", ()):
+        """Push a chunk's values to ``channel``, and from each of the stream rows ``restarts``
+        (where the iPDP that computed them fixed its core grid again, as its hook reported)
+        to a fresh channel (new tests, warm-up, scale and memory: summaries on another core
+        are not comparable); returns the channel now in use."""
+        for start in restarts:
             cut = int(np.searchsorted(rows, start))
             self._push_to(channel, values[:cut], rows[:cut],
                           None if losses is None else losses[:cut])

@@ -349,12 +349,14 @@ class IncrementalExplainer:
     """
 
     _owner = "IncrementalExplainer"
-    #: Optional hook ``f(values, ok, rows, cols, y, losses=None)`` called after each processed
-    #: chunk with the per-row explanation values (``(B, *value_shape)`` or None when no row was
-    #: explained), which of them enter the estimate (``ok``, shape (B,)), their stream row
-    #: indices, the rows themselves (canonical columns, labels) and, from a method that
-    #: computed it (:attr:`Sampler.losses`), the model's own per-row loss (``(B,)``, else
-    #: None). Set by :mod:`ixplain.drift`.
+    #: Optional hook ``f(values, ok, rows, cols, y, losses=None, restarts=())`` called after
+    #: each processed chunk with the per-row explanation values (``(B, *value_shape)`` or None
+    #: when no row was explained), which of them enter the estimate (``ok``, shape (B,)), their
+    #: stream row indices, the rows themselves (canonical columns, labels), from a method that
+    #: computed it (:attr:`Sampler.losses`) the model's own per-row loss (``(B,)``, else
+    #: None), and from iPDP the stream rows from which its values are summaries on a core grid
+    #: fixed again (the values before and after are not comparable). Set by
+    #: :mod:`ixplain.drift`.
     _on_values: Any = None
     #: Whether ``_explain_batch`` needs labels ``y``.
     requires_labels = True
