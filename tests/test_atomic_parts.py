@@ -395,3 +395,17 @@ def test_failure_in_the_check_a_screen_jump_runs() -> None:
     reference_flags["scale"] = 2.0
     reference.explain_many(X[700:900], y[700:900])
     assert_same(full_state(e), full_state(reference))
+
+
+def test_message_without_labels_slices_only_X() -> None:
+    """An explainer fed without labels (iPDP) is told to go on with ``X[start:]`` alone."""
+    X, _ = stream()
+    flags = {"on": False, "copies_only": False, "raised": 0}
+    e = IncrementalPDP(Switchable(flags), "x1", grid_resolution=8, max_batch=150,
+                       random_state=0)
+    e.explain_many(X[:N0])
+    flags["on"] = True
+    with pytest.raises(ModelEvaluationError, match=re.escape(
+            "call explain_many(X[450:]) to continue. Switchable raised RuntimeError")):
+        e.explain_many(X[N0:N1])
+    assert e.n_seen_ == MARKER

@@ -562,7 +562,7 @@ class IncrementalExplainer:
             try:
                 self._run_part(part, None if yarr is None else yarr[s:e])
             except Exception as exc:
-                self._raise_part_failed(exc, "explain_many", s, n0 + s)
+                self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
         self._deliver_drift()
         return self.importances_
 
@@ -593,23 +593,26 @@ class IncrementalExplainer:
             self._model._restore_labels(labels)
             raise
 
-    def _raise_part_failed(self, exc: Exception, method: str, start: int, row: int) -> None:
+    def _raise_part_failed(self, exc: Exception, method: str, start: int, row: int,
+                           labels: bool = True) -> None:
         """Raise the error of the part that starts at batch row ``start`` (stream row ``row``)
         and raised ``exc`` (the part was taken back): for a :class:`ModelEvaluationError`, a
-        new one chained to it whose message says what was committed and how to continue;
-        any other exception propagates with that as a note."""
+        new one chained to it whose message says what was committed and how to continue
+        (``labels``: whether the call had labels to slice too); any other exception
+        propagates with that as a note."""
         where = f"{self._owner}.{method}"
         if method == "explain_one":
             done = f"nothing was taken (n_seen_ is still {self.n_seen_})"
             how = "explain the row again to retry"
         elif start == 0:
             done = f"no row of this batch was taken (n_seen_ is still {self.n_seen_})"
-            how = "call explain_many(X, y) again to retry"
+            how = f"call explain_many(X{', y' if labels else ''}) again to retry"
         else:
             done = (f"rows 0-{start - 1} of this batch were explained (n_seen_ is now "
                     f"{self.n_seen_}); the part starting at batch row {start} (stream row "
                     f"{row}) raised and nothing of it was taken")
-            how = f"call explain_many(X[{start}:], y[{start}:]) to continue"
+            rest = f"X[{start}:], y[{start}:]" if labels else f"X[{start}:]"
+            how = f"call explain_many({rest}) to continue"
         if isinstance(exc, ModelEvaluationError):
             raise ModelEvaluationError(f"{where}: {done}: {how}. {exc}") from exc
         exc.add_note(f"{where}: {done}: {how}.")
