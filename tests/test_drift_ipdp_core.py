@@ -226,10 +226,18 @@ def test_a_shift_off_the_core_fixes_it_again_and_restarts_the_tests(model):
     det = ExplanationDriftDetector(static_model=True, random_state=0)
     ipdp = IncrementalPDP(model, "x0", drift_detector=det)
     first, restarts = None, []
+    hook = ipdp._on_values
+
+    def spy(*args, restarts=(), **kwargs):  # the rows the hook is told the core restarts at
+        seen.extend(restarts)
+        return hook(*args, restarts=restarts, **kwargs)
+
+    seen: list = []
+    ipdp._on_values = spy
     for s in range(0, n, 250):
         ipdp.explain_many(X[s:s + 250])
         first = ipdp._core if first is None else first
-        restarts += ipdp._core_restarts
+    restarts = seen
     assert ipdp._core_epoch == 1 and len(restarts) == 1
     row = restarts[0]
     assert R < row < R + 2 * CORE_AFTER
@@ -288,7 +296,7 @@ def _run_shift(chunks, X, resume=()):
 
     def collect(ipdp):
         shadows = ipdp.drift_detector._shadows
-        restarts.extend(shadows[-1][0]._core_restarts if shadows else [])
+        restarts.extend(shadows[-1][2].restarts if shadows else [])  # (its hook's last call)
 
     ipdp = _feed(ipdp, chunks, X, resume, collect)
     return ipdp, ipdp.drift_detector, restarts

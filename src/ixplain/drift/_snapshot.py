@@ -17,19 +17,21 @@ __all__ = [
 
 
 class Capture:
-    """A picklable ``_on_values`` hook that keeps the last chunk's values, mask and reported
-    per-row losses (None if the method reported none)."""
+    """A picklable ``_on_values`` hook that keeps the last chunk's values, mask, reported
+    per-row losses (None if the method reported none) and core restarts (iPDP)."""
 
     losses: np.ndarray | None = None  # (absent from captures pickled before it was reported)
+    restarts: Any = ()  # (likewise)
 
     def __init__(self) -> None:
         self.values: np.ndarray | None = None
         self.ok: np.ndarray | None = None
         self.losses = None
+        self.restarts = ()
 
     def __call__(self, values: Any, ok: np.ndarray, rows: Any, cols: Any, y: Any,
-                 losses: np.ndarray | None = None) -> None:
-        self.values, self.ok, self.losses = values, ok, losses
+                 losses: np.ndarray | None = None, restarts: Any = ()) -> None:
+        self.values, self.ok, self.losses, self.restarts = values, ok, losses, restarts
 
 
 def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
@@ -43,7 +45,11 @@ def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
     if not keep_storage:
         memo[id(explainer.storage)] = None
     memo[id(explainer.history_)] = None
+    undo = explainer.__dict__.get("_undo")  # (a copy made inside a part: not its undo)
+    if undo is not None:
+        memo[id(undo)] = None
     clone = copy.deepcopy(explainer, memo)
+    clone.__dict__.pop("_undo", None)
     clone._on_values = None
     clone.history_every = 0
     clone.history_ = type(explainer.history_)(maxlen=1)

@@ -342,6 +342,10 @@ class ExplanationDriftDetector:
         ------
         ValueError
             Without an explainer, or (from the explainer) for a bad observation.
+        ModelEvaluationError
+            If a model call raises (the explainer's, a data channel's copy, a model check):
+            nothing of the row was taken by the explainer or the detector (the message of
+            the explainer's ``explain_one`` says so).
         """
         explainer = self._need_explainer("update")
         if y is None and self.label_free:
@@ -366,6 +370,13 @@ class ExplanationDriftDetector:
         Returns
         -------
         self
+
+        Raises
+        ------
+        ModelEvaluationError
+            If a model call raises: the parts of the batch before it were taken by the
+            explainer and the detector, the failing part by neither, and the message (the
+            explainer's ``explain_many``) names the rows taken and how to go on.
         """
         explainer = self._need_explainer("update_many")
         if y is None and self.label_free:
@@ -634,13 +645,32 @@ class ExplanationDriftDetector:
                 f"{_OWNER}(label_free=True, static_model=True): rows given to the explainer "
                 "with their labels after rows fed through the detector's update/update_many "
                 "are not tested (their values use those labels); feed every row one way.",
-                RuntimeWarning, stacklevel=5)
+                RuntimeWarning, stacklevel=7)
         return True
 
     def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
-                   y: Any, losses: np.ndarray | None = None) -> None:
+                   y: Any, losses: np.ndarray | None = None, restarts: Any = ()) -> None:
         """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``;
-        ``losses``: the model's own per-row loss, if the explainer's method reported it)."""
+        ``losses``: the model's own per-row loss, if the explainer's method reported it;
+        ``restarts``: iPDP's rows from which its summaries use a core fixed again).
+
+        All or nothing: if a model call raises (a data channel's copy of the model, the
+        model channel's check, a PD curve of an event), the detector is put back as it was
+        before the chunk (:class:`_HookUndo`) and the exception propagates (the explainer
+        then takes back its part too)."""
+        undo = _HookUndo(self, rows)
+        try:
+            self._take_values(values, ok, rows, cols, y, losses, restarts, undo)
+        except BaseException:
+            undo.restore()
+            raise
+
+    def _take_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any, y: Any,
+                     losses: np.ndarray | None, restarts: Any, undo: _HookUndo) -> None:
+        """:meth:`_on_values`' work: every model call of the data channels first (the copies
+        of the explainer take the chunk, each undoable), then the changes of the detector,
+        then the model channel's check (a checkpoint of the detector covers those two when
+        they may call a model: :class:`_HookUndo`)."""
         explainer = self.explainer
         skip = self._own_labels()
         if self._k is None:
@@ -656,20 +686,29 @@ class ExplanationDriftDetector:
             self._set_features(names)
         k = self._k
         assert k is not None
+        shadowed = self._blank_storage is not None or (self.static_model and self._shadows)
+        new = None
+        if shadowed and not self._shadows:  # static_model with data_samples > 1: a copy with more draws
+            new = self._static_shadow()
+        fed = self._run_shadows(self._shadows + ([new] if new else []), cols, y, undo) if (
+            shadowed or not self.static_model) else []
+        if not shadowed and self.static_model and values is not None and ok.any() and not skip:
+            losses = self._losses(explainer, cols, y, losses)
+        # (the model calls of the data channels are done: what follows changes the detector)
+        if new is not None:
+            self._blank_storage = None
+            self.__dict__.pop("_static_rows", None)
+            self._shadows.append(new)
         if self._rows is not None:
             self._rows.push(rows, cols)
-        if self._blank_storage is not None or (self.static_model and self._shadows):
-            if not self._shadows:  # static_model with data_samples > 1: a copy with more draws
-                self._static_shadow()
-            self._feed_shadows(cols, y, rows)
-        elif self.static_model:
+        if shadowed or not self.static_model:
+            self._push_shadows(fed, rows)
+        elif self.static_model and not shadowed:
             if values is not None and ok.any() and not skip:
                 flat = values.reshape(len(ok), -1)[:, :k]
-                losses = self._losses(explainer, cols, y, losses)
                 self._push("data", flat[ok], rows[ok], None if losses is None else losses[ok],
-                           explainer)
-        else:
-            self._feed_shadows(cols, y, rows)
+                           restarts)
+        if not self.static_model:
             self._remember_recent(rows, cols, y)
         self._remember_reference(cols, y)
         last = int(rows[-1]) + 1 if len(rows) else self.n_rows_
@@ -680,8 +719,33 @@ class ExplanationDriftDetector:
             self._check_model(self.n_rows_ - 1)
         elif (self.screen_every and self._ref_values is not None
               and self.n_rows_ // self.screen_every > before // self.screen_every
-              and self._predictions_moved()):
+              and self._predictions_moved(undo.screen)):
             self._check_model(self.n_rows_ - 1)
+
+    def _checks_due(self, last: int) -> tuple[bool, bool]:
+        """Whether the model channel checks, and whether it screens, the model at the end of
+        a chunk that ends before stream row ``last`` (multiples of ``check_every`` and
+        ``screen_every`` rows; a screen once a check set the reference; :class:`_HookUndo`)."""
+        if self.static_model:
+            return False, False
+        before = self.n_rows_
+        check = last // self.check_every > before // self.check_every
+        screen = bool(self.screen_every) and self._ref_values is not None and (
+            last // self.screen_every > before // self.screen_every)
+        return check, screen and not check
+
+    def _checkpoint(self) -> ExplanationDriftDetector:
+        """A copy of the detector to go back to (:class:`_HookUndo`): everything but the
+        explainer it watches and what never changes (the models its copies froze, the events
+        and their explanations)."""
+        memo: dict[int, Any] = {id(self.explainer): self.explainer}
+        for frozen in [sh for sh, _, _ in self._shadows] + [self._ref_model]:
+            if frozen is not None:  # (and the method objects: caches of what never changes)
+                for kept in (frozen.model, frozen._model.model, frozen.__dict__.get("_method")):
+                    memo[id(kept)] = kept
+        for kept in (*self.events_, *self.loss_changes_, *self._changes):
+            memo[id(kept)] = kept
+        return copy.deepcopy(self, memo)
 
     def _cut_offsets(self, start: int, B: int) -> list[int]:
         """Offsets in ``(0, B)`` of a batch starting at stream row ``start`` after which the
@@ -695,36 +759,50 @@ class ExplanationDriftDetector:
                 out.extend(range((period - start % period) % period or period, B, period))
         return out
 
-    def _feed_shadows(self, cols: Any, y: Any, rows: np.ndarray) -> None:
+    def _run_shadows(self, shadows: list[tuple[Any, ValueChannel, Capture]], cols: Any,
+                     y: Any, undo: _HookUndo) -> list[tuple[int, Any, Any, Any, Any]]:
+        """Each data-channel copy of the explainer takes the chunk (its model's labels with
+        ``label_free``), all or nothing (the undo of each is kept in ``undo``); returns, per
+        copy with values, ``(index, flat values, mask of the kept rows, their losses, its
+        core restarts)``."""
         k = self._k
-        assert k is not None
-        for i, (shadow, channel, capture) in enumerate(list(self._shadows)):
+        out = []
+        for i, (shadow, _, capture) in enumerate(shadows):
             yy = pseudo_labels(shadow._model, shadow._make_table(cols)) if self.label_free else y
-            shadow._process(cols, yy, False)
+            undo.parts.append(shadow._run_part(cols, yy, False, full=True))
             if capture.values is not None and capture.ok is not None:
                 ok = capture.ok
                 flat = capture.values.reshape(len(ok), -1)[:, :k]
                 losses = self._losses(shadow, cols, y, capture.losses)
-                fresh = self._push_cores(shadow, channel, flat[ok], rows[ok],
-                                         None if losses is None else losses[ok])
-                self._shadows[i] = (shadow, fresh, capture)
+                out.append((i, flat, ok, losses, capture.restarts))
+        return out
+
+    def _push_shadows(self, fed: list, rows: np.ndarray) -> None:
+        """Push the values of the data-channel copies (:meth:`_run_shadows`) to their
+        channels; drop the old snapshot once the new one is warmed up."""
+        for i, flat, ok, losses, restarts in fed:
+            shadow, channel, capture = self._shadows[i]
+            fresh = self._push_cores(restarts, channel, flat[ok], rows[ok],
+                                     None if losses is None else losses[ok])
+            self._shadows[i] = (shadow, fresh, capture)
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
             self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
 
-    def _static_shadow(self) -> None:
+    def _static_shadow(self) -> tuple[Any, ValueChannel, Capture]:
         """The data channel of a static model explained with ``data_samples`` draws per row:
-        a copy of the explainer, fed the same rows from an empty storage."""
+        a copy of the explainer, fed the same rows from an empty storage (a copy of the one
+        kept at attach time; the caller adds it to the shadows)."""
         shadow = detached_copy(self.explainer, keep_storage=False)
-        shadow.storage, self._blank_storage = self._blank_storage, None
+        shadow.storage = copy.deepcopy(self._blank_storage)
         shadow.n_seen_ = 0  # from the stream's first row: those before any value are replayed
         if self.data_samples > 1:
             _set_draws(shadow, self.data_samples)
-        for c, t in self.__dict__.pop("_static_rows", []):
+        for c, t in self.__dict__.get("_static_rows", []):
             shadow._process(c, pseudo_labels(shadow._model, shadow._make_table(c))
                             if self.label_free else t, False)
         capture = Capture()
         shadow._on_values = capture
-        self._shadows.append((shadow, self._new_channel("data"), capture))
+        return shadow, self._new_channel("data"), capture
 
     def _snapshot(self) -> None:
         """Freeze the current model: a new data-channel copy of the explainer, warmed up on
@@ -749,7 +827,8 @@ class ExplanationDriftDetector:
             if warm.values is not None and warm.ok is not None:
                 flat = warm.values.reshape(len(warm.ok), -1)[:, :k]
                 losses = self._losses(probe, cols, y, warm.losses)
-                channel = self._push_cores(probe, channel, flat[warm.ok], rows[warm.ok],
+                channel = self._push_cores(warm.restarts, channel, flat[warm.ok],
+                                           rows[warm.ok],
                                            None if losses is None else losses[warm.ok])
         if hasattr(shadow, "_track_core"):
             # iPDP: the core grid the warm-up's values used (fixed, or fixed again, while
@@ -803,23 +882,34 @@ class ExplanationDriftDetector:
         predictions on almost every row; fewer rows make the screen cheap)."""
         return {k: v[:_SCREEN_ROWS] for k, v in self._reference_rows().items()}
 
-    def _predictions_moved(self) -> bool:
+    def _predictions_moved(self, screen: tuple | None = None) -> bool:
         """The screen: the model's predictions on the reference rows moved since the last
         screen after a quiet spell (no move at at least half of the last 20 screens, and at
         least 3 screens seen): a model replaced or retrained in a step. Moves are mean
-        absolute changes over the predictions' mean absolute deviation."""
-        last, self._ref_pred = self._ref_pred, reference_predictions(
-            self.explainer, self._screen_rows())
-        if last is None or last.shape != self._ref_pred.shape:
+        absolute changes over the predictions' mean absolute deviation. ``screen``: the
+        outcome of :meth:`_screen` taken before the chunk changed anything (its model call)."""
+        pred, move, jump = self._screen() if screen is None else screen
+        self._ref_pred = pred
+        if move is None:
             return False
-        spread = float(np.abs(last - last.mean()).mean())
-        move = float(np.abs(self._ref_pred - last).mean()) / (spread if spread > 0 else 1.0)
         moves = self.__dict__.setdefault("_moves", deque())  # (absent from old pickles)
-        jump = len(moves) >= 3 and move > 1e-12 and float(np.median(moves)) <= 1e-12
         moves.append(move)
         if len(moves) > 20:
             moves.popleft()
         return jump
+
+    def _screen(self) -> tuple[np.ndarray, float | None, bool]:
+        """The screen's model call and verdict, changing nothing: ``(predictions, move (None
+        when there is nothing to compare with), whether it is a jump)``."""
+        pred = reference_predictions(self.explainer, self._screen_rows())
+        last = self._ref_pred
+        if last is None or last.shape != pred.shape:
+            return pred, None, False
+        spread = float(np.abs(last - last.mean()).mean())
+        move = float(np.abs(pred - last).mean()) / (spread if spread > 0 else 1.0)
+        moves = self.__dict__.get("_moves") or ()
+        jump = len(moves) >= 3 and move > 1e-12 and float(np.median(moves)) <= 1e-12
+        return pred, move, jump
 
     def _check_model(self, row: int) -> None:
         if self._stale_reference and self._ref_model is not None:
@@ -984,18 +1074,19 @@ class ExplanationDriftDetector:
         return channel
 
     def _push(self, name: str, values: np.ndarray, rows: np.ndarray,
-              losses: np.ndarray | None = None, explainer: Any = None) -> None:
-        """Push to the channel ``name`` (made at its first values); from each row where
-        ``explainer`` (iPDP) fixed its core grid again, to a fresh one (:meth:`_push_cores`)."""
+              losses: np.ndarray | None = None, restarts: Any = ()) -> None:
+        """Push to the channel ``name`` (made at its first values); from each row of
+        ``restarts`` (iPDP's core fixed again), to a fresh one (:meth:`_push_cores`)."""
         channel = self._channels.get(name) or self._new_channel(name)
-        self._channels[name] = self._push_cores(explainer, channel, values, rows, losses)
+        self._channels[name] = self._push_cores(restarts, channel, values, rows, losses)
 
-    def _push_cores(self, explainer: Any, channel: ValueChannel, values: np.ndarray,
+    def _push_cores(self, restarts: Any, channel: ValueChannel, values: np.ndarray,
                     rows: np.ndarray, losses: np.ndarray | None) -> ValueChannel:
-        """Push a chunk's values to ``channel``, and from each row where ``explainer`` (iPDP)
-        fixed its core grid again to a fresh channel (new tests, warm-up, scale and memory:
-        summaries on another core are not comparable); returns the channel now in use."""
-        for start in getattr(explainer, "_core_restarts", ()):
+        """Push a chunk's values to ``channel``, and from each of the stream rows ``restarts``
+        (where the iPDP that computed them fixed its core grid again, as its hook reported)
+        to a fresh channel (new tests, warm-up, scale and memory: summaries on another core
+        are not comparable); returns the channel now in use."""
+        for start in restarts:
             cut = int(np.searchsorted(rows, start))
             self._push_to(channel, values[:cut], rows[:cut],
                           None if losses is None else losses[:cut])
@@ -1093,6 +1184,73 @@ class ExplanationDriftDetector:
             raise ValueError(f"{_OWNER}: row indices must increase (and continue after row "
                              f"{self.n_rows_ - 1}); got {arr[:5].tolist()}...")
         return arr
+
+
+class _HookUndo:
+    """How to put a detector back as it was before a chunk (:meth:`ExplanationDriftDetector.
+    _on_values`).
+
+    Always: a shallow copy of its attributes and of its list of data-channel copies, and the
+    undo of each copy's part (the copies take the chunk first, before anything else changes,
+    so a failing model call of theirs finds nothing else changed). When what follows may
+    call a model too: before a model check, a checkpoint copy of the whole detector
+    (:meth:`~ExplanationDriftDetector._checkpoint`; every ``check_every`` rows, and when a
+    screen finds a jump -- the screen's own model call is made first, before anything
+    changes);
+    for an iPDP, whose events draw PD curves while the chunk is pushed, the channels'
+    own checkpoints (:meth:`ValueChannel.checkpoint`: what the push overwrites), the row
+    memory's chunks and the lengths of the event lists."""
+
+    __slots__ = ("detector", "state", "shadows", "parts", "copy", "channels", "pushed",
+                 "screen")
+
+    def __init__(self, detector: ExplanationDriftDetector, rows: np.ndarray) -> None:
+        self.detector = detector
+        last = int(rows[-1]) + 1 if len(rows) else detector.n_rows_
+        check, screen = detector._checks_due(last)
+        # a screen alone changes nothing before its model call: made now, it needs no
+        # checkpoint unless it finds a jump (which runs the check)
+        self.screen = detector._screen() if screen else None
+        if self.screen is not None and self.screen[2]:
+            check = True
+        self.copy = detector._checkpoint() if check else None
+        self.state = dict(detector.__dict__)
+        self.shadows = list(detector._shadows)
+        self.parts: list[Any] = []
+        self.channels: dict[str, ValueChannel] | None = None
+        if self.copy is None and detector._rows is not None:  # iPDP: the curves of events
+            self.channels = dict(detector._channels)
+            channels = list(self.channels.values()) + [ch for _, ch, _ in self.shadows]
+            memory = detector._rows
+            self.pushed = ([(ch, ch.checkpoint(len(rows))) for ch in channels],
+                           list(memory.chunks), memory.n, len(detector.events_),
+                           len(detector.loss_changes_), len(detector._changes),
+                           len(detector.__dict__.get("_unsent", ())))
+
+    def restore(self) -> None:
+        """Put the detector (and its copies of the explainer) back."""
+        for part in reversed(self.parts):
+            part.restore()
+        d = self.detector
+        if self.copy is not None:
+            d.__dict__.clear()
+            d.__dict__.update(self.copy.__dict__)
+            return
+        if self.channels is not None:
+            pushed, chunks, n, n_events, n_losses, n_changes, n_unsent = self.pushed
+            for channel, saved in pushed:
+                channel.rollback(saved)
+                channel.compared = {}
+            d._channels.clear()
+            d._channels.update(self.channels)
+            assert d._rows is not None
+            d._rows.chunks[:] = chunks
+            d._rows.n = n
+            del d.events_[n_events:], d.loss_changes_[n_losses:], d._changes[n_changes:]
+            del d.__dict__.get("_unsent", [])[n_unsent:]
+        self.state["_shadows"][:] = self.shadows
+        d.__dict__.clear()
+        d.__dict__.update(self.state)
 
 
 def _check_copyable(explainer: Any) -> None:

@@ -385,6 +385,25 @@ class ConditionalStorage(SlotStorage):
             self._refit(b_next, cols)
         super()._write(cols, slots, y)
 
+    def _undo_state(self) -> Any:
+        # the draws of a part may refit the sampler (a new object) before the rows are written
+        return self.sampler_, self.fitted_at_, self._cache
+
+    def _restore_state(self, state: Any) -> None:
+        self.sampler_, self.fitted_at_, self._cache = state
+
+    def _write_undo(self, slots: np.ndarray) -> Any:
+        # the write offers the rows to the sampler's leaf pools in place: keep a copy of it
+        base = super()._write_undo(slots)
+        sampler, fitted, cache = self.sampler_, self.fitted_at_, self._cache
+        frozen = copy.deepcopy(sampler)
+
+        def undo() -> None:
+            base()
+            self.sampler_, self.fitted_at_, self._cache = frozen, fitted, cache
+
+        return undo
+
     def _seed_from(self, seed: int) -> None:
         super()._seed_from(seed)
         if self.random_state is None:

@@ -57,6 +57,18 @@ snapshot rows.
     >>> bool((loop.importances_ == many.importances_).all())
     True
 
+Failing model calls
+-------------------
+A batch is processed in parts (:meth:`IncrementalExplainer._parts`), each all or nothing
+(:meth:`IncrementalExplainer._run_part`): when a model call of a part raises -- the
+explainer's, or an attached drift detector's -- the explainer (attributes, storage, model
+labels, the class's own state) and the detector are put back as they were before the part, and
+the error says which rows were kept. Most of it costs nothing: the explainer's model call comes
+before its writes, so only what precedes it is kept (a shallow copy of the attributes), and a
+write is made undoable only when a fallible step can follow it (a drift hook, a class's own
+pipeline). A subclass that changes state in place before its model call keeps it in
+:meth:`IncrementalExplainer._part_state` (iPDP: its grid points and range window).
+
 Missing values (``nan_policy``)
 -------------------------------
 ``"skip"`` (default)
@@ -97,6 +109,7 @@ import numpy as np
 from .._lazy import is_instance
 from .._random import RowStream, keyed_generator
 from .._validation import (
+    ModelEvaluationError,
     check_bool,
     check_feature_names,
     check_float,
@@ -263,6 +276,46 @@ class Sampler:
         return self._make_table(cols)  # type: ignore[no-any-return]
 
 
+class _PartUndo:
+    """How to put an explainer back as it was before one part of its stream
+    (:meth:`IncrementalExplainer._run_part`) when a model call of the part raises.
+
+    It keeps what is cheap to keep and lets the part register the rest as it goes: a shallow
+    copy of the explainer's attributes (every counter, flag, cache and rebound array), the
+    model adapter's label bookkeeping, the storage's read-side state (a conditional
+    storage's sampler), the undo of each storage write the part makes
+    (:meth:`IncrementalExplainer._store_rows`; only when a fallible step can follow the write:
+    ``guard_writes``), and what the class keeps for the rest
+    (:meth:`IncrementalExplainer._part_state`; with ``full``, also the aggregator and the
+    history, so that a part that *completed* can be undone -- the drift detector's copies).
+    """
+
+    __slots__ = ("explainer", "state", "labels", "storage", "writes", "extra", "guard_writes")
+
+    def __init__(self, explainer: IncrementalExplainer, full: bool, n_rows: int) -> None:
+        self.explainer = explainer
+        self.state = dict(explainer.__dict__)
+        self.labels = explainer._model._label_state()
+        self.storage = explainer.storage._undo_state()
+        self.writes: list[Any] = []
+        self.guard_writes = full or explainer._on_values is not None or (
+            type(explainer)._process is not IncrementalExplainer._process)
+        self.extra = explainer._part_state(full, n_rows)
+        explainer.__dict__["_undo"] = self
+
+    def restore(self) -> None:
+        """Put the explainer back (its attributes, storage, labels and the class's state)."""
+        e = self.explainer
+        for undo in reversed(self.writes):
+            undo()
+        e.__dict__.clear()
+        e.__dict__.update(self.state)
+        e._model._restore_labels(self.labels)
+        e.storage._restore_state(self.storage)
+        for undo in reversed(self.extra):
+            undo()
+
+
 class IncrementalExplainer:
     """Base class: explain a model on a stream, one observation or mini-batch at a time.
 
@@ -313,12 +366,14 @@ class IncrementalExplainer:
     """
 
     _owner = "IncrementalExplainer"
-    #: Optional hook ``f(values, ok, rows, cols, y, losses=None)`` called after each processed
-    #: chunk with the per-row explanation values (``(B, *value_shape)`` or None when no row was
-    #: explained), which of them enter the estimate (``ok``, shape (B,)), their stream row
-    #: indices, the rows themselves (canonical columns, labels) and, from a method that
-    #: computed it (:attr:`Sampler.losses`), the model's own per-row loss (``(B,)``, else
-    #: None). Set by :mod:`ixplain.drift`.
+    #: Optional hook ``f(values, ok, rows, cols, y, losses=None, restarts=())`` called after
+    #: each processed chunk with the per-row explanation values (``(B, *value_shape)`` or None
+    #: when no row was explained), which of them enter the estimate (``ok``, shape (B,)), their
+    #: stream row indices, the rows themselves (canonical columns, labels), from a method that
+    #: computed it (:attr:`Sampler.losses`) the model's own per-row loss (``(B,)``, else
+    #: None), and from iPDP the stream rows from which its values are summaries on a core grid
+    #: fixed again (the values before and after are not comparable). Set by
+    #: :mod:`ixplain.drift`.
     _on_values: Any = None
     #: Whether ``_explain_batch`` needs labels ``y``.
     requires_labels = True
@@ -450,13 +505,25 @@ class IncrementalExplainer:
         ValueError
             If a feature is missing from ``x``, a numeric feature holds a non-number, or (with
             ``nan_policy='raise'``) a value is NaN or infinite.
+        ModelEvaluationError
+            If a model call raises (the explainer's, or an attached drift detector's): nothing
+            of the row was taken (the explainer and the detector are as before the call, so
+            the row can be explained again); the message says so and the model's error is
+            chained. Any other exception also leaves nothing of the row, with that as a note.
         """
         has_nan = None
         if isinstance(x, Mapping):
             cols, has_nan = self._convert_record(x)
         else:
             cols = self._convert(x, single=True)
-        self._process(cols, self._convert_y(y, 1, single=True), has_nan)
+        yarr = self._convert_y(y, 1, single=True)
+        try:
+            if self._on_values is None and type(self)._process is IncrementalExplainer._process:
+                self._process_plain(cols, yarr, has_nan)
+            else:
+                self._run_part(cols, yarr, has_nan)
+        except Exception as exc:
+            self._raise_part_failed(exc, "explain_one", 0, self.n_seen_)
         self._deliver_drift()
         return self.importances_
 
@@ -479,10 +546,26 @@ class IncrementalExplainer:
         -------
         ndarray
             The estimate after the last row (a copy).
+
+        Raises
+        ------
+        ValueError
+            For a bad observation or label (as :meth:`explain_one`).
+        ModelEvaluationError
+            If a model call raises (the explainer's, or an attached drift detector's) while
+            the batch is processed in parts (``max_batch`` rows, cut at the detector's check
+            rows): the parts before it are kept, the failing part is taken back whole
+            (estimate, storage, random streams, history, model labels, detector), and the
+            message names the rows kept and how to go on, e.g. ``rows 0-749 of this batch
+            were explained (n_seen_ is now 1750) ... call explain_many(X[750:], y[750:]) to
+            continue``; going on from there gives the state of an uninterrupted run bit for
+            bit. The model's error is chained. Any other exception also leaves nothing of its
+            part and gets that as a note.
         """
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
+        n0 = self.n_seen_
         for s, e in self._parts(B):
             if s == 0 and e == B:
                 part = cols
@@ -490,9 +573,93 @@ class IncrementalExplainer:
                 part = cols.rows(slice(s, e))
             else:
                 part = {k: v[s:e] for k, v in cols.items()}
-            self._process(part, None if yarr is None else yarr[s:e])
+            try:
+                self._run_part(part, None if yarr is None else yarr[s:e])
+            except Exception as exc:
+                self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
         self._deliver_drift()
         return self.importances_
+
+    def _run_part(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
+                  has_nan: bool | None = None, full: bool = False) -> _PartUndo:
+        """:meth:`_process` one part, all or nothing: if anything in it raises (a model call
+        of the explainer or of its drift detector), the explainer is put back as it was
+        before the part (:class:`_PartUndo`) and the exception propagates. Returns the undo,
+        which with ``full`` can also take back the part after it completed."""
+        undo = _PartUndo(self, full, len(next(iter(cols.values()))))
+        try:
+            self._process(cols, y, has_nan)
+        except BaseException:
+            undo.restore()
+            raise
+        self.__dict__.pop("_undo", None)
+        return undo
+
+    def _process_plain(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
+                       has_nan: bool | None) -> None:
+        """:meth:`_run_part` of one row for an explainer without a drift hook (the
+        ``explain_one`` hot path): its one fallible step, the model call, comes before every
+        change but the model adapter's label bookkeeping, which alone is put back."""
+        labels = self._model._label_state()
+        try:
+            self._process(cols, y, has_nan)
+        except BaseException:
+            self._model._restore_labels(labels)
+            raise
+
+    def _raise_part_failed(self, exc: Exception, method: str, start: int, row: int,
+                           labels: bool = True) -> None:
+        """Raise the error of the part that starts at batch row ``start`` (stream row ``row``)
+        and raised ``exc`` (the part was taken back): for a :class:`ModelEvaluationError`, a
+        new one chained to it whose message says what was committed and how to continue
+        (``labels``: whether the call had labels to slice too); any other exception
+        propagates with that as a note."""
+        where = f"{self._owner}.{method}"
+        if method == "explain_one":
+            done = f"nothing was taken (n_seen_ is still {self.n_seen_})"
+            how = "explain the row again to retry"
+        elif start == 0:
+            done = f"no row of this batch was taken (n_seen_ is still {self.n_seen_})"
+            how = f"call explain_many(X{', y' if labels else ''}) again to retry"
+        else:
+            done = (f"rows 0-{start - 1} of this batch were explained (n_seen_ is now "
+                    f"{self.n_seen_}); the part starting at batch row {start} (stream row "
+                    f"{row}) raised and nothing of it was taken")
+            rest = f"X[{start}:], y[{start}:]" if labels else f"X[{start}:]"
+            how = f"call explain_many({rest}) to continue"
+        if isinstance(exc, ModelEvaluationError):
+            raise ModelEvaluationError(f"{where}: {done}: {how}. {exc}") from exc
+        exc.add_note(f"{where}: {done}: {how}.")
+        raise exc
+
+    def _store_rows(self, cols: dict[str, np.ndarray], slots: np.ndarray,
+                    y: np.ndarray | None) -> None:
+        """Write a part's rows to the storage, first keeping their undo when a fallible step
+        of the part can follow (see :class:`_PartUndo`)."""
+        undo = self.__dict__.get("_undo")
+        if undo is not None and undo.guard_writes:
+            undo.writes.append(self.storage._write_undo(slots))
+        self.storage._write(cols, slots, y)
+
+    def _part_state(self, full: bool, n_rows: int) -> list[Any]:
+        """Undo functions of the state a part of ``n_rows`` rows changes in place beyond the
+        attributes and the storage (:class:`_PartUndo`): none for a part that fails before
+        it aggregates; with ``full`` (a part that completed), the aggregator's and the
+        history's."""
+        if not full:
+            return []
+        agg, history = self._aggregator, self.history_
+        # (the aggregators update their arrays in place and rebind everything else)
+        saved = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in agg.__dict__.items()}
+        snapshots = list(history)
+
+        def undo() -> None:
+            agg.__dict__.clear()
+            agg.__dict__.update(saved)
+            history.clear()
+            history.extend(snapshots)
+
+        return [undo]
 
     def _deliver_drift(self) -> None:
         """Give an attached drift detector's callback the events of this call, now that the
@@ -626,7 +793,7 @@ class IncrementalExplainer:
         if keep.any():
             values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                 dtype=np.float64)
-        storage._write(cols, slots, y)
+        self._store_rows(cols, slots, y)
         if values is None:
             return None, None, None
         losses = _reported_losses(sampler, n)
@@ -688,7 +855,7 @@ class IncrementalExplainer:
                 values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
                                     dtype=np.float64)
             losses = _reported_losses(sampler, 1)
-        storage._write(cols, slots, y)
+        self._store_rows(cols, slots, y)
         if values is not None:
             total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
             if math.isfinite(total) or np.isfinite(values).all():
@@ -719,7 +886,7 @@ class IncrementalExplainer:
             warnings.warn(
                 f"{self._owner}: {message}; such rows are skipped (n_skipped_ counts them).",
                 RuntimeWarning,
-                stacklevel=4 + depth,
+                stacklevel=5 + depth,  # (the frames up to the public call)
             )
             self._warned = True
 

@@ -28,6 +28,7 @@ stop at the smallest float (5e-324), and a step far too fine for a range (the la
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections import deque
 from typing import Any
@@ -82,13 +83,32 @@ class SortedWindow:
     def __len__(self) -> int:
         return len(self._fifo)
 
+    #: Values added so far (for :meth:`undo_to`; windows pickled before it count from 0).
+    n_updates = 0
+
     def update(self, value: float) -> None:
         """Add ``value``; drop the oldest value when more than ``size`` are held."""
+        self.n_updates += 1
         self._fifo.append(value)
         bisect.insort(self._sorted, value)
         if len(self._fifo) > self.size:
             old = self._fifo.popleft()
             del self._sorted[bisect.bisect_left(self._sorted, old)]
+
+    def mark(self, n: int) -> tuple[int, int, list[float]]:
+        """What :meth:`undo_to` needs to take back up to ``n`` later updates: the count of
+        updates, the number held and the oldest ``n`` values (those the updates may drop)."""
+        return self.n_updates, len(self._fifo), list(itertools.islice(self._fifo, 0, n))
+
+    def undo_to(self, mark: tuple[int, int, list[float]]) -> None:
+        """Take back the updates since :meth:`mark` (at most the ``n`` it was given)."""
+        n0, held, oldest = mark
+        for _ in range(min(self.n_updates - n0, len(self._fifo))):  # the new values kept
+            del self._sorted[bisect.bisect_left(self._sorted, self._fifo.pop())]
+        for value in reversed(oldest[: held - len(self._fifo)]):
+            self._fifo.appendleft(value)
+            bisect.insort(self._sorted, value)
+        self.n_updates = n0
 
     def percentile(self, q: float) -> float:
         """The ``q``-quantile (``q`` in [0, 1]) with numpy's default linear interpolation."""

@@ -335,6 +335,13 @@ class IncrementalALE(IncrementalExplainer):
         -------
         ndarray
             The estimate after the last row (:attr:`importances_`, a copy).
+
+        Raises
+        ------
+        ModelEvaluationError
+            If a model call raises: the parts of the batch before it are kept, the failing
+            part is taken back whole, and the message says which rows were kept and how to
+            go on (see ``IncrementalExplainer.explain_many``).
         """
         skipped, seen, self._deferred = self.n_skipped_, self.n_seen_, []
         try:
@@ -353,6 +360,24 @@ class IncrementalALE(IncrementalExplainer):
             super()._warn(message, depth + 2)  # this frame and the splitting _process
         else:  # the reason without the partial count (re-worded after the batch)
             deferred.append(message.split(" ", 1)[1] if message[:1].isdigit() else message)
+
+    def _part_state(self, full: bool, n_rows: int) -> list[Any]:
+        """A part of iALE runs in pieces cut at the re-grid rows, each aggregated before the
+        next one calls the model: keep the aggregator, the histories and the explanation
+        function's scale as a completed part would (``full``, see
+        ``IncrementalExplainer._part_state``)."""
+        undos = super()._part_state(True, n_rows)
+        edges, saved = self.edges_history_, list(self.edges_history_)
+        method = self._method
+        shift = None if method is None else method.shift
+
+        def undo() -> None:
+            edges.clear()
+            edges.extend(saved)
+            if method is not None:
+                method.shift = shift
+
+        return [*undos, undo]
 
     # ------------------------------------------------------------------ re-gridding
     def _process(self, cols: Any, y: np.ndarray | None, has_nan: bool | None = None) -> None:
@@ -386,7 +411,7 @@ class IncrementalALE(IncrementalExplainer):
             assert self._schema is not None
             storage._ensure_schema(self._schema)
         if B:
-            storage._write(cols, storage._plan(B), y)
+            self._store_rows(cols, storage._plan(B), y)
         self.n_warmup_ += B
         self._after(n_rows)
 

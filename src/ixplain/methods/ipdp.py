@@ -66,6 +66,11 @@ class PDSnapshot(NamedTuple):
     grid_values: np.ndarray
 
 
+#: ``(first batch row, core grid or None, fixed again)`` of a run of a batch's rows whose grids
+#: came after the same core (see :meth:`IncrementalPDP._grid_ids`).
+_CorePart = tuple[int, "np.ndarray | None", bool]
+
+
 class _PointStore:
     """Per-grid-value accumulators: weighted sums of ICE values, their squares and the weights.
 
@@ -407,9 +412,6 @@ class IncrementalPDP(IncrementalExplainer):
     _core_miss = 0
     #: Times the core was fixed again after the range drifted off it (0: the first core).
     _core_epoch = 0
-    #: Stream rows of the last batch from which a core fixed again is used (the drift
-    #: detector starts the channel of these summaries afresh there).
-    _core_restarts: list[int] = []
     #: Default ``max_batch``: rows whose ICE curves go through the model together.
     max_batch = 10_000
 
@@ -512,6 +514,13 @@ class IncrementalPDP(IncrementalExplainer):
         -------
         ndarray of shape (n_outputs, n_grid)
             The PD values after the last row (:attr:`importances_`).
+
+        Raises
+        ------
+        ModelEvaluationError
+            If a model call raises: the parts of the batch before it are kept, the failing
+            part is taken back whole, and the message says which rows were kept and how to
+            go on (see ``IncrementalExplainer.explain_many``).
         """
         return super().explain_many(X, y)
 
@@ -621,13 +630,14 @@ class IncrementalPDP(IncrementalExplainer):
             if y is not None:
                 self._model.observe_labels(y)
             values = cols[name]
-            row_ids = self._grid_ids(values, cols, y)
+            parts = [(0, self._core, False)]  # the batch's runs of rows after one core
+            row_ids = self._grid_ids(values, cols, y, parts)
             counts = np.fromiter((len(r) for r in row_ids), dtype=np.intp, count=B_kept)
             ids = np.concatenate(row_ids)
             rows = np.repeat(np.arange(B_kept), counts)
             ice = self._evaluate(self._make_table(cols), ids, rows)
             if self._on_values is not None:
-                self._report_values(ids, counts, ice, positions, cols, y)
+                self._report_values(ids, counts, ice, positions, cols, y, parts)
             self._store.ensure(ice.shape[1])
             self._accumulate(ids, counts, ice, positions, B)
             self._remember_ice(row_ids, counts, ice)
@@ -639,36 +649,63 @@ class IncrementalPDP(IncrementalExplainer):
             self._accumulate(empty, empty, np.empty((0, 1)), positions, B)
         self.n_seen_ += B
 
+    def _part_state(self, full: bool, n_rows: int) -> list[Any]:
+        """The base class's, and what a part changes in place before its model call: the
+        grid points it registers, the range window's values; with ``full`` also the
+        accumulated sums and the ICE history (see ``IncrementalExplainer._part_state``)."""
+        undos = super()._part_state(full, n_rows)
+        store, window, ice = self._store, self._window, self._ice
+        saved, n_keys = dict(store.__dict__), len(store.keys)
+        mark = window.mark(n_rows)
+        sums = [saved[a].copy() for a in ("_S", "_Q", "_W", "_W2")] if full else None
+        curves = list(ice) if full else None
+
+        def undo() -> None:
+            keys, index = saved["keys"], saved["index"]
+            for key in keys[n_keys:]:
+                del index[key]
+            del keys[n_keys:]
+            store.__dict__.clear()
+            store.__dict__.update(saved)
+            if sums is not None:
+                store._S, store._Q, store._W, store._W2 = sums
+            if curves is not None:
+                ice.clear()
+                ice.extend(curves)
+            window.undo_to(mark)
+
+        return [*undos, undo]
+
     def _report_values(
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, positions: np.ndarray,
-        cols: dict[str, np.ndarray], y: np.ndarray | None,
+        cols: dict[str, np.ndarray], y: np.ndarray | None, parts: list[_CorePart],
     ) -> None:
         """Give the ``_on_values`` hook (the drift detector) each kept row's ICE-curve
         summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature on the core
         grid, see :meth:`_core_summary`, or the spread across levels), shape
-        (B_kept, n_values)."""
+        (B_kept, n_values), and as ``restarts`` the stream rows from which a core fixed again
+        is used (``parts``, see :meth:`_grid_ids`: the detector starts the channel of these
+        summaries afresh there)."""
         from ..drift._curves import curve_summary
 
-        self._core_restarts = []
+        restarts: list[int] = []
         if self.feature_kind_ == "numeric":
-            values, ok = self._core_summary(ids, counts, ice)
-            self._core_restarts = [int(self.n_seen_ + positions[i])
-                                   for i, _, again in self._core_parts if again]
+            values, ok = self._core_summary(ids, counts, ice, parts)
+            restarts = [int(self.n_seen_ + positions[i]) for i, _, again in parts if again]
         else:
             values, ok = curve_summary(np.zeros(len(ids)), counts, ice, False)
-        self._on_values(values, ok, self.n_seen_ + positions, cols, y)
+        self._on_values(values, ok, self.n_seen_ + positions, cols, y, restarts=restarts)
 
     def _core_summary(
-        self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray
+        self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, parts: list[_CorePart]
     ) -> tuple[np.ndarray, np.ndarray]:
         """Slope and curvature of each row's ICE curve on the core grid alone, ``(values
         (B, 2 * n_outputs), ok (B,))``: a row is ok only if its grid holds every value of the
-        core its grid came after (:attr:`_core_parts`; none before the first) -- its other
+        core its grid came after (``parts``, see :meth:`_grid_ids`; none before the first) -- its other
         grid values are left out."""
         B, k = len(counts), ice.shape[1]
         values, ok = np.zeros((B, 2 * k)), np.zeros(B, dtype=bool)
         offsets = np.concatenate([[0], np.cumsum(counts)])
-        parts = self.__dict__.get("_core_parts", [(0, self._core, False)])
         ends = [start for start, _, _ in parts[1:]] + [B]
         for (a, core, _), b in zip(parts, ends):
             if core is not None and b > a:
@@ -783,19 +820,20 @@ class IncrementalPDP(IncrementalExplainer):
 
     # ------------------------------------------------------------------ grid
     def _grid_ids(
-        self, values: np.ndarray, cols: dict[str, np.ndarray], y: np.ndarray | None
+        self, values: np.ndarray, cols: dict[str, np.ndarray], y: np.ndarray | None,
+        parts: list[_CorePart],
     ) -> list[np.ndarray]:
-        """Per row, the ids of its grid values (row ``i`` sees the range of rows ``< i``); sets
-        :attr:`_core_parts`, ``(first row, core, fixed again)`` of each run of the batch's rows
-        whose grids came after the same core (:meth:`_track_core`)."""
-        self._core_parts: list[tuple[int, np.ndarray | None, bool]] = [(0, self._core, False)]
+        """Per row, the ids of its grid values (row ``i`` sees the range of rows ``< i``);
+        appends to ``parts`` (given as ``[(0, core before the batch, False)]``) the
+        ``(first row, core, fixed again)`` of each later run of the batch's rows whose grids
+        came after the same core (:meth:`_track_core`)."""
         if self.grid is not None:
             assert self._cache is not None
             return [self._cache[1]] * len(values)
         if self.feature_kind_ == "categorical":
             return [self._level_ids(v) for v in values]
         if self.range_source == "storage":
-            return self._storage_range_ids(values, cols, y)
+            return self._storage_range_ids(values, cols, y, parts)
         out = []
         window = self._window
         lo_q, hi_q = self.percentiles
@@ -808,13 +846,14 @@ class IncrementalPDP(IncrementalExplainer):
                 window.update(v)
             out.append(self._range_ids(window.percentile(lo_q), window.percentile(hi_q)))
             self._track_core(out[-1], len(out) - 1, len(window),
-                             min(self.range_window, CORE_AFTER))
+                             min(self.range_window, CORE_AFTER), parts)
             if not missing:
                 window.update(v)
         return out
 
     def _storage_range_ids(
-        self, values: np.ndarray, cols: dict[str, np.ndarray], y: np.ndarray | None
+        self, values: np.ndarray, cols: dict[str, np.ndarray], y: np.ndarray | None,
+        parts: list[_CorePart],
     ) -> list[np.ndarray]:
         storage = self.storage
         assert self._schema is not None
@@ -833,11 +872,12 @@ class IncrementalPDP(IncrementalExplainer):
                     finite, self.percentiles[1]
                 )
             out.append(self._point_ids(np.nan) if lo != lo else self._range_ids(lo, hi))
-            self._track_core(out[-1], len(out) - 1, finite.size, min(storage.size, CORE_AFTER))
+            self._track_core(out[-1], len(out) - 1, finite.size, min(storage.size, CORE_AFTER),
+                             parts)
             if slot >= 0:
                 held[slot] = v
                 n_held = max(n_held, slot + 1)
-        storage._write(cols, slots, y)
+        self._store_rows(cols, slots, y)
         return out
 
     def _range_ids(self, lo: float, hi: float) -> np.ndarray:
@@ -858,7 +898,8 @@ class IncrementalPDP(IncrementalExplainer):
         self._cache = (cache_key, ids)
         return ids
 
-    def _track_core(self, ids: np.ndarray, row: int, n_range: int, need: int) -> None:
+    def _track_core(self, ids: np.ndarray, row: int, n_range: int, need: int,
+                    parts: list[_CorePart]) -> None:
         """After batch row ``row`` got the grid ``ids`` from a range of ``n_range`` values: fix
         the core once the range came from ``need`` values (:data:`CORE_AFTER`, or fewer with a
         smaller window / storage), and fix it again -- the same way, from this row's grid --
@@ -871,14 +912,14 @@ class IncrementalPDP(IncrementalExplainer):
         if self._on_values is None:
             return
         if self._core is None:
-            if n_range >= need and not self._fix_core(ids, row, again=False):
+            if n_range >= need and not self._fix_core(ids, row, False, parts):
                 self._warn_no_core(len(ids))
             return
         if self._covers(ids):
             self._core_miss = 0
             return
         self._core_miss += 1
-        if self._core_miss >= need and self._fix_core(ids, row, again=True):
+        if self._core_miss >= need and self._fix_core(ids, row, True, parts):
             self._core_miss = 0
             self._core_epoch += 1
 
@@ -892,7 +933,7 @@ class IncrementalPDP(IncrementalExplainer):
             f"{_OWNER}: the grid of {self.feature_name_!r} has {n_grid} value(s), fewer than the "
             f"3 a core grid needs, so the drift detector gets no PD summaries (raise "
             f"grid_resolution={self.grid_resolution}, or give a grid of at least 3 values).",
-            RuntimeWarning, stacklevel=5,
+            RuntimeWarning, stacklevel=6,
         )
 
     def _covers(self, ids: np.ndarray) -> bool:
@@ -908,19 +949,21 @@ class IncrementalPDP(IncrementalExplainer):
         self._cover_cache = (ids, self._core, covered)
         return covered
 
-    def _fix_core(self, ids: np.ndarray, row: int, again: bool) -> bool:
+    def _fix_core(self, ids: np.ndarray, row: int, again: bool,
+                  parts: list[_CorePart]) -> bool:
         """Fix the core grid of the drift summaries from the grid ``ids`` of batch row ``row``
         (see :meth:`_track_core`): its values without a margin of ``max(2, n // 10)`` at each
         end (less for a grid of fewer than 7 values: at least 3 stay), so the edge points that
         the range's sampling noise adds and removes are never core points. A grid of fewer than
-        3 values fixes nothing (a later row's does). Returns whether it fixed the core."""
+        3 values fixes nothing (a later row's does). Records ``(row, core, again)`` in the
+        batch's ``parts``. Returns whether it fixed the core."""
         grid = np.sort(self._store.key_array(True)[ids])
         n = len(grid)
         if n < 3:
             return False
         margin = min(max(2, n // 10), (n - 3) // 2)
         self._core = grid[margin : n - margin].copy()
-        self.__dict__.setdefault("_core_parts", []).append((row, self._core, again))
+        parts.append((row, self._core, again))
         return True
 
     def _point_ids(self, value: float) -> np.ndarray:

@@ -102,6 +102,10 @@ class SklearnModel(Model):
         self._lightgbm = lightgbm_fast_path(model, response_method)
         self._labels_checked = not self.is_classifier
 
+    def _label_state(self) -> dict[str, Any] | None:
+        # only the first labels are checked: nothing to keep after that
+        return None if self._labels_checked else {"_labels_checked": False}
+
     def observe_labels(self, y: Any) -> None:
         """Warn once if none of the first labels seen is one of the classifier's classes (a
         label type that differs from the classes', say 1 for "1", would make every accuracy
@@ -239,6 +243,22 @@ class CallableModel(Model):
     def classes_(self, value):  # the base class assigns None
         pass
 
+    def _label_state(self) -> dict[str, Any] | None:
+        # _labels only grows: its length is enough to put it back
+        rows = self._rows
+        return {"n_labels": len(self._labels), "_per_row": self._per_row, "_rows": rows,
+                "is_classifier": self.is_classifier,
+                "rows": None if rows is None else rows._label_state()}
+
+    def _restore_labels(self, state: dict[str, Any] | None) -> None:
+        if not state:
+            return
+        del self._labels[state["n_labels"]:]
+        self._per_row, self._rows = state["_per_row"], state["_rows"]
+        self.is_classifier = state["is_classifier"]
+        if self._rows is not None:
+            self._rows._restore_labels(state["rows"])
+
     def observe_labels(self, y: Any) -> None:
         if self._rows is not None:
             self._rows.observe_labels(y)
@@ -327,6 +347,13 @@ class RiverModel(Model):
     @classes_.setter
     def classes_(self, value):
         self._classes = list(value) if value is not None else []
+
+    _label_attrs = ("_classes", "_labelled", "_predicted", "_labels_checked")
+
+    def _label_state(self) -> dict[str, Any] | None:
+        if not self.is_classifier or self._fixed_classes:
+            return None
+        return super()._label_state()
 
     def observe_labels(self, y: Any) -> None:
         if not self.is_classifier or self._fixed_classes:

@@ -20,6 +20,7 @@ Output convention (the same as :func:`sklearn.inspection.partial_dependence`):
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -188,6 +189,23 @@ class Model:
 
     def observe_labels(self, y: Any) -> None:
         """Tell the adapter which labels exist (used by River classifiers; no-op elsewhere)."""
+
+    #: The attributes :meth:`observe_labels` (and the class bookkeeping of the predictions)
+    #: may change: an explainer keeps them to put them back when a part of its stream fails.
+    _label_attrs: tuple[str, ...] = ()
+
+    def _label_state(self) -> dict[str, Any] | None:
+        """Copies of the label bookkeeping (:attr:`_label_attrs`), for
+        :meth:`_restore_labels`; None when there is none to keep (the cheap case)."""
+        if not self._label_attrs:
+            return None
+        d = self.__dict__
+        return {a: copy.copy(d[a]) for a in self._label_attrs if a in d}
+
+    def _restore_labels(self, state: dict[str, Any] | None) -> None:
+        """Put back the label bookkeeping kept by :meth:`_label_state`."""
+        if state:
+            self.__dict__.update(state)
 
     def describe(self) -> str:
         """A short description, e.g. ``'RandomForestRegressor.predict'``."""

@@ -488,6 +488,36 @@ class SlotStorage:
             self._y[dest] = _row_objects(y[rows])
         self._len = max(self._len, int(dest[-1]) + 1)
 
+    def _undo_state(self) -> Any:
+        """What :meth:`_restore_state` needs to put back the changes a part of an explainer's
+        stream makes to the storage *before* it writes (None: :meth:`_plan` and the draws
+        change nothing)."""
+        return None
+
+    def _restore_state(self, state: Any) -> None:
+        """Undo the changes kept by :meth:`_undo_state` (nothing for a plain storage)."""
+
+    def _write_undo(self, slots: np.ndarray) -> Any:
+        """A function of no arguments that puts back what ``_write(cols, slots, y)`` is about
+        to change (the slots' rows and labels, ``n_seen``, the number held): the explainer
+        calls it when a later step of the same part fails. Copies only the written slots."""
+        keep = slots[slots >= 0]
+        n_seen, held, labels = self.n_seen, self._len, self._y
+        num, cat = self._num[keep], self._cat[keep]
+        old_y = None if labels is None else labels[keep]
+
+        def undo() -> None:
+            self._num[keep] = num
+            self._cat[keep] = cat
+            if labels is None:
+                self._y = None
+            else:
+                labels[keep] = old_y
+                self._y = labels
+            self.n_seen, self._len = n_seen, held
+
+        return undo
+
     def _held(self, slots: np.ndarray) -> np.ndarray:
         """How many rows the storage holds when each of a batch's rows arrives (``slots`` from
         :meth:`_plan`): the fill phase writes slots ``len, len + 1, ...`` in order."""
