@@ -255,7 +255,7 @@ def explain_cmd(
     features: Annotated[
         list[str] | None,
         typer.Option(
-            help="Model input columns, comma-separated, in the model's order (default: all but the target)."
+            help="Model input columns, comma-separated (default: the columns a model fitted on a DataFrame was fitted on, in fitted order, the table's other columns left out; else all but the target). Given in another order, they are put in the fitted order."
         ),
     ] = None,
     methods: Annotated[
@@ -343,19 +343,33 @@ def explain_cmd(
             removal=removal,
         )
         summary = run_explain(cfg, out)
-        done = [m for m in summary["methods"] if m not in summary["failed"]]
-        typer.echo(
-            f"ixplain: explained {summary['settings']['model']} on {summary['settings']['rows']} "
-            f"rows ({', '.join(done) or 'no method'})."
-        )
-        typer.echo(f"Report: {(out / 'report.html').resolve()}")
-        if summary["failed"]:
-            failed = "; ".join(f"{m}: {why}" for m, why in summary["failed"].items())
-            typer.echo(f"ixplain: error: {failed} (the other methods' outputs are written to "
-                       f"{out}).", err=True)
-            raise typer.Exit(1)  # a method failed at run time (2 is for bad options)
+        _explain_outcome(summary, out)
 
     _guard(debug, body)
+
+
+def _explain_outcome(summary: dict[str, Any], out: Path) -> None:
+    """Print what ``ixplain explain`` computed; exit 1 when a method failed.
+
+    When every method failed nothing but ``summary.json`` and ``report.html`` (which list the
+    errors) was written, and the message says so.
+    """
+    done = [m for m in summary["methods"] if m not in summary["failed"]]
+    report = (out / "report.html").resolve()
+    failed = "; ".join(f"{m}: {why}" for m, why in summary["failed"].items())
+    if not done:
+        typer.echo(f"ixplain: error: every method failed on {summary['settings']['model']}, "
+                   f"nothing was explained: {failed} (the errors are in {report}).", err=True)
+        raise typer.Exit(1)
+    typer.echo(
+        f"ixplain: explained {summary['settings']['model']} on {summary['settings']['rows']} "
+        f"rows ({', '.join(done)})."
+    )
+    typer.echo(f"Report: {report}")
+    if failed:
+        typer.echo(f"ixplain: error: {failed} (the other methods' outputs are written to "
+                   f"{out}).", err=True)
+        raise typer.Exit(1)  # a method failed at run time (2 is for bad options)
 
 
 @app.command()
