@@ -248,3 +248,10 @@ def test_a_model_fitted_on_an_array_needs_as_many_columns_as_it_takes(extra_colu
     assert model_features(model, cols, "y", ["b", "a"], "t.csv") == ["b", "a"]  # as given
     with pytest.raises(CLIError, match=r"takes 2 feature\(s\) but 3 column\(s\)"):
         model_features(model, cols, "y", None, "t.csv")
+
+
+def test_pd_features_without_pd_ice_or_ale_is_a_warning(capsys, extra_column):
+    """QA9 item 15: --pd-features was ignored without a word with --methods pfi."""
+    d = extra_column
+    code, _, err = _explain(capsys, d, "--pd-features", "a", "--out", str(d / "o5"))
+    assert code == 0 and "--pd-features is ignored: it picks the features of pd, ice and ale" in err

@@ -9,10 +9,32 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from ._errors import CLIError, RunInterrupted
 
+
+class _HelpWithoutType:
+    """Typer (0.29) prints a value type beside every option, ``<bool>`` beside ``--help``
+    too; the help option takes no value, so it gets none (an empty metavar)."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
+class _Group(_HelpWithoutType, TyperGroup):
+    """The ``ixplain`` group, its ``--help`` without a type."""
+
+
+class _Command(_HelpWithoutType, TyperCommand):
+    """An ``ixplain`` command, its ``--help`` without a type."""
+
+
 app = typer.Typer(
+    cls=_Group,
     name="ixplain",
     help=(
         "Explain machine-learning models globally: on a data stream while an online model "
@@ -74,7 +96,7 @@ def _one_line(exc: BaseException) -> str:
     return text + " (run with --debug for the traceback)" if not isinstance(exc, CLIError) else text
 
 
-@app.command()
+@app.command(cls=_Command)
 def stream(
     dataset: Annotated[
         str | None,
@@ -238,7 +260,7 @@ def _check_stream_options(dataset, data, task, alpha, every, n_rows, loss) -> No
             raise CLIError(f"--loss: {exc}") from None
 
 
-@app.command(name="explain")
+@app.command(name="explain", cls=_Command)
 def explain_cmd(
     data: Annotated[
         Path, typer.Option(help="The table: .csv (optionally compressed) or .parquet.")
@@ -372,7 +394,7 @@ def _explain_outcome(summary: dict[str, Any], out: Path) -> None:
         raise typer.Exit(1)  # a method failed at run time (2 is for bad options)
 
 
-@app.command()
+@app.command(cls=_Command)
 def datasets() -> None:
     """List the bundled datasets and synthetic streams (size, task, source)."""
     from ..datasets import DATASETS

@@ -80,8 +80,16 @@ def load_model(path: str | Path, trust: Sequence[str] | None = None) -> Any:
             import joblib
 
             model = joblib.load(p)
-        except Exception as exc:
-            raise CLIError(f"cannot load model {p}: {_first_line(exc)}") from exc
+        except (ImportError, AttributeError) as exc:  # a class from a missing/older package
+            raise CLIError(
+                f"cannot load model {p}: {_first_line(exc)} (is the library that saved it "
+                "installed, in a compatible version?)"
+            ) from exc
+        except Exception as exc:  # pickle raises KeyError, EOFError, ... on a foreign file
+            raise CLIError(
+                f"cannot load model {p}: it is not a model file joblib/pickle can load "
+                f"({_first_line(exc)})."
+            ) from exc
     else:
         raise CLIError(
             f"cannot load model {p}: unknown file type {suffix or '(none)'}; use .joblib, .pkl "
@@ -170,6 +178,13 @@ def _prepare(cfg: ExplainConfig, out: Path) -> StaticRun:
     frame, target = select_columns(frame, cfg.target, features, cfg.data)
     run = StaticRun(cfg, out, frame, target, model, _methods(cfg))
     check_pd_features(cfg.pd_features, run.names)
+    if cfg.pd_features and not {"pd", "ice", "ale"} & set(run.methods):
+        warnings.warn(
+            "--pd-features is ignored: it picks the features of pd, ice and ale, and --methods "
+            f"has none of them ({', '.join(run.methods)}).",
+            UserWarning,
+            stacklevel=2,
+        )
     out.mkdir(parents=True, exist_ok=True)
     return run
 
