@@ -241,9 +241,10 @@ def model_features(
     if features is None:
         extra = [c for c in columns if c != target and c not in fitted]
         if extra:
+            shown = f"{extra[:10]}" + (f" and {len(extra) - 10} more" if len(extra) > 10 else "")
             warnings.warn(
-                f"the model was fitted on {len(fitted)} column(s) {fitted}; the other "
-                f"column(s) of {source}, {extra}, are not used.",
+                f"the model was fitted on {len(fitted)} column(s); the other column(s) of "
+                f"{source}, {shown}, are not used.",
                 UserWarning,
                 stacklevel=2,
             )
