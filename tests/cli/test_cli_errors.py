@@ -77,7 +77,14 @@ CASES = [
     (
         "unreadable-model",
         ["explain", "--data", "{d}/ok.csv", "--target", "y", "--model", "{d}/corrupt.joblib"],
-        "cannot load model",
+        # QA9 item 15: it said "cannot load model ...: KeyError: 110"
+        "corrupt.joblib: it is not a model file joblib/pickle can load (",
+    ),
+    (
+        # QA9 item 15: failed after starting with the explainer's ValueError (exit 1)
+        "interactions-of-one-feature",
+        ["stream", "--data", "{d}/ok.csv", "--target", "y", "--explain", "sage,interactions"],
+        "--explain interactions needs at least 2 features; the stream has 1 (a)",
     ),
     (
         "missing-model",
@@ -136,3 +143,20 @@ def test_skops_file_without_skops_or_untrusted_types(capsys, files, tmp_path):
         assert "needs skops (pip install skops)" in err
     else:
         assert "as skops" in err
+
+
+@pytest.mark.parametrize("command", [[], ["stream"], ["explain"], ["datasets"]])
+def test_help_option_shows_no_value_type(capsys, command):
+    """QA9 item 15: typer printed ``<bool>`` beside --help (a flag that takes no value)."""
+    code, out, _ = run_main(capsys, *command, "--help")
+    lines = [line for line in out.splitlines() if "--help" in line]
+    assert code == 0 and len(lines) == 1 and "<bool>" not in lines[0], lines
+
+
+def test_pd_features_without_a_curve_method_is_a_warning(capsys, files, tmp_path):
+    """QA9 item 15: --pd-features was ignored without a word when pdp/ale were not run."""
+    code, _, err = run_main(capsys, "stream", "--data", f"{files}/ok.csv", "--target", "y",
+                            "--explain", "pfi", "--pd-features", "a", "--no-progress",
+                            "--out", str(tmp_path / "o"))
+    assert code == 0
+    assert "ixplain: warning: --pd-features is ignored: it picks the features of pdp and ale" in err

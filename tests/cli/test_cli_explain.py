@@ -168,3 +168,90 @@ def test_default_methods_are_the_fast_set_and_the_slow_ones_opt_in(capsys):
         main(["explain", "--help"])
     text = " ".join(capsys.readouterr().out.replace("│", " ").split())  # rich's box borders
     assert "default: the fast set pfi, sage, pd, ice, ale" in text and "opt-in" in text
+
+
+@pytest.fixture(scope="module")
+def extra_column(tmp_path_factory):
+    """A table with a, b, c, y and a linear model fitted on the DataFrame [a, b]."""
+    from sklearn.linear_model import LinearRegression
+
+    d = tmp_path_factory.mktemp("extra")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200),
+                          "c": rng.choice(["x", "z"], size=200)})
+    frame["y"] = 2 * frame.a + frame.b
+    frame.to_csv(d / "t.csv", index=False)
+    joblib.dump(LinearRegression().fit(frame[["a", "b"]], frame.y), d / "lr.joblib")
+    return d
+
+
+def _explain(capsys, d, *extra):
+    from _cli_helpers import run_main
+
+    return run_main(capsys, "explain", "--data", str(d / "t.csv"), "--target", "y",
+                    "--model", str(d / "lr.joblib"), "--methods", "pfi", *extra)
+
+
+def test_default_features_are_the_fitted_columns_in_fitted_order(capsys, extra_column):
+    """QA9 item 6: an extra column made every method fail; --features b,a failed too."""
+    d = extra_column
+    code, out, err = _explain(capsys, d, "--out", str(d / "o1"))
+    assert code == 0, err
+    assert "other column(s) of" in err and "['c'], are not used" in err
+    first = json.loads((d / "o1" / "summary.json").read_text())["importances"]["pfi"]
+    assert list(first) == ["a", "b"]
+    code, _, err = _explain(capsys, d, "--features", "b,a", "--out", str(d / "o2"))
+    assert code == 0, err
+    second = json.loads((d / "o2" / "summary.json").read_text())["importances"]["pfi"]
+    assert second == first  # reordered to the fitted order: the same run
+
+
+@pytest.mark.parametrize("features, message", [
+    ("a", "--features leaves out ['b']"),
+    ("a,b,c", "--features names ['c'], which the model was not fitted on"),
+])
+def test_features_other_than_the_fitted_ones_are_an_option_error(capsys, extra_column, features,
+                                                                 message):
+    d = extra_column
+    code, _, err = _explain(capsys, d, "--features", features, "--out", str(d / "o3"))
+    assert code == 2 and message in err and "the model takes the column(s) ['a', 'b']" in err
+
+
+def test_when_every_method_fails_the_message_says_nothing_was_explained(
+        capsys, extra_column, monkeypatch):
+    """QA9 item 6: it said "(no method)" and "the other methods' outputs are written"."""
+    from ixplain.cli import _static_methods
+
+    def boom(run):
+        raise RuntimeError("cannot predict")
+
+    for name in ("pfi", "sage"):
+        entry = _static_methods.STATIC_METHODS[name]
+        monkeypatch.setitem(_static_methods.STATIC_METHODS, name, _static_methods.StaticMethod(
+            entry.needs, boom, entry.write, entry.plot, entry.tables))
+    d = extra_column
+    code, out, err = _explain(capsys, d, "--methods", "pfi,sage", "--out", str(d / "o4"))
+    assert code == 1 and out == ""
+    assert "every method failed" in err and "nothing was explained" in err
+    assert "(no method)" not in err and "other methods' outputs" not in err
+    assert sorted(p.name for p in (d / "o4").iterdir()) == ["report.html", "summary.json"]
+
+
+def test_a_model_fitted_on_an_array_needs_as_many_columns_as_it_takes(extra_column):
+    from sklearn.linear_model import LinearRegression
+
+    from ixplain.cli._errors import CLIError
+    from ixplain.cli._static import model_features
+
+    model = LinearRegression().fit(np.eye(3)[:, :2], [0.0, 1.0, 2.0])
+    cols = ["a", "b", "c", "y"]
+    assert model_features(model, cols, "y", ["b", "a"], "t.csv") == ["b", "a"]  # as given
+    with pytest.raises(CLIError, match=r"takes 2 feature\(s\) but 3 column\(s\)"):
+        model_features(model, cols, "y", None, "t.csv")
+
+
+def test_pd_features_without_pd_ice_or_ale_is_a_warning(capsys, extra_column):
+    """QA9 item 15: --pd-features was ignored without a word with --methods pfi."""
+    d = extra_column
+    code, _, err = _explain(capsys, d, "--pd-features", "a", "--out", str(d / "o5"))
+    assert code == 0 and "--pd-features is ignored: it picks the features of pd, ice and ale" in err

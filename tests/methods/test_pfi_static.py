@@ -188,7 +188,8 @@ def test_weights_with_subsampling_equal_plain_brute_force():
     """max_samples < 1 with sample_weight equals the definition written plainly.
 
     For each repeat r: the row subset from keyed_generator(seed, "pfi-rows", r) and the
-    permutation of feature j from keyed_generator(seed, "pfi", r, name_j) (the documented keys),
+    permutation of the feature in column j from keyed_generator(seed, "pfi", r, j) (the
+    documented keys: the column's position, not its name),
     then the weighted mean squared-error increase when the
     feature's column is permuted within the subset -- baseline on the *same* rows.
     """
@@ -206,7 +207,7 @@ def test_weights_with_subsampling_equal_plain_brute_force():
     m = int(0.4 * n)
     subsets = [np.sort(keyed_generator(9, "pfi-rows", k).choice(n, m, replace=False))
                for k in range(R)]
-    perms = [[keyed_generator(9, "pfi", k, f"x{j}").permutation(m) for k in range(R)]
+    perms = [[keyed_generator(9, "pfi", k, j).permutation(m) for k in range(R)]
              for j in range(3)]
     expected = np.zeros((3, R))
     for j in range(3):
@@ -291,3 +292,31 @@ def test_same_seed_same_result_for_any_n_jobs_and_memory_budget():
     every = permutation_importance(f, X, y, loss="squared_error", n_repeats=3,
                                    random_state=4).importances
     np.testing.assert_allclose(alone[0], every[1], rtol=1e-13)
+
+
+def test_the_draws_follow_column_positions_not_names():
+    """QA9 item 13: the same matrix with the same seed gave different importances as a NumPy
+    array (names x0, x1) and as a DataFrame with columns a, b; the permutations are keyed by
+    column position, so the container and the names cannot matter, and a group is keyed by
+    its sorted positions (the order its columns are listed in cannot matter either)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = 2 * X[:, 0] + X[:, 1] * X[:, 2]
+
+    def f(A):
+        A = np.asarray(A, dtype=float)
+        return 2 * A[:, 0] + A[:, 1] * A[:, 2]
+
+    def imp(data, **kw):
+        return permutation_importance(f, data, y, loss="squared_error", n_repeats=3,
+                                      random_state=3, **kw).importances
+
+    ref = imp(X)
+    for data in (X.tolist(), pd.DataFrame(X, columns=["a", "b", "c"]),
+                 pd.DataFrame(X, columns=["c", "a", "b"])):
+        np.testing.assert_array_equal(imp(data), ref)
+    one = imp(pd.DataFrame(X, columns=["a", "b", "c"]), features={"g": ["c", "b"]})
+    other = imp(X, features={"h": [1, 2]})
+    np.testing.assert_array_equal(one, other)
+    assert not np.array_equal(one[0], ref[1])  # a group is not its first column

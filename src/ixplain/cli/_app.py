@@ -9,10 +9,32 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from ._errors import CLIError, RunInterrupted
 
+
+class _HelpWithoutType:
+    """Typer (0.29) prints a value type beside every option, ``<bool>`` beside ``--help``
+    too; the help option takes no value, so it gets none (an empty metavar)."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
+class _Group(_HelpWithoutType, TyperGroup):
+    """The ``ixplain`` group, its ``--help`` without a type."""
+
+
+class _Command(_HelpWithoutType, TyperCommand):
+    """An ``ixplain`` command, its ``--help`` without a type."""
+
+
 app = typer.Typer(
+    cls=_Group,
     name="ixplain",
     help=(
         "Explain machine-learning models globally: on a data stream while an online model "
@@ -74,7 +96,7 @@ def _one_line(exc: BaseException) -> str:
     return text + " (run with --debug for the traceback)" if not isinstance(exc, CLIError) else text
 
 
-@app.command()
+@app.command(cls=_Command)
 def stream(
     dataset: Annotated[
         str | None,
@@ -238,7 +260,7 @@ def _check_stream_options(dataset, data, task, alpha, every, n_rows, loss) -> No
             raise CLIError(f"--loss: {exc}") from None
 
 
-@app.command(name="explain")
+@app.command(name="explain", cls=_Command)
 def explain_cmd(
     data: Annotated[
         Path, typer.Option(help="The table: .csv (optionally compressed) or .parquet.")
@@ -255,7 +277,7 @@ def explain_cmd(
     features: Annotated[
         list[str] | None,
         typer.Option(
-            help="Model input columns, comma-separated, in the model's order (default: all but the target)."
+            help="Model input columns, comma-separated (default: the columns a model fitted on a DataFrame was fitted on, in fitted order, the table's other columns left out; else all but the target). Given in another order, they are put in the fitted order."
         ),
     ] = None,
     methods: Annotated[
@@ -343,22 +365,36 @@ def explain_cmd(
             removal=removal,
         )
         summary = run_explain(cfg, out)
-        done = [m for m in summary["methods"] if m not in summary["failed"]]
-        typer.echo(
-            f"ixplain: explained {summary['settings']['model']} on {summary['settings']['rows']} "
-            f"rows ({', '.join(done) or 'no method'})."
-        )
-        typer.echo(f"Report: {(out / 'report.html').resolve()}")
-        if summary["failed"]:
-            failed = "; ".join(f"{m}: {why}" for m, why in summary["failed"].items())
-            typer.echo(f"ixplain: error: {failed} (the other methods' outputs are written to "
-                       f"{out}).", err=True)
-            raise typer.Exit(1)  # a method failed at run time (2 is for bad options)
+        _explain_outcome(summary, out)
 
     _guard(debug, body)
 
 
-@app.command()
+def _explain_outcome(summary: dict[str, Any], out: Path) -> None:
+    """Print what ``ixplain explain`` computed; exit 1 when a method failed.
+
+    When every method failed nothing but ``summary.json`` and ``report.html`` (which list the
+    errors) was written, and the message says so.
+    """
+    done = [m for m in summary["methods"] if m not in summary["failed"]]
+    report = (out / "report.html").resolve()
+    failed = "; ".join(f"{m}: {why}" for m, why in summary["failed"].items())
+    if not done:
+        typer.echo(f"ixplain: error: every method failed on {summary['settings']['model']}, "
+                   f"nothing was explained: {failed} (the errors are in {report}).", err=True)
+        raise typer.Exit(1)
+    typer.echo(
+        f"ixplain: explained {summary['settings']['model']} on {summary['settings']['rows']} "
+        f"rows ({', '.join(done)})."
+    )
+    typer.echo(f"Report: {report}")
+    if failed:
+        typer.echo(f"ixplain: error: {failed} (the other methods' outputs are written to "
+                   f"{out}).", err=True)
+        raise typer.Exit(1)  # a method failed at run time (2 is for bad options)
+
+
+@app.command(cls=_Command)
 def datasets() -> None:
     """List the bundled datasets and synthetic streams (size, task, source)."""
     from ..datasets import DATASETS

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ._errors import CLIError
 
-__all__ = ["infer_task", "read_table", "select_columns", "split_kinds"]
+__all__ = ["check_column", "infer_task", "read_table", "select_columns", "split_kinds"]
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -65,7 +65,8 @@ def _refuse_duplicate_header(p: Path) -> None:
         )
 
 
-def _check_column(frame: pd.DataFrame, name: str, what: str, source: str) -> None:
+def check_column(frame: pd.DataFrame, name: str, what: str, source: str) -> None:
+    """``CLIError`` naming the table's columns when ``name`` is not one of them."""
     if name not in frame.columns:
         shown = ", ".join(repr(c) for c in list(frame.columns)[:20])
         more = "" if frame.shape[1] <= 20 else f" (and {frame.shape[1] - 20} more)"
@@ -78,10 +79,10 @@ def select_columns(
     frame: pd.DataFrame, target: str, features: Sequence[str] | None, source: str
 ) -> tuple[pd.DataFrame, str]:
     """Keep ``features`` (default: every column but the target) and the target, in that order."""
-    _check_column(frame, target, "target", source)
+    check_column(frame, target, "target", source)
     if features:
         for f in features:
-            _check_column(frame, f, "feature", source)
+            check_column(frame, f, "feature", source)
         if target in features:
             raise CLIError(f"the target column {target!r} cannot also be a feature.")
         names = list(dict.fromkeys(features))

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._data import read_table, select_columns
+from ._data import check_column, read_table, select_columns
 from ._errors import CLIError
 from ._methods import available
 from ._static_methods import STATIC_METHODS, StaticRun, check_pd_features, importance_arrays
 from ._writers import sample_table, write_json
 from .report import Report, render_report
 
-__all__ = ["ExplainConfig", "importance_arrays", "load_model", "run_explain"]
+__all__ = ["ExplainConfig", "importance_arrays", "load_model", "model_features", "run_explain"]
 
 
 @dataclass
@@ -79,8 +80,16 @@ def load_model(path: str | Path, trust: Sequence[str] | None = None) -> Any:
             import joblib
 
             model = joblib.load(p)
-        except Exception as exc:
-            raise CLIError(f"cannot load model {p}: {_first_line(exc)}") from exc
+        except (ImportError, AttributeError) as exc:  # a class from a missing/older package
+            raise CLIError(
+                f"cannot load model {p}: {_first_line(exc)} (is the library that saved it "
+                "installed, in a compatible version?)"
+            ) from exc
+        except Exception as exc:  # pickle raises KeyError, EOFError, ... on a foreign file
+            raise CLIError(
+                f"cannot load model {p}: it is not a model file joblib/pickle can load "
+                f"({_first_line(exc)})."
+            ) from exc
     else:
         raise CLIError(
             f"cannot load model {p}: unknown file type {suffix or '(none)'}; use .joblib, .pkl "
@@ -163,19 +172,107 @@ def run_explain(cfg: ExplainConfig, out: Path) -> dict[str, Any]:
 def _prepare(cfg: ExplainConfig, out: Path) -> StaticRun:
     """Read the table and the model, check the options; the run before any method."""
     frame = read_table(cfg.data)
-    frame, target = select_columns(frame, cfg.target, cfg.features, cfg.data)
+    check_column(frame, cfg.target, "target", cfg.data)  # before loading the model
     model = load_model(cfg.model, cfg.trust)
-    fitted = [str(c) for c in getattr(model, "feature_names_in_", [])]
-    missing = [c for c in fitted if c not in frame.columns]
-    if missing:
-        raise CLIError(
-            f"the model was fitted on the column(s) {missing}, which {cfg.data} does not have "
-            f"(its columns: {[c for c in frame.columns if c != target]})."
-        )
+    features = model_features(model, list(frame.columns), cfg.target, cfg.features, cfg.data)
+    frame, target = select_columns(frame, cfg.target, features, cfg.data)
     run = StaticRun(cfg, out, frame, target, model, _methods(cfg))
     check_pd_features(cfg.pd_features, run.names)
+    if cfg.pd_features and not {"pd", "ice", "ale"} & set(run.methods):
+        warnings.warn(
+            "--pd-features is ignored: it picks the features of pd, ice and ale, and --methods "
+            f"has none of them ({', '.join(run.methods)}).",
+            UserWarning,
+            stacklevel=2,
+        )
     out.mkdir(parents=True, exist_ok=True)
     return run
+
+
+def model_features(
+    model: Any,
+    columns: Sequence[str],
+    target: str,
+    features: Sequence[str] | None,
+    source: str,
+) -> list[str] | None:
+    """The model's input columns, in the order it was fitted on.
+
+    A model fitted on a DataFrame (``feature_names_in_``) gets its fitted columns in fitted
+    order: by default (``features=None``) the table's other columns are left out, with a
+    warning; ``features`` given in another order are reordered. A model fitted on an array
+    (``n_features_in_`` only) gets ``features`` (default: every column but the target) as
+    given, which must be as many as it takes.
+
+    Parameters
+    ----------
+    model : fitted estimator
+        The loaded model.
+    columns : sequence of str
+        The table's columns (target included).
+    target : str
+        The target column.
+    features : sequence of str or None
+        ``--features`` (None: not given).
+    source : str
+        The table's path, for the messages.
+
+    Returns
+    -------
+    list of str or None
+        The features to pass to :func:`select_columns` (None: every column but the target).
+
+    Raises
+    ------
+    CLIError
+        The table lacks a fitted column, ``features`` names a column the model was not fitted
+        on or leaves a fitted one out, or the number of columns differs from
+        ``n_features_in_``.
+    """
+    fitted = [str(c) for c in getattr(model, "feature_names_in_", [])]
+    if not fitted:
+        return _check_count(model, columns, target, features)
+    missing = [c for c in fitted if c not in columns]
+    if missing:
+        raise CLIError(
+            f"the model was fitted on the column(s) {missing}, which {source} does not have "
+            f"(its columns: {[c for c in columns if c != target]})."
+        )
+    if features is None:
+        extra = [c for c in columns if c != target and c not in fitted]
+        if extra:
+            shown = f"{extra[:10]}" + (f" and {len(extra) - 10} more" if len(extra) > 10 else "")
+            warnings.warn(
+                f"the model was fitted on {len(fitted)} column(s); the other column(s) of "
+                f"{source}, {shown}, are not used.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return fitted
+    unknown = [f for f in features if f not in fitted]
+    left_out = [c for c in fitted if c not in features]
+    if unknown or left_out:
+        what = [f"names {unknown}, which the model was not fitted on"] if unknown else []
+        what += [f"leaves out {left_out}"] if left_out else []
+        raise CLIError(
+            f"--features {' and '.join(what)}: the model takes the column(s) {fitted}, in this "
+            "order (leave --features out to use them)."
+        )
+    return fitted
+
+
+def _check_count(
+    model: Any, columns: Sequence[str], target: str, features: Sequence[str] | None
+) -> list[str] | None:
+    """``features`` unchanged, once their number matches the model's ``n_features_in_``."""
+    n_in = getattr(model, "n_features_in_", None)
+    names = list(dict.fromkeys(features)) if features else [c for c in columns if c != target]
+    if isinstance(n_in, int) and n_in != len(names):
+        raise CLIError(
+            f"the model takes {n_in} feature(s) but {len(names)} column(s) were selected "
+            f"({names}); pass the model's input columns, in its order, with --features."
+        )
+    return list(features) if features else None
 
 
 def _settings(run: StaticRun, seconds: float) -> list[tuple[str, Any]]:

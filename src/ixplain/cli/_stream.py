@@ -194,6 +194,23 @@ def _choose_methods(cfg: StreamConfig) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(cfg.explain)), []
 
 
+def _check_method_needs(cfg: StreamConfig, methods: list[str], names: list[str]) -> None:
+    """Options the methods cannot use, before the run: interactions of a single feature
+    (``CLIError``), ``--pd-features`` without pdp or ale (a warning: it would be ignored)."""
+    if "interactions" in methods and len(names) < 2:
+        raise CLIError(
+            f"--explain interactions needs at least 2 features; the stream has {len(names)} "
+            f"({', '.join(names)}): add features or leave interactions out."
+        )
+    if cfg.pd_features and not {"pdp", "ale"} & set(methods):
+        warnings.warn(
+            "--pd-features is ignored: it picks the features of pdp and ale, and --explain "
+            f"has neither ({', '.join(methods)}).",
+            UserWarning,
+            stacklevel=2,
+        )
+
+
 def _pd_features(cfg: StreamConfig, names: list[str], numeric: list[str]) -> list[str]:
     if cfg.pd_features:
         for f in cfg.pd_features:
@@ -254,6 +271,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
         raise CLIError(f"--loss {cfg.loss} needs a binary target; this one is a regression "
                        "target (use squared_error or absolute_error, or --task binary).")
     losses = dict.fromkeys(DEFAULT_LOSS[task], cfg.loss) if cfg.loss else dict(DEFAULT_LOSS[task])
+    _check_method_needs(cfg, methods, names)
     pd_features = _pd_features(cfg, names, numeric) if {"pdp", "ale"} & set(methods) else []
     options = ExplainerOptions(
         loss=losses,

@@ -119,6 +119,54 @@ def _incidence(n_players: int) -> np.ndarray:
     return inc
 
 
+def ordered_sum(terms: np.ndarray) -> np.ndarray:
+    """``terms.sum(axis=2)`` added one term after the other, the same order for every row.
+
+    ``game[:, index]`` with a 2-D ``index`` is laid out with the rows innermost, and NumPy's
+    reduction then sums each row in an order that depends on the number of rows (pairwise
+    over a contiguous axis, else one term at a time): the main terms of one observation and
+    of a batch differed in the last bit (QA9 item 14).
+
+    Parameters
+    ----------
+    terms : ndarray of shape (B, m, n)
+
+    Returns
+    -------
+    ndarray of shape (B, m)
+    """
+    out = terms[:, :, 0].copy()
+    for k in range(1, terms.shape[2]):
+        out += terms[:, :, k]
+    return out
+
+
+def ordered_product(values: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``values @ matrix.T`` as ordered sums of elementwise products, row by row.
+
+    A matrix product hands the rows to BLAS, whose kernels (and so the order of the sums)
+    depend on how many rows there are: one row and a batch of rows differed in the last bit
+    (QA9 item 14). Here every row gets the same operations in the same order, whatever the
+    batch, as in :func:`._interaction_kernel.fit_interactions`; zero entries of ``matrix``
+    are skipped (an infinite value meets no ``0 * inf``).
+
+    Parameters
+    ----------
+    values : ndarray of shape (B, n)
+    matrix : ndarray of shape (m, n)
+
+    Returns
+    -------
+    ndarray of shape (B, m)
+    """
+    out = np.zeros((values.shape[0], matrix.shape[0]))
+    for t in range(matrix.shape[1]):
+        nz = np.flatnonzero(matrix[:, t])
+        if len(nz):
+            out[:, nz] += values[:, t, None] * matrix[nz, t][None, :]
+    return out
+
+
 def _fsii_rows(n_players: int, order: int = 2) -> np.ndarray:
     """(n_terms, 2^G) map from a game vector to Faith-SII of ``order`` (constrained least
     squares).
@@ -215,7 +263,7 @@ def _triple_sii(game: np.ndarray, n_players: int) -> np.ndarray:
     def pair_delta(t: np.ndarray) -> np.ndarray:
         return (game[:, t | bi | bj] - game[:, t | bj]) - (game[:, t | bi] - game[:, t])
 
-    return ((pair_delta(t3 | bk) - pair_delta(t3)) * w3).sum(axis=2)
+    return ordered_sum((pair_delta(t3 | bk) - pair_delta(t3)) * w3)
 
 
 def exact_indices(game: np.ndarray, n_players: int, index: str, order: int = 2) -> np.ndarray:
@@ -228,20 +276,20 @@ def exact_indices(game: np.ndarray, n_players: int, index: str, order: int = 2) 
     times Bernoulli numbers: ``B_1 = -1/2`` for one more player, ``B_2 = 1/6`` for two.
     """
     if index == "FSII":
-        return game @ exact_matrix(n_players, order).T
+        return ordered_product(game, exact_matrix(n_players, order))
     t1, t1i, w1, t2, t2i, t2j, t2ij, w2 = _derivative_plan(n_players)
-    mains = ((game[:, t1i] - game[:, t1]) * w1).sum(axis=2)
+    mains = ordered_sum((game[:, t1i] - game[:, t1]) * w1)
     delta = (game[:, t2ij] - game[:, t2j]) - (game[:, t2i] - game[:, t2])
-    pairs = (delta * w2).sum(axis=2)
+    pairs = ordered_sum(delta * w2)
     if order < 3:
         if index == "k-SII":
-            mains = mains - 0.5 * pairs @ _incidence(n_players).T
+            mains = mains - 0.5 * ordered_product(pairs, _incidence(n_players))
         return np.concatenate([mains, pairs], axis=1)
     triples = _triple_sii(game, n_players)
     if index == "k-SII":
-        mains = (mains - 0.5 * pairs @ _incidence(n_players).T
-                 + triples @ _term_incidence(n_players, 1, 3).T / 6.0)
-        pairs = pairs - 0.5 * triples @ _term_incidence(n_players, 2, 3).T
+        mains = (mains - 0.5 * ordered_product(pairs, _incidence(n_players))
+                 + ordered_product(triples, _term_incidence(n_players, 1, 3)) / 6.0)
+        pairs = pairs - 0.5 * ordered_product(triples, _term_incidence(n_players, 2, 3))
     return np.concatenate([mains, pairs, triples], axis=1)
 
 
@@ -430,7 +478,7 @@ def _explain_permutation(
     pairs = np.zeros((B, plan.n_pairs))
     np.put_along_axis(pairs, pid, 0.5 * G * delta, axis=1)
     if plan.index == "k-SII":
-        mains -= 0.5 * pairs @ _incidence(G).T
+        mains -= 0.5 * ordered_product(pairs, _incidence(G))
     return np.concatenate([mains, pairs], axis=1), np.stack([lp[:, 0], full_loss], axis=1)
 
 

@@ -463,10 +463,13 @@ def permutation_importance(
         Accepted for compatibility with scikit-learn; the work runs in one process as a few
         large batched model calls (use the model's own threads).
     random_state : None, int or numpy.random.Generator, default=None
-        Seeds the permutations and the row subsamples: permutation ``r`` of feature (or group)
-        ``j`` is drawn from ``keyed_generator(seed, "pfi", r, j)`` (:mod:`ixplain._random`), so
-        the result is the same for any ``memory_budget`` (and ``n_jobs``), and a feature's
-        importance does not depend on which other features are computed.
+        Seeds the permutations and the row subsamples: permutation ``r`` of the feature in
+        column ``j`` of X is drawn from ``keyed_generator(seed, "pfi", r, j)`` (a group of
+        columns ``j, k, ...``: ``keyed_generator(seed, "pfi", r, j, k, ...)``;
+        :mod:`ixplain._random`), so the result is the same for any ``memory_budget`` (and
+        ``n_jobs``), a feature's importance does not depend on which other features are
+        computed, and the same matrix gives the same result as a NumPy array, a list, a
+        DataFrame or under other column names (the draws follow the column positions).
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights for the score / the mean loss.
     max_samples : int or float, default=1.0
@@ -557,7 +560,8 @@ def permutation_importance(
     subsets = [every if m == n else
                np.sort(keyed_generator(seed, "pfi-rows", r).choice(n, m, replace=False))
                for r in range(n_repeats)]
-    perms = _Permutations(seed, labels, m, n_repeats, memory_budget)
+    perms = _Permutations(seed, _group_columns(table.names, groups), m, n_repeats,
+                          memory_budget)
     settings = {"method": "permutation_importance", "n_repeats": n_repeats,
                 "max_samples": max_samples, "random_state": random_state}
     if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
@@ -625,21 +629,24 @@ def _check_sizes(owner: str, n: int, m: int, d: int, G: int, R: int,
 
 
 class _Permutations:
-    """Permutation ``r`` of group ``g``: ``keyed_generator(seed, "pfi", r, label_g)
-    .permutation(m)``, made on first use and kept while all of them fit in a quarter of the
-    memory budget (else made again for each chunk): the same numbers in any chunking."""
+    """Permutation ``r`` of group ``g``: ``keyed_generator(seed, "pfi", r, *cols_g)
+    .permutation(m)``, keyed by the sorted positions ``cols_g`` of the group's columns in X
+    (not by their names: the same matrix as an array, a DataFrame or with other column names
+    gets the same draws), made on first use and kept while all of them fit in a quarter of the memory
+    budget (else made again for each chunk): the same numbers in any chunking."""
 
-    def __init__(self, seed: int, labels: Sequence[str], m: int, n_repeats: int,
+    def __init__(self, seed: int, cols: Sequence[Sequence[int]], m: int, n_repeats: int,
                  memory_budget: int) -> None:
-        self.seed, self.labels, self.m = seed, list(labels), m
-        self.keep = len(self.labels) * n_repeats * m * 8 <= memory_budget // 4
+        self.seed, self.m = seed, m
+        self.cols = [tuple(sorted(int(c) for c in g)) for g in cols]
+        self.keep = len(self.cols) * n_repeats * m * 8 <= memory_budget // 4
         self._cache: dict[tuple[int, int], np.ndarray] = {}
 
     def __call__(self, g: int, r: int) -> np.ndarray:
         g, r = int(g), int(r)  # a numpy int would key another stream (_random keys by repr)
         perm = self._cache.get((g, r))
         if perm is None:
-            perm = keyed_generator(self.seed, "pfi", r, self.labels[g]).permutation(self.m)
+            perm = keyed_generator(self.seed, "pfi", r, *self.cols[g]).permutation(self.m)
             if self.keep:
                 self._cache[(g, r)] = perm
         return perm
@@ -750,7 +757,7 @@ class PermutationPFI(PFIFunction):
     def example(cls) -> tuple[Method, Any, Any]:
         X = np.random.default_rng(1).normal(size=(130, 3))
         table = as_table(X, ["x0", "x1", "x2"])
-        perms = _Permutations(0, ["x0", "x1", "x2"], len(X), 2, DEFAULT_MEMORY_BUDGET)
+        perms = _Permutations(0, [[0], [1], [2]], len(X), 2, DEFAULT_MEMORY_BUDGET)
         fn = cls(as_model(_example_model), get_loss("squared_error"), [["x0"], ["x1"], ["x2"]],
                  table, np.arange(len(X)), perms, [0, 1])
         return fn, X, 2 * X[:, 0] - X[:, 1]
