@@ -214,3 +214,26 @@ def test_unfitted_or_methodless_estimators(data):
         as_model(LogisticRegression())
     with pytest.raises(ValueError, match="has no method 'decision_function'"):
         as_model(LinearRegression().fit(X, y), response_method="decision_function")
+
+
+def test_batch_function_keeps_a_bounded_set_of_pending_labels():
+    """A batch function's adapter keeps the distinct labels it sees only until it knows
+    whether the function is a per-row classifier; for a regression stream of numpy rows
+    (every label distinct) it stops at ``_MAX_PENDING_LABELS`` (they were all kept, each
+    looked up in a list: memory and time grew with the stream). The importances are those
+    of the same stream with labels observed nowhere: the labels do not enter the values."""
+    from ixplain import IncrementalPFI
+    from ixplain.models.adapters import _MAX_PENDING_LABELS
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = X @ np.array([1.0, 2.0]) + rng.normal(size=3000)
+    e = IncrementalPFI(lambda Z: np.asarray(Z) @ np.array([1.0, 2.0]), loss="squared_error",
+                       random_state=0)
+    e.explain_many(X, y)
+    assert len(e._model._labels) == _MAX_PENDING_LABELS < 3000
+    ref = IncrementalPFI(lambda Z: np.asarray(Z) @ np.array([1.0, 2.0]), loss="squared_error",
+                         random_state=0)
+    ref._model.observe_labels = lambda labels: None
+    ref.explain_many(X, y)
+    np.testing.assert_array_equal(e.importances_, ref.importances_)

@@ -584,11 +584,13 @@ def test_explain_many_bad_batches_name_the_problem():
     assert e.n_seen_ == 2 and e.n_explained_ == 1
 
 
-def test_labels_of_another_type_than_the_classes_warn_once_and_zero_one_refuses_them():
+def test_labels_of_another_type_than_the_classes_warn_and_zero_one_refuses_them():
     """y given as 0/1 to a classifier fitted on "no"/"yes": no label can ever be predicted
-    (0-1 importances were all 0); the adapter warns once and the 0-1 loss refuses the labels
-    (as log_loss does). A class of the classes' type that the model has not seen (a stream
-    may start with one) is no error: it counts wrong."""
+    (0-1 importances were all 0); the adapter warns and the 0-1 loss refuses the labels (as
+    log_loss does). A refused batch is taken back whole (the engine's all-or-nothing parts),
+    the adapter's first-labels check with it, so each of the two refused calls warns once.
+    A class of the classes' type that the model has not seen (a stream may start with one)
+    is no error: it counts wrong."""
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(0)
@@ -600,7 +602,8 @@ def test_labels_of_another_type_than_the_classes_warn_once_and_zero_one_refuses_
         for part in (slice(0, 100), slice(100, 200)):
             with pytest.raises(ValueError, match="is not one of the model's classes"):
                 e.explain_many(X[part], (X[part, 0] > 0).astype(int))
-    assert len([w for w in record if "classes" in str(w.message)]) == 1
+    assert len([w for w in record if "classes" in str(w.message)]) == 2
+    assert e.n_seen_ == 0
     new_class = np.where(labels == "no", "maybe", labels)  # the model never predicts "maybe"
     unseen = IncrementalPFI(model, "zero_one", random_state=0)
     unseen.explain_many(X, new_class)

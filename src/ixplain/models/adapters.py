@@ -182,6 +182,12 @@ class BoosterModel(Model):
         return self.model.predict(X)
 
 
+#: Distinct labels a batch function's adapter keeps before it is known whether the function
+#: is a per-row classifier (whose classes they are): a regression stream's labels, all
+#: distinct, stop there (they were all kept, each looked up in a list: quadratic time).
+_MAX_PENDING_LABELS = 1024
+
+
 class CallableModel(Model):
     """A plain function: a batch function ``f(X) -> array of shape (n,) or (n, k)``, or a
     per-row function ``f(x: dict) -> value | dict`` (ixai's ``model_function``).
@@ -204,7 +210,9 @@ class CallableModel(Model):
         super().__init__(model, input_kind=input_kind, target=target)
         self._per_row: bool | None = None  # decided on the first call with records
         self._rows: RiverModel | None = None  # per-row mapping outputs: read as River's
-        self._labels: list[Any] = []
+        # the distinct labels seen before a per-row classifier is recognised (they become its
+        # classes then); a dict for O(1) lookups, at most _MAX_PENDING_LABELS of them
+        self._labels: dict[Any, None] = {}
 
     def _predict_native(self, X: Any) -> Any:
         if self._per_row is None and isinstance(X, list) and X and isinstance(X[0], dict):
@@ -232,7 +240,7 @@ class CallableModel(Model):
         if isinstance(out, Mapping):
             shim = _RowProbabilities(self.model)
             self._rows = RiverModel(shim, target=self.target)
-            self._rows.observe_labels(self._labels)
+            self._rows.observe_labels(list(self._labels))
             self.is_classifier = True
 
     @property
@@ -253,7 +261,9 @@ class CallableModel(Model):
     def _restore_labels(self, state: dict[str, Any] | None) -> None:
         if not state:
             return
-        del self._labels[state["n_labels"]:]
+        labels = self._pending_labels()
+        for label in list(labels)[state["n_labels"]:]:
+            del labels[label]
         self._per_row, self._rows = state["_per_row"], state["_rows"]
         self.is_classifier = state["is_classifier"]
         if self._rows is not None:
@@ -263,8 +273,18 @@ class CallableModel(Model):
         if self._rows is not None:
             self._rows.observe_labels(y)
         elif self._per_row is None:
+            labels = self._pending_labels()
+            if len(labels) >= _MAX_PENDING_LABELS:
+                return  # a regression target, not the classes of a classifier
             values = y.tolist() if isinstance(y, np.ndarray) else list(np.atleast_1d(y))
-            self._labels.extend(v for v in values if v not in self._labels)
+            for v in values[: _MAX_PENDING_LABELS - len(labels)]:
+                labels.setdefault(v, None)
+
+    def _pending_labels(self) -> dict[Any, None]:
+        labels = self._labels
+        if isinstance(labels, list):  # (pickled before the labels were a dict)
+            labels = self._labels = dict.fromkeys(labels)
+        return labels
 
     def _select_class(self, out: np.ndarray) -> np.ndarray:
         if self._rows is not None:
