@@ -45,6 +45,14 @@ static abrupt 38 / 0 / 80 %; gradual 1347 / 3; learning swap 999 / 0; static swa
 
 Session 7 (``--seeds 5``; callbacks after the update, values scaled by a power of two, inf
 skipped like NaN): the same table, event for event.
+
+Session 8 (``--seeds 5``; all-or-nothing parts when a model call fails, input checks): the same
+table, event for event. Tried and not kept: model checks at every ``screen_every`` rows for
+``2 / alpha`` rows after a loss change (the gradual change's model-channel events came at the
+first scheduled check after the window): gradual 1347 / 3 -> 1249 / 2, Friedman gra 173 ->
+159, but bike false events 115.7 + 57.8 -> 196.6 + 81.0 per 100,000 rows (the model events
+renew the snapshot, whose new data channel fires again); stopping the dense checks at the
+first model event: gradual the same, bike 173.5 + 81.0, above ADWIN's 185.1.
 """
 
 from __future__ import annotations
