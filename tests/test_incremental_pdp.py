@@ -612,3 +612,52 @@ def test_parameter_validation(kwargs, exc, message):
 def test_feature_must_be_a_name_or_position():
     with pytest.raises(TypeError, match="'feature' parameter of IncrementalPDP must be a str or an int"):
         IncrementalPDP(_linear, 1.5)
+
+
+# --------------------------------------------------------------------------- QA9 grid findings
+
+
+def _datetime_inputs():
+    rng = np.random.default_rng(0)
+    ts = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 100, 40), unit="D")
+    z = rng.normal(size=40)
+    return {
+        "datetime64": pd.DataFrame({"dt": ts, "z": z}),
+        "tz-aware": pd.DataFrame({"dt": ts.tz_localize("UTC"), "z": z}),
+        "timedelta64": pd.DataFrame({"dt": ts - ts.min(), "z": z}),
+        "object Timestamps": pd.DataFrame({"dt": pd.Series(list(ts), dtype=object), "z": z}),
+        "records datetime": [{"dt": t.to_pydatetime(), "z": v} for t, v in zip(ts, z)],
+        "records date": [{"dt": t.date(), "z": v} for t, v in zip(ts, z)],
+    }
+
+
+@pytest.mark.parametrize("container", list(_datetime_inputs()))
+@pytest.mark.parametrize("categorical", [None, True])
+def test_datetime_feature_is_refused_before_any_model_call(container, categorical):
+    """QA9 #4: a datetime (or date, or duration) feature got one grid value per distinct
+    timestamp (3,000 points for grid_resolution=20). It is refused, as partial_dependence and
+    IncrementalALE refuse it, naming the feature and the conversion, before the model runs."""
+    calls = []
+
+    def f(D):
+        calls.append(len(D))
+        return np.zeros(len(D))
+
+    X = _datetime_inputs()[container]
+    e = IncrementalPDP(f, "dt", categorical=categorical)
+    with pytest.raises(ValueError, match=r"feature 'dt' holds dates, datetimes or durations.*"
+                                         r"seconds since the epoch"):
+        e.explain_many(X)
+    assert calls == [] and e.n_seen_ == 0
+
+
+def test_datetime_converted_to_days_gives_the_linear_pd():
+    """The advised conversion works: days since the start, for ``f = days / 50 + z``, give
+    ``PD(v) = v / 50 + mean(z)`` on a fixed grid (every row at every value: exact)."""
+    X = _datetime_inputs()["datetime64"]
+    days = pd.DataFrame({"days": (X["dt"] - pd.Timestamp("2024-01-01")).dt.days, "z": X["z"]})
+    e = IncrementalPDP(lambda D: D["days"].to_numpy() / 50 + D["z"].to_numpy(), "days",
+                       grid=[0, 30, 60, 90], aggregation="mean")
+    e.explain_many(days)
+    np.testing.assert_allclose(e.pd_.average[0], np.array([0, 30, 60, 90]) / 50 + X["z"].mean(),
+                               rtol=0, atol=1e-12)

@@ -7,6 +7,7 @@ grid value ``v``.
 
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 import warnings
@@ -349,8 +350,11 @@ class IncrementalPDP(IncrementalExplainer):
         and the value).
     ValueError
         At the first observation, for an unknown ``feature`` (the message lists the available
-        ones) or a non-numeric feature with ``categorical=False``; later, for a record without
-        a feature the stream had, NaN with ``nan_policy="raise"``, or a model returning NaN.
+        ones), a non-numeric feature with ``categorical=False``, or a feature of dates,
+        datetimes or durations (a grid value per timestamp would not end; pass them as
+        numbers, as :func:`~ixplain.partial_dependence` and ``IncrementalALE`` ask too);
+        later, for a record without a feature the stream had, NaN with
+        ``nan_policy="raise"``, or a model returning NaN.
     ModelEvaluationError
         If the model raises (with the failing batch described).
 
@@ -761,6 +765,9 @@ class IncrementalPDP(IncrementalExplainer):
                 f"{_OWNER}: unknown feature {feature!r}. Available features: {list(names)}."
             )
         kind = schema.kind(name)
+        dtype = schema.dtypes[schema.index(name)]
+        if getattr(dtype, "kind", None) in ("M", "m"):  # datetime64 (tz-aware too), timedelta64
+            raise _datetime_error(name, str(dtype))
         if self.categorical is not None:
             if not self.categorical and kind != "numeric":
                 raise ValueError(
@@ -930,6 +937,8 @@ class IncrementalPDP(IncrementalExplainer):
         if not _is_missing(value):
             key = _key(value)
             if key not in self._store.index or self._cache is None:
+                if isinstance(key, _DATETIME_TYPES):
+                    raise _datetime_error(str(self.feature_name_), type(key).__name__)
                 self._store.ids([key])
                 self._cache = ("levels", np.arange(len(self._store), dtype=np.intp))
         if self._cache is None:  # only missing levels so far: nothing to evaluate
@@ -1127,6 +1136,22 @@ def _key(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+#: Values that make a feature a datetime (or a duration): a grid over every distinct one
+#: grows without end. ``pandas.Timestamp`` / ``Timedelta`` subclass the first two.
+_DATETIME_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
+
+
+def _datetime_error(name: str, what: str) -> ValueError:
+    """The refusal of a datetime or duration feature (``what``: its dtype or value type)."""
+    return ValueError(
+        f"{_OWNER}: feature {name!r} holds dates, datetimes or durations ({what}); its grid "
+        "would get one value per distinct timestamp, without end (partial_dependence and "
+        "IncrementalALE refuse them too). Pass the time as a number the model reads, e.g. "
+        f"seconds since the epoch (X[{name!r}].astype('int64') / 1e9 for nanosecond "
+        "datetimes) or days since a start date."
+    )
 
 
 def _is_missing(value: Any) -> bool:
