@@ -661,3 +661,31 @@ def test_datetime_converted_to_days_gives_the_linear_pd():
     e.explain_many(days)
     np.testing.assert_allclose(e.pd_.average[0], np.array([0, 30, 60, 90]) / 50 + X["z"].mean(),
                                rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_ordered_categorical_keeps_its_level_order(ordered):
+    """QA9 #9: an ordered categorical's levels came out alphabetically (large, medium, small);
+    static PD keeps the category order, and so does iPDP now (an unordered one stays sorted,
+    as static PD sorts it). Values: a level first seen at row r is on the grid of every row
+    from r on, so with a running mean and ``f = code + z``, ``PD(level) = code + mean(z[r:])``."""
+    from ixplain import partial_dependence
+
+    rng = np.random.default_rng(0)
+    cats = ["small", "medium", "large"]
+    size = pd.Categorical(rng.choice(cats, 300), categories=cats, ordered=ordered)
+    df = pd.DataFrame({"size": size, "z": rng.normal(size=300)})
+
+    def f(D):
+        return D["size"].cat.codes.to_numpy(float) + D["z"].to_numpy()
+
+    e = IncrementalPDP(f, "size", aggregation="mean")
+    for start in range(0, 300, 7):  # uneven batches
+        e.explain_many(df.iloc[start : start + 7])
+    static = partial_dependence(f, df, "size")
+    assert list(e.pd_.grid_values[0]) == list(static.grid_values[0])
+    assert list(e.pd_.grid_values[0]) == (cats if ordered else sorted(cats))
+    z = df["z"].to_numpy()
+    expected = [cats.index(c) + z[int(np.flatnonzero(df["size"] == c)[0]):].mean()
+                for c in e.pd_.grid_values[0]]
+    np.testing.assert_allclose(e.pd_.average[0], expected, rtol=0, atol=1e-12)

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._lazy import is_instance
 from .._validation import check_float, check_int, check_options, param_error
 from ..drift.detector import attach_detector
 from ..models import as_model
@@ -271,7 +272,9 @@ class IncrementalPDP(IncrementalExplainer):
         range.
     categorical : bool or None, default=None
         Treat the feature as categorical (grid = levels seen so far, new levels added as they
-        appear). ``None``: from the data's dtype (strings, booleans, pandas categoricals).
+        appear; reported sorted, or in the category order of an ordered pandas categorical,
+        as static PD reports them). ``None``: from the data's dtype (strings, booleans, pandas
+        categoricals).
     kind : {"average", "both"}, default="average"
         ``"both"`` adds the recent ICE curves (see ``ice_history``) to :attr:`pd_` as
         ``individual``.
@@ -963,13 +966,26 @@ class IncrementalPDP(IncrementalExplainer):
             grid = np.asarray(keys, dtype=np.float64)
             order = np.argsort(grid, kind="stable")
             return grid[order], order
+        rank = self._level_rank()  # levels outside the categories: after them, as seen
+        sort_key = (lambda i: keys[i]) if rank is None else (lambda i: rank.get(keys[i], len(rank)))
         try:
-            order = np.asarray(sorted(range(len(keys)), key=lambda i: keys[i]), dtype=np.intp)
+            order = np.asarray(sorted(range(len(keys)), key=sort_key), dtype=np.intp)
         except TypeError:
             order = np.arange(len(keys))
         grid = np.empty(len(keys), dtype=object)
         grid[:] = [keys[i] for i in order]
         return grid, order
+
+    def _level_rank(self) -> dict[Any, int] | None:
+        """An ordered pandas categorical's levels by their position in its categories (the
+        order static PD keeps); ``None`` for other features, whose levels are sorted."""
+        schema = self._schema
+        if schema is None:
+            return None
+        dtype = schema.dtypes[schema.index(str(self.feature_name_))]
+        if not (is_instance(dtype, "pandas", "CategoricalDtype") and dtype.ordered):
+            return None
+        return {_key(c): i for i, c in enumerate(dtype.categories)}
 
     def _deciles(self) -> np.ndarray | None:
         if self.feature_kind_ != "numeric":
