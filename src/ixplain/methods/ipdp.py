@@ -253,10 +253,15 @@ class IncrementalPDP(IncrementalExplainer):
         ``0.4 * grid_resolution`` and ``grid_resolution`` values); it is kept until the range
         outgrows it or shrinks by about 20% (hysteresis, see
         :func:`~ixplain.methods._stream_grid.keep_step`). Ladder steps nest, so a value keeps
-        its estimate when the step changes. At most :data:`MAX_GRID_RESOLUTION` (10,000).
+        its estimate when the step changes. An integer-valued feature's step is at least 1, and
+        one with at most ``grid_resolution`` distinct values in the range's source (window or
+        storage) is gridded at those values, percentiles aside, as static PD and scikit-learn grid a
+        feature with few distinct values (an hour of day has 24: ``grid_resolution=24`` puts
+        every hour on the grid; with the default 20 it is the lattice of step 2, every other
+        hour). At most :data:`MAX_GRID_RESOLUTION` (10,000).
     grid : "range" or array-like of shape (n_grid,), default="range"
-        ``"range"``: the lattice of the tracked range (numeric features) or the levels seen so
-        far (categorical features). An array: a fixed grid, evaluated at every step.
+        ``"range"``: the lattice of the tracked range or an integer feature's few values
+        (numeric features, see ``grid_resolution``) or the levels seen so far (categorical features). An array: a fixed grid, evaluated at every step.
     range_source : {"window", "storage"}, default="window"
         Where the range comes from: ``"window"`` tracks the ``percentiles`` of the feature's last
         ``range_window`` values (kept sorted: O(1) per percentile); ``"storage"`` takes the
@@ -810,7 +815,9 @@ class IncrementalPDP(IncrementalExplainer):
                     out.append(self._point_ids(np.nan))
                     continue
                 window.update(v)
-            out.append(self._range_ids(window.percentile(lo_q), window.percentile(hi_q)))
+            levels = window.levels(self.grid_resolution)
+            out.append(self._level_values_ids(levels) if levels is not None else self._range_ids(
+                window.percentile(lo_q), window.percentile(hi_q), window.integer_valued))
             self._track_core(out[-1], len(out) - 1, len(window),
                              min(self.range_window, CORE_AFTER))
             if not missing:
@@ -830,21 +837,40 @@ class IncrementalPDP(IncrementalExplainer):
         for v, slot in zip(values.tolist(), slots.tolist()):
             part = held[:n_held]
             finite = np.sort(part[np.isfinite(part)])
-            if finite.size == 0:
-                lo = hi = v if math.isfinite(v) else float("nan")
-            else:
-                lo, hi = _sorted_quantile(finite, self.percentiles[0]), _sorted_quantile(
-                    finite, self.percentiles[1]
-                )
-            out.append(self._point_ids(np.nan) if lo != lo else self._range_ids(lo, hi))
-            self._track_core(out[-1], len(out) - 1, finite.size, min(storage.size, CORE_AFTER))
+            n_range = finite.size
+            if n_range == 0:  # the first row's value starts the range
+                finite = np.array([v]) if math.isfinite(v) else finite
+            out.append(self._storage_grid_ids(finite))
+            self._track_core(out[-1], len(out) - 1, n_range, min(storage.size, CORE_AFTER))
             if slot >= 0:
                 held[slot] = v
                 n_held = max(n_held, slot + 1)
         storage._write(cols, slots, y)
         return out
 
-    def _range_ids(self, lo: float, hi: float) -> np.ndarray:
+    def _storage_grid_ids(self, finite: np.ndarray) -> np.ndarray:
+        """The grid of one row from the storage's ``finite`` values, increasing (the row's
+        own value if the storage holds none; NaN if neither: the previous grid)."""
+        if finite.size == 0:
+            return self._point_ids(np.nan)
+        levels = sg.discrete_levels(finite, self.grid_resolution)
+        if levels is not None:
+            return self._level_values_ids(levels)
+        lo, hi = (_sorted_quantile(finite, q) for q in self.percentiles)
+        return self._range_ids(lo, hi, bool(np.all(finite == np.floor(finite))))
+
+    def _level_values_ids(self, levels: list[float]) -> np.ndarray:
+        """An integer feature with at most ``grid_resolution`` distinct values in the range's
+        source (:func:`~ixplain.methods._stream_grid.is_discrete`): its grid is those values,
+        as in static PD (scikit-learn's rule)."""
+        cache_key = ("levels", tuple(levels))
+        if self._cache is None or self._cache[0] != cache_key:
+            self._cache = (cache_key, self._store.ids(levels))
+        return self._cache[1]
+
+    def _range_ids(self, lo: float, hi: float, integer: bool) -> np.ndarray:
+        """The lattice of ``[lo, hi]``; an integer-valued feature's step is at least 1 (never
+        a grid value between two integers, which such a feature never takes)."""
         if not hi > lo:
             return self._point_ids(lo)
         R = self.grid_resolution
@@ -852,12 +878,14 @@ class IncrementalPDP(IncrementalExplainer):
             self._step = sg.choose_step(lo, hi, R)
         step = self._step
         assert step is not None
+        if integer and step[1] < 0:  # finer than 1: the hysteresis keeps it, the grid does not
+            step = (1, 0)
         cache_key = (step, *sg.index_bounds(lo, hi, step))
         if self._cache is not None and self._cache[0] == cache_key:
             return self._cache[1]
         values = sg.lattice_from_bounds(cache_key[1], cache_key[2], step)
         if not len(values):  # a range a few floats wide, between two lattice points
-            return self._point_ids(lo)
+            return self._point_ids(float(round((lo + hi) / 2)) if integer else lo)
         ids = self._store.ids(values.tolist())
         self._cache = (cache_key, ids)
         return ids
