@@ -105,6 +105,25 @@ def test_collapsed_percentiles():
     assert g.rule == "percentile" and g.values[-1] == 250.0
 
 
+@pytest.mark.parametrize("offset, width", [(1e15, 1e3), (1e6, 1e-6)])
+def test_near_equal_percentiles_are_printed_in_full(offset, width):
+    """QA9 #8: percentiles closer than 1e-9 of their magnitude count as equal, but the message
+    printed one value and called both equal. The independent reference is scipy's mquantiles at
+    scikit-learn's plotting positions: both values must appear as repr (round-trip exact), with
+    their difference and the reason, and no 'are both' claim."""
+    x = offset + width * np.random.default_rng(0).uniform(size=1000)
+    lo, hi = (float(v) for v in mquantiles(x, [0.05, 0.95], alphap=0.4, betap=0.4))
+    assert lo < hi and hi - lo < 1e-9 * hi  # the refused case, not an equal pair
+    with pytest.raises(ValueError) as info:
+        feature_grid(as_table(x.reshape(-1, 1)), "x0")
+    msg = str(info.value)
+    assert f"are {lo!r} and {hi!r}, which differ by {hi - lo!r}" in msg
+    assert float(repr(lo)) == lo and "are both" not in msg
+    assert "float32" in msg and "custom_values" in msg and "offset" in msg
+    g = feature_grid(as_table(x.reshape(-1, 1) - offset), "x0")  # the advised offset works
+    assert g.rule == "percentile" and len(g.values) == 100
+
+
 def test_missing_numeric_values_never_in_grid_unless_asked():
     x = np.r_[np.arange(10.0), [np.nan, np.nan]]
     t = as_table(x.reshape(-1, 1))

@@ -612,3 +612,244 @@ def test_parameter_validation(kwargs, exc, message):
 def test_feature_must_be_a_name_or_position():
     with pytest.raises(TypeError, match="'feature' parameter of IncrementalPDP must be a str or an int"):
         IncrementalPDP(_linear, 1.5)
+
+
+# --------------------------------------------------------------------------- QA9 grid findings
+
+
+def _datetime_inputs():
+    rng = np.random.default_rng(0)
+    ts = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 100, 40), unit="D")
+    z = rng.normal(size=40)
+    return {
+        "datetime64": pd.DataFrame({"dt": ts, "z": z}),
+        "tz-aware": pd.DataFrame({"dt": ts.tz_localize("UTC"), "z": z}),
+        "timedelta64": pd.DataFrame({"dt": ts - ts.min(), "z": z}),
+        "object Timestamps": pd.DataFrame({"dt": pd.Series(list(ts), dtype=object), "z": z}),
+        "records datetime": [{"dt": t.to_pydatetime(), "z": v} for t, v in zip(ts, z)],
+        "records date": [{"dt": t.date(), "z": v} for t, v in zip(ts, z)],
+    }
+
+
+@pytest.mark.parametrize("container", list(_datetime_inputs()))
+@pytest.mark.parametrize("categorical", [None, True])
+def test_datetime_feature_is_refused_before_any_model_call(container, categorical):
+    """QA9 #4: a datetime (or date, or duration) feature got one grid value per distinct
+    timestamp (3,000 points for grid_resolution=20). It is refused, as partial_dependence and
+    IncrementalALE refuse it, naming the feature and the conversion, before the model runs."""
+    calls = []
+
+    def f(D):
+        calls.append(len(D))
+        return np.zeros(len(D))
+
+    X = _datetime_inputs()[container]
+    e = IncrementalPDP(f, "dt", categorical=categorical)
+    with pytest.raises(ValueError, match=r"feature 'dt' holds dates, datetimes or durations.*"
+                                         r"seconds since the epoch"):
+        e.explain_many(X)
+    assert calls == [] and e.n_seen_ == 0
+
+
+def test_datetime_converted_to_days_gives_the_linear_pd():
+    """The advised conversion works: days since the start, for ``f = days / 50 + z``, give
+    ``PD(v) = v / 50 + mean(z)`` on a fixed grid (every row at every value: exact)."""
+    X = _datetime_inputs()["datetime64"]
+    days = pd.DataFrame({"days": (X["dt"] - pd.Timestamp("2024-01-01")).dt.days, "z": X["z"]})
+    e = IncrementalPDP(lambda D: D["days"].to_numpy() / 50 + D["z"].to_numpy(), "days",
+                       grid=[0, 30, 60, 90], aggregation="mean")
+    e.explain_many(days)
+    np.testing.assert_allclose(e.pd_.average[0], np.array([0, 30, 60, 90]) / 50 + X["z"].mean(),
+                               rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_ordered_categorical_keeps_its_level_order(ordered):
+    """QA9 #9: an ordered categorical's levels came out alphabetically (large, medium, small);
+    static PD keeps the category order, and so does iPDP now (an unordered one stays sorted,
+    as static PD sorts it). Values: a level first seen at row r is on the grid of every row
+    from r on, so with a running mean and ``f = code + z``, ``PD(level) = code + mean(z[r:])``."""
+    from ixplain import partial_dependence
+
+    rng = np.random.default_rng(0)
+    cats = ["small", "medium", "large"]
+    size = pd.Categorical(rng.choice(cats, 300), categories=cats, ordered=ordered)
+    df = pd.DataFrame({"size": size, "z": rng.normal(size=300)})
+
+    def f(D):
+        return D["size"].cat.codes.to_numpy(float) + D["z"].to_numpy()
+
+    e = IncrementalPDP(f, "size", aggregation="mean")
+    for start in range(0, 300, 7):  # uneven batches
+        e.explain_many(df.iloc[start : start + 7])
+    static = partial_dependence(f, df, "size")
+    assert list(e.pd_.grid_values[0]) == list(static.grid_values[0])
+    assert list(e.pd_.grid_values[0]) == (cats if ordered else sorted(cats))
+    z = df["z"].to_numpy()
+    expected = [cats.index(c) + z[int(np.flatnonzero(df["size"] == c)[0]):].mean()
+                for c in e.pd_.grid_values[0]]
+    np.testing.assert_allclose(e.pd_.average[0], expected, rtol=0, atol=1e-12)
+
+
+def _first_grid_rows(values):
+    """Row from which each distinct value is on the grid of a discrete feature whose range
+    source keeps every row: the row after its first occurrence (row 0: its own value)."""
+    first = {}
+    for i, v in enumerate(values):
+        first.setdefault(v, 0 if i == 0 else i + 1)
+    return first
+
+
+@pytest.mark.parametrize("range_source", ["window", "storage"])
+def test_integer_feature_with_few_values_is_gridded_at_its_levels(range_source):
+    """QA9 #5: an integer feature taking 0..4 got half-integer grid values it never takes (the
+    1-2-5 lattice of its range, step 0.2 or 0.5). With at most grid_resolution distinct values
+    in the range's source its grid is those values, as static PD and scikit-learn grid it.
+    Closed form with a running mean, ``f = g(k) + z`` and a source that keeps every row: level
+    ``v`` is on the grid from the row after its first occurrence, so
+    ``PD(v) = g(v) + mean(z[r_v:])``."""
+    from sklearn.inspection import partial_dependence as sk_pd
+    from sklearn.linear_model import LinearRegression
+
+    from ixplain.storage import UniformReservoir
+
+    rng = np.random.default_rng(0)
+    k, z = rng.integers(0, 5, 600), rng.normal(size=600)
+    df = pd.DataFrame({"k": k, "z": z})
+    g = np.array([0.0, 3.0, -1.0, 2.0, 0.5])
+
+    def f(D):
+        return g[D["k"].to_numpy().astype(int)] + D["z"].to_numpy()
+
+    kw = {"storage": UniformReservoir(1000, random_state=0)} if range_source == "storage" else {}
+    e = IncrementalPDP(f, "k", aggregation="mean", range_source=range_source, **kw)
+    for start in range(0, 600, 11):
+        e.explain_many(df.iloc[start : start + 11])
+    grid = e.pd_.grid_values[0]
+    assert grid.tolist() == np.unique(k).tolist() == [0, 1, 2, 3, 4]
+    floats = df.astype(float)  # (scikit-learn refuses an integer column)
+    sk_grid = sk_pd(LinearRegression().fit(floats, f(df)), floats, ["k"])["grid_values"][0]
+    assert grid.tolist() == sk_grid.tolist()
+    first = _first_grid_rows(k.tolist())
+    expected = [g[int(v)] + z[first[int(v)]:].mean() for v in grid]
+    np.testing.assert_allclose(e.pd_.average[0], expected, rtol=0, atol=1e-12)
+
+
+def test_hour_of_day_with_grid_resolution_24_shows_an_even_odd_effect():
+    """The finding's hour example: 24 levels fit grid_resolution=24, so every hour is on the
+    grid and an effect of even hours shows (PD alternates by exactly 1); with the default 20
+    (24 > 20 levels) the grid is the integer lattice of step 2, every other hour."""
+    rng = np.random.default_rng(0)
+    hour = rng.integers(0, 24, 2000).astype(float)
+    X = np.c_[hour, rng.normal(size=2000)]
+
+    def f(A):
+        return (A[:, 0] % 2 == 0) + A[:, 1]
+
+    e = IncrementalPDP(f, "x0", grid_resolution=24, grid="range", aggregation="mean")
+    e.explain_many(X)
+    assert e.pd_.grid_values[0].tolist() == list(range(24))
+    d = e.pd_.average[0] - X[:, 1].mean()  # z's mean differs slightly per level (its rows)
+    assert np.all(np.abs(np.diff(d)) > 0.9)
+    default = IncrementalPDP(f, "x0")
+    default.explain_many(X)
+    assert default.pd_.grid_values[0].tolist() == list(range(2, 23, 2))
+
+
+def test_integer_feature_lattice_step_is_never_below_one():
+    """An integer feature with more distinct values than grid_resolution and a narrow range
+    (percentiles (0.49, 0.51) of 0..299: about 6 wide, where the ladder gives step 0.5): the
+    grid is every integer in the range, the numpy quantiles of the window (reference)."""
+    rng = np.random.default_rng(1)
+    X = np.c_[rng.integers(0, 300, 800).astype(float), rng.normal(size=800)]
+    e = IncrementalPDP(_linear, "x0", percentiles=(0.49, 0.51), range_window=500)
+    e.explain_many(X[:-1])
+    lo, hi = np.quantile(X[-501:-1, 0], [0.49, 0.51])  # the window before the last row
+    assert sg.choose_step(lo, hi, 20)[1] < 0  # the ladder alone would go below 1
+    e.explain_one(X[-1])
+    assert e.pd_.grid_values[0].tolist() == list(range(int(np.ceil(lo)), int(np.floor(hi)) + 1))
+
+
+def test_continuous_start_and_float_feature_of_few_values_keep_the_lattice():
+    """Only integer features are gridded at their values: the first rows of a continuous
+    feature and a float feature of three values keep the 1-2-5 lattice (every grid value a
+    multiple of the step), whose values survive when the range grows (a float feature of few
+    values early in a seasonal stream would lose its estimates when it outgrows them)."""
+    rng = np.random.default_rng(2)
+    for values in (rng.uniform(0, 6, 40), rng.choice([0.5, 1.25, 2.5], 40)):
+        e = IncrementalPDP(_linear, "x0", grid_resolution=10)
+        for x in np.c_[values, rng.normal(size=40)]:
+            e.explain_one(x)
+            grid = e.pd_.grid_values[0]
+            if len(grid) > 1:
+                step = sg.step_size(e._step)
+                np.testing.assert_allclose(grid / step, np.round(grid / step), atol=1e-9)
+        assert len(e.pd_.grid_values[0]) > 3
+
+
+def test_levels_and_lattice_switching_is_bit_identical_across_splits_and_pickle():
+    """A window of 40 values over an integer stream whose spread grows and shrinks: the grid
+    switches between the levels (at most 20 distinct values) and the integer lattice; the
+    explain_one loop, uneven explain_many calls and a pickle round trip agree bit for bit."""
+    rng = np.random.default_rng(3)
+    width = np.r_[np.full(300, 6), np.full(300, 60), np.full(300, 6)]
+    X = np.c_[rng.integers(0, width), rng.normal(size=900)].astype(float)
+    kw = dict(range_window=40, alpha=0.05, history_every=17, ice_history=5, kind="both")
+    one = IncrementalPDP(_linear, "x0", **kw)
+    for x in X:
+        one.explain_one(x)
+    many = IncrementalPDP(_linear, "x0", max_batch=29, **kw)
+    s = 0
+    for size in [1, 310, 7, 290, 1, 291]:
+        many.explain_many(X[s : s + size])
+        s += size
+        if s == 318:
+            many = pickle.loads(pickle.dumps(many))
+    a, b = one.pd_, many.pd_
+    np.testing.assert_array_equal(a.grid_values[0], b.grid_values[0])
+    np.testing.assert_array_equal(a.average, b.average)
+    np.testing.assert_array_equal(a.individual, b.individual)
+    grids = [h.grid_values for h in one.history_]
+    assert any(len(g) > 20 or np.diff(g).min() > 1 for g in grids)  # the lattice was used
+    assert all(np.all(g == np.round(g)) for g in grids)  # never a non-integer grid value
+    for h1, h2 in zip(one.history_, many.history_):
+        np.testing.assert_array_equal(h1.grid_values, h2.grid_values)
+        np.testing.assert_array_equal(h1.average, h2.average)
+
+
+def test_drift_core_of_an_integer_feature_is_its_inner_levels():
+    """With a detector attached, the core grid of an integer feature of 9 levels is fixed
+    from its levels once the window holds range_window values, less max(2, 9 // 10) = 2 at
+    each end (levels 2..6), the same for any batching and after pickling."""
+    from ixplain.drift import ExplanationDriftDetector
+
+    rng = np.random.default_rng(4)
+    X = np.c_[rng.integers(0, 9, 1500), rng.normal(size=1500)].astype(float)
+    cores = []
+    for chunks in ([1], [7, 400, 1]):
+        det = ExplanationDriftDetector(random_state=0, check_every=500)
+        e = IncrementalPDP(_linear, "x0", range_window=300, drift_detector=det)
+        s, i = 0, 0
+        while s < len(X):
+            e.explain_many(X[s : s + chunks[i % len(chunks)]])
+            s, i = s + chunks[i % len(chunks)], i + 1
+            if i == 3:
+                e = pickle.loads(pickle.dumps(e))
+        cores.append(e._core)
+    assert cores[0].tolist() == cores[1].tolist() == [2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def test_sorted_window_levels_count_and_old_pickles():
+    """SortedWindow.levels against np.unique of the last values (a reference), and a window
+    pickled before the distinct values were counted (no ``_counts``) counts them on load."""
+    rng = np.random.default_rng(5)
+    w = sg.SortedWindow(30)
+    stream = np.r_[rng.integers(0, 8, 100), rng.integers(0, 50, 100), rng.integers(0, 8, 100)]
+    for t, v in enumerate(stream.astype(float)):
+        w.update(float(v))
+        last = np.unique(stream[max(0, t - 29) : t + 1])
+        assert w.levels(10) == (last.tolist() if len(last) <= 10 else None)
+    state = {k: v for k, v in w.__dict__.items() if k not in ("_counts", "_n_fractional")}
+    old = sg.SortedWindow.__new__(sg.SortedWindow)
+    old.__setstate__(state)
+    assert old.levels(10) == w.levels(10) and old.integer_valued

@@ -256,7 +256,8 @@ def feature_grid(
     else:
         lo, hi = (float(v) for v in _mquantiles(x, percentiles))
         if hi - lo <= _RTOL * max(abs(lo), abs(hi)):
-            values, rule = _collapsed(x, uniques, lo, name, percentiles, grid_resolution, owner)
+            values, rule = _collapsed(x, uniques, (lo, hi), name, percentiles, grid_resolution,
+                                      owner)
         elif grid == "quantile":
             probs = np.linspace(percentiles[0], percentiles[1], grid_resolution)
             values, rule = np.unique(np.asarray(_mquantiles(x, probs), dtype=float)), "quantile"
@@ -289,21 +290,34 @@ def _take_mask(column: Any, mask: np.ndarray) -> Any:
 def _collapsed(
     x: np.ndarray,
     uniques: np.ndarray,
-    value: float,
+    bounds: tuple[float, float],
     name: str,
     percentiles: Sequence[float],
     grid_resolution: int,
     owner: str,
 ) -> tuple[np.ndarray, str]:
-    """Percentiles equal on this feature: fall back to its distinct values or explain."""
+    """Percentiles ``bounds = (lo, hi)`` equal on this feature, or closer than :data:`_RTOL`
+    of their magnitude: fall back to its distinct values or explain, printing both values in
+    full (``repr``: the shortest digits that round-trip, up to 17 significant)."""
     if len(uniques) <= 2 * grid_resolution:
         return uniques, "unique-fallback"
-    share = float(np.mean(x == value))
+    lo, hi = bounds
+    many = f"{len(uniques)} distinct values (more than 2 * grid_resolution)"
+    if lo == hi:
+        share = float(np.mean(x == lo))
+        raise ValueError(
+            f"{owner}: the percentiles {tuple(percentiles)} of feature {name!r} are both {lo!r} "
+            f"({share:.0%} of its values), so no grid can be built between them, and it has "
+            f"{many}. Widen `percentiles` (e.g. (0, 1)), use grid='quantile', or give the grid "
+            "with `custom_values`."
+        )
     raise ValueError(
-        f"{owner}: the percentiles {tuple(percentiles)} of feature {name!r} are both {value!r} "
-        f"({share:.0%} of its values), so no grid can be built between them, and it has "
-        f"{len(uniques)} distinct values (more than 2 * grid_resolution). Widen `percentiles` "
-        "(e.g. (0, 1)), use grid='quantile', or give the grid with `custom_values`."
+        f"{owner}: the percentiles {tuple(percentiles)} of feature {name!r} are {lo!r} and "
+        f"{hi!r}, which differ by {hi - lo!r}: less than {_RTOL:g} of their magnitude, so they "
+        "count as equal. Grid values between them would differ only in their last digits, "
+        "which a model computing in float32 (scikit-learn's trees, LightGBM) cannot tell "
+        f"apart; and with {many} its distinct values are not used instead. Give the model the feature minus "
+        f"an offset (here about {lo:.6g}), or give the grid with `custom_values`."
     )
 
 

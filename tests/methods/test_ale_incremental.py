@@ -350,3 +350,38 @@ def test_effects_near_the_float_limits_scale_exactly(power):
     else:
         np.testing.assert_allclose(b.average / factor, a.average, rtol=1e-3, atol=1e-3)
         np.testing.assert_allclose(b.std / factor, a.std, rtol=1e-2, atol=1e-3)
+
+
+def test_not_started_is_the_same_error_as_ipdp():
+    """QA9 #10: before any row (and while warming up) ale_ raises NotStartedError -- the class
+    IncrementalPDP.pd_ raises, a ValueError and an AttributeError -- so ``hasattr`` is False
+    and one ``except`` serves both curves; it was a plain ValueError."""
+    from ixplain import IncrementalPDP
+    from ixplain.methods.ipdp import NotStartedError
+
+    fresh = IncrementalALE(f, "x0")
+    for explainer, attr in [(fresh, "ale_"), (IncrementalPDP(f, "x0"), "pd_")]:
+        with pytest.raises(NotStartedError, match="has not explained any observation yet"):
+            getattr(explainer, attr)
+        assert not hasattr(explainer, attr)
+    assert issubclass(NotStartedError, ValueError) and issubclass(NotStartedError, AttributeError)
+    warming = IncrementalALE(f, "x0", regrid_every=100)
+    warming.explain_many(_data(50))  # fewer rows than regrid_every: no edges yet
+    with pytest.raises(NotStartedError, match="still warming up.*50 rows seen"):
+        _ = warming.ale_
+    assert fresh.importances_.shape == (0,)  # importances_ stays an empty array (documented)
+
+
+def test_ipfi_isage_importances_before_the_first_row_are_documented():
+    """QA9 #10 (kept, River/ixai style): iPFI and iSAGE report no error before the first
+    explained row -- an empty array before any observation, zeros of shape (n_features,) after
+    a row that only filled the empty storage -- and their docstrings say so."""
+    from ixplain import IncrementalPFI, IncrementalSAGE
+
+    x, y = np.array([[1.0, 2.0]]), np.array([1.0])
+    for klass, kwargs in [(IncrementalPFI, {}), (IncrementalSAGE, {"n_samples": 2})]:
+        e = klass(lambda A: A[:, 0], loss="squared_error", random_state=0, **kwargs)
+        assert e.importances_.shape == (0,)
+        e.explain_many(x, y)
+        assert e.n_explained_ == 0 and e.importances_.tolist() == [0.0, 0.0]
+        assert "empty array" in klass.__doc__ and "NotStartedError" in klass.__doc__

@@ -701,7 +701,12 @@ class IncrementalExplainer:
 
     @property
     def importances_(self) -> np.ndarray:
-        """The current estimate (bias-corrected if ``bias_corrected``); zeros before any update."""
+        """The current estimate (bias-corrected if ``bias_corrected``).
+
+        An empty array before the first observation and zeros of the estimate's shape until a
+        row is explained (River's and ixai's habit: no error); ``IncrementalPDP.pd_`` and
+        ``IncrementalALE.ale_`` raise ``NotStartedError`` instead.
+        """
         agg = self._aggregator
         if agg.n == 0:
             return np.zeros(self._value_shape()) if self.feature_names_ else np.zeros(0)

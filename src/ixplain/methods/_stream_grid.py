@@ -18,6 +18,14 @@ the grid is a subset of a fixed lattice instead:
 A grid value is therefore always a value inside the range of the data seen recently, and the same
 value keeps its identity (and its estimate) when the range grows, shrinks or the step changes.
 
+Two exceptions follow the data's own values. An integer feature with at most
+``grid_resolution`` distinct values in the window or storage (:func:`is_discrete`) is gridded
+at those values (:meth:`SortedWindow.levels`, :func:`discrete_levels`), as static PD grids a
+feature with fewer distinct values than its resolution; and an integer-valued feature's lattice
+step is at least 1. The lattice values of a
+step >= 1 are integers, so the levels and the lattice share their values (and estimates) when
+the grid switches between the two.
+
 Every finite range can be gridded, from subnormal spreads (1e-310) to ranges that straddle
 +-1e308: widths are computed as ``hi / R - lo / R`` (``hi - lo`` may overflow), powers of ten
 beyond 1e300 in two factors (``10.0**309`` overflows, ``10.0**-309`` underflows), the steps
@@ -39,7 +47,9 @@ __all__ = [
     "SortedWindow",
     "Step",
     "choose_step",
+    "discrete_levels",
     "index_bounds",
+    "is_discrete",
     "keep_step",
     "lattice",
     "lattice_count",
@@ -79,6 +89,16 @@ class SortedWindow:
         self.size = size
         self._fifo: deque[float] = deque()
         self._sorted: list[float] = []
+        self._counts: dict[float, int] = {}  # distinct values held and their multiplicity
+        self._n_fractional = 0  # held values that are not integers
+
+    def __setstate__(self, state: dict) -> None:
+        # windows pickled before the distinct values were counted: count them now
+        self.__dict__.update(state)
+        if "_counts" not in state:
+            self._counts, self._n_fractional = {}, 0
+            for v in self._fifo:
+                self._count(v, 1)
 
     def __len__(self) -> int:
         return len(self._fifo)
@@ -91,9 +111,42 @@ class SortedWindow:
         self.n_updates += 1
         self._fifo.append(value)
         bisect.insort(self._sorted, value)
+        self._count(value, 1)
         if len(self._fifo) > self.size:
             old = self._fifo.popleft()
             del self._sorted[bisect.bisect_left(self._sorted, old)]
+            self._count(old, -1)
+
+    def _count(self, value: float, change: int) -> None:
+        n = self._counts.get(value, 0) + change
+        if n:
+            self._counts[value] = n
+        else:
+            del self._counts[value]
+        if value != math.floor(value):
+            self._n_fractional += change
+
+    @property
+    def integer_valued(self) -> bool:
+        """Whether every value held is an integer (``True`` for an empty window)."""
+        return self._n_fractional == 0
+
+    def levels(self, limit: int) -> list[float] | None:
+        """The distinct values held, increasing, if they make a discrete feature's grid (see
+        :func:`discrete_levels`); ``None`` otherwise.
+
+        Examples
+        --------
+        >>> w = SortedWindow(10)
+        >>> for v in [3.0, 1.0, 3.0, 0.0]:
+        ...     w.update(v)
+        >>> w.levels(5), w.levels(2)
+        ([0.0, 1.0, 3.0], None)
+        """
+        counts = self._counts
+        if not is_discrete(len(counts), self._n_fractional == 0, limit):
+            return None
+        return sorted(counts)
 
     def mark(self, n: int) -> tuple[int, int, list[float]]:
         """What :meth:`undo_to` needs to take back up to ``n`` later updates: the count of
@@ -123,6 +176,36 @@ class SortedWindow:
     def values(self) -> np.ndarray:
         """The held values, oldest first."""
         return np.asarray(self._fifo, dtype=np.float64)
+
+
+def is_discrete(n_distinct: int, integer: bool, limit: int) -> bool:
+    """Whether values with ``n_distinct`` distinct ones (all integers if ``integer``) are a
+    discrete feature whose grid is its distinct values: integers, at most ``limit`` of them
+    (scikit-learn's rule, with ``grid_resolution``). Integers only: every lattice value of a
+    step >= 1 is an integer, so the grid keeps its values (and their estimates) when it
+    switches between levels and lattice; a float feature of few values (a temperature in
+    steps of 0.82 early in a seasonal stream) would lose them at the switch."""
+    return integer and 0 < n_distinct <= limit
+
+
+def discrete_levels(values: np.ndarray, limit: int) -> list[float] | None:
+    """:meth:`SortedWindow.levels` of the finite, increasing ``values`` (a storage's).
+
+    Examples
+    --------
+    >>> discrete_levels(np.array([0.0, 0.0, 2.0, 4.0]), 3), discrete_levels(np.array([0.5]), 3)
+    ([0.0, 2.0, 4.0], None)
+    """
+    if values.size == 0:
+        return None
+    new = np.flatnonzero(values[1:] != values[:-1]) + 1
+    n_distinct = int(new.size) + 1
+    if n_distinct > limit:  # (cheap test first: a continuous feature stops here)
+        return None
+    integer = bool(np.all(values == np.floor(values)))
+    if not is_discrete(n_distinct, integer, limit):
+        return None
+    return values[np.r_[0, new]].tolist()
 
 
 def lerp(a: float, b: float, frac: float) -> float:

@@ -66,6 +66,7 @@ from .ale import (
     accumulation_matrix,
     bin_statistics,
 )
+from .ipdp import NotStartedError
 
 __all__ = ["IncrementalALE"]
 
@@ -481,13 +482,15 @@ class IncrementalALE(IncrementalExplainer):
     def _curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(centred ALE, its std, effective rows per bin) from the smoothed moments."""
         if self.edges_ is None and self.n_seen_:
-            raise ValueError(
+            raise NotStartedError(
                 f"{self._owner} is still warming up: the first edges come from the stored values "
                 f"of the feature at a multiple of regrid_every={self.regrid_every} rows, and need "
                 f"two distinct finite values ({self.n_seen_} rows seen, {self.n_warmup_} stored, "
                 f"{self.n_skipped_} skipped). A constant feature has no ALE.")
         if self._aggregator.n == 0 or self.edges_ is None:
-            raise ValueError(f"{self._owner} has not explained any observation yet.")
+            raise NotStartedError(
+                f"This {self._owner} has not explained any observation yet; call explain_one or "
+                "explain_many first.")
         sums = self._aggregator.get() * self._scale()
         mean, var, _ = bin_statistics(sums)
         # an empty bin's effect is the nearest bin's slope times its width (an interpolation,
@@ -502,7 +505,15 @@ class IncrementalALE(IncrementalExplainer):
 
     @property
     def ale_(self) -> AccumulatedLocalEffects:
-        """The current ALE as an :class:`~ixplain.results.AccumulatedLocalEffects`."""
+        """The current ALE as an :class:`~ixplain.results.AccumulatedLocalEffects`.
+
+        Raises
+        ------
+        NotStartedError
+            (a ``ValueError`` and ``AttributeError``, as ``IncrementalPDP.pd_`` raises) before
+            the first explained observation, and while the first edges are not yet fixed
+            (the warm-up: the message says how many rows were seen and stored).
+        """
         ale, std, share = self._curve()
         assert self._schema is not None and self.edges_ is not None
         name = self._feature_name(self._schema.names)

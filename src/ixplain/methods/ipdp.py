@@ -7,6 +7,7 @@ grid value ``v``.
 
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 import warnings
@@ -16,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._lazy import is_instance
 from .._validation import check_float, check_int, check_options, param_error
 from ..drift.detector import attach_detector
 from ..models import as_model
@@ -256,10 +258,15 @@ class IncrementalPDP(IncrementalExplainer):
         ``0.4 * grid_resolution`` and ``grid_resolution`` values); it is kept until the range
         outgrows it or shrinks by about 20% (hysteresis, see
         :func:`~ixplain.methods._stream_grid.keep_step`). Ladder steps nest, so a value keeps
-        its estimate when the step changes. At most :data:`MAX_GRID_RESOLUTION` (10,000).
+        its estimate when the step changes. An integer-valued feature's step is at least 1, and
+        one with at most ``grid_resolution`` distinct values in the range's source (window or
+        storage) is gridded at those values, percentiles aside, as static PD and scikit-learn grid a
+        feature with few distinct values (an hour of day has 24: ``grid_resolution=24`` puts
+        every hour on the grid; with the default 20 it is the lattice of step 2, every other
+        hour). At most :data:`MAX_GRID_RESOLUTION` (10,000).
     grid : "range" or array-like of shape (n_grid,), default="range"
-        ``"range"``: the lattice of the tracked range (numeric features) or the levels seen so
-        far (categorical features). An array: a fixed grid, evaluated at every step.
+        ``"range"``: the lattice of the tracked range or an integer feature's few values
+        (numeric features, see ``grid_resolution``) or the levels seen so far (categorical features). An array: a fixed grid, evaluated at every step.
     range_source : {"window", "storage"}, default="window"
         Where the range comes from: ``"window"`` tracks the ``percentiles`` of the feature's last
         ``range_window`` values (kept sorted: O(1) per percentile); ``"storage"`` takes the
@@ -275,7 +282,9 @@ class IncrementalPDP(IncrementalExplainer):
         range.
     categorical : bool or None, default=None
         Treat the feature as categorical (grid = levels seen so far, new levels added as they
-        appear). ``None``: from the data's dtype (strings, booleans, pandas categoricals).
+        appear; reported sorted, or in the category order of an ordered pandas categorical,
+        as static PD reports them). ``None``: from the data's dtype (strings, booleans, pandas
+        categoricals).
     kind : {"average", "both"}, default="average"
         ``"both"`` adds the recent ICE curves (see ``ice_history``) to :attr:`pd_` as
         ``individual``.
@@ -354,8 +363,11 @@ class IncrementalPDP(IncrementalExplainer):
         and the value).
     ValueError
         At the first observation, for an unknown ``feature`` (the message lists the available
-        ones) or a non-numeric feature with ``categorical=False``; later, for a record without
-        a feature the stream had, NaN with ``nan_policy="raise"``, or a model returning NaN.
+        ones), a non-numeric feature with ``categorical=False``, or a feature of dates,
+        datetimes or durations (a grid value per timestamp would not end; pass them as
+        numbers, as :func:`~ixplain.partial_dependence` and ``IncrementalALE`` ask too);
+        later, for a record without a feature the stream had, NaN with
+        ``nan_policy="raise"``, or a model returning NaN.
     ModelEvaluationError
         If the model raises (with the failing batch described).
 
@@ -804,6 +816,9 @@ class IncrementalPDP(IncrementalExplainer):
                 f"{_OWNER}: unknown feature {feature!r}. Available features: {list(names)}."
             )
         kind = schema.kind(name)
+        dtype = schema.dtypes[schema.index(name)]
+        if getattr(dtype, "kind", None) in ("M", "m"):  # datetime64 (tz-aware too), timedelta64
+            raise _datetime_error(name, str(dtype))
         if self.categorical is not None:
             if not self.categorical and kind != "numeric":
                 raise ValueError(
@@ -844,7 +859,9 @@ class IncrementalPDP(IncrementalExplainer):
                     out.append(self._point_ids(np.nan))
                     continue
                 window.update(v)
-            out.append(self._range_ids(window.percentile(lo_q), window.percentile(hi_q)))
+            levels = window.levels(self.grid_resolution)
+            out.append(self._level_values_ids(levels) if levels is not None else self._range_ids(
+                window.percentile(lo_q), window.percentile(hi_q), window.integer_valued))
             self._track_core(out[-1], len(out) - 1, len(window),
                              min(self.range_window, CORE_AFTER), parts)
             if not missing:
@@ -865,14 +882,11 @@ class IncrementalPDP(IncrementalExplainer):
         for v, slot in zip(values.tolist(), slots.tolist()):
             part = held[:n_held]
             finite = np.sort(part[np.isfinite(part)])
-            if finite.size == 0:
-                lo = hi = v if math.isfinite(v) else float("nan")
-            else:
-                lo, hi = _sorted_quantile(finite, self.percentiles[0]), _sorted_quantile(
-                    finite, self.percentiles[1]
-                )
-            out.append(self._point_ids(np.nan) if lo != lo else self._range_ids(lo, hi))
-            self._track_core(out[-1], len(out) - 1, finite.size, min(storage.size, CORE_AFTER),
+            n_range = finite.size
+            if n_range == 0:  # the first row's value starts the range
+                finite = np.array([v]) if math.isfinite(v) else finite
+            out.append(self._storage_grid_ids(finite))
+            self._track_core(out[-1], len(out) - 1, n_range, min(storage.size, CORE_AFTER),
                              parts)
             if slot >= 0:
                 held[slot] = v
@@ -880,7 +894,29 @@ class IncrementalPDP(IncrementalExplainer):
         self._store_rows(cols, slots, y)
         return out
 
-    def _range_ids(self, lo: float, hi: float) -> np.ndarray:
+    def _storage_grid_ids(self, finite: np.ndarray) -> np.ndarray:
+        """The grid of one row from the storage's ``finite`` values, increasing (the row's
+        own value if the storage holds none; NaN if neither: the previous grid)."""
+        if finite.size == 0:
+            return self._point_ids(np.nan)
+        levels = sg.discrete_levels(finite, self.grid_resolution)
+        if levels is not None:
+            return self._level_values_ids(levels)
+        lo, hi = (_sorted_quantile(finite, q) for q in self.percentiles)
+        return self._range_ids(lo, hi, bool(np.all(finite == np.floor(finite))))
+
+    def _level_values_ids(self, levels: list[float]) -> np.ndarray:
+        """An integer feature with at most ``grid_resolution`` distinct values in the range's
+        source (:func:`~ixplain.methods._stream_grid.is_discrete`): its grid is those values,
+        as in static PD (scikit-learn's rule)."""
+        cache_key = ("levels", tuple(levels))
+        if self._cache is None or self._cache[0] != cache_key:
+            self._cache = (cache_key, self._store.ids(levels))
+        return self._cache[1]
+
+    def _range_ids(self, lo: float, hi: float, integer: bool) -> np.ndarray:
+        """The lattice of ``[lo, hi]``; an integer-valued feature's step is at least 1 (never
+        a grid value between two integers, which such a feature never takes)."""
         if not hi > lo:
             return self._point_ids(lo)
         R = self.grid_resolution
@@ -888,12 +924,14 @@ class IncrementalPDP(IncrementalExplainer):
             self._step = sg.choose_step(lo, hi, R)
         step = self._step
         assert step is not None
+        if integer and step[1] < 0:  # finer than 1: the hysteresis keeps it, the grid does not
+            step = (1, 0)
         cache_key = (step, *sg.index_bounds(lo, hi, step))
         if self._cache is not None and self._cache[0] == cache_key:
             return self._cache[1]
         values = sg.lattice_from_bounds(cache_key[1], cache_key[2], step)
         if not len(values):  # a range a few floats wide, between two lattice points
-            return self._point_ids(lo)
+            return self._point_ids(float(round((lo + hi) / 2)) if integer else lo)
         ids = self._store.ids(values.tolist())
         self._cache = (cache_key, ids)
         return ids
@@ -979,6 +1017,8 @@ class IncrementalPDP(IncrementalExplainer):
         if not _is_missing(value):
             key = _key(value)
             if key not in self._store.index or self._cache is None:
+                if isinstance(key, _DATETIME_TYPES):
+                    raise _datetime_error(str(self.feature_name_), type(key).__name__)
                 self._store.ids([key])
                 self._cache = ("levels", np.arange(len(self._store), dtype=np.intp))
         if self._cache is None:  # only missing levels so far: nothing to evaluate
@@ -1003,13 +1043,26 @@ class IncrementalPDP(IncrementalExplainer):
             grid = np.asarray(keys, dtype=np.float64)
             order = np.argsort(grid, kind="stable")
             return grid[order], order
+        rank = self._level_rank()  # levels outside the categories: after them, as seen
+        sort_key = (lambda i: keys[i]) if rank is None else (lambda i: rank.get(keys[i], len(rank)))
         try:
-            order = np.asarray(sorted(range(len(keys)), key=lambda i: keys[i]), dtype=np.intp)
+            order = np.asarray(sorted(range(len(keys)), key=sort_key), dtype=np.intp)
         except TypeError:
             order = np.arange(len(keys))
         grid = np.empty(len(keys), dtype=object)
         grid[:] = [keys[i] for i in order]
         return grid, order
+
+    def _level_rank(self) -> dict[Any, int] | None:
+        """An ordered pandas categorical's levels by their position in its categories (the
+        order static PD keeps); ``None`` for other features, whose levels are sorted."""
+        schema = self._schema
+        if schema is None:
+            return None
+        dtype = schema.dtypes[schema.index(str(self.feature_name_))]
+        if not (is_instance(dtype, "pandas", "CategoricalDtype") and dtype.ordered):
+            return None
+        return {_key(c): i for i, c in enumerate(dtype.categories)}
 
     def _deciles(self) -> np.ndarray | None:
         if self.feature_kind_ != "numeric":
@@ -1176,6 +1229,22 @@ def _key(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+#: Values that make a feature a datetime (or a duration): a grid over every distinct one
+#: grows without end. ``pandas.Timestamp`` / ``Timedelta`` subclass the first two.
+_DATETIME_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
+
+
+def _datetime_error(name: str, what: str) -> ValueError:
+    """The refusal of a datetime or duration feature (``what``: its dtype or value type)."""
+    return ValueError(
+        f"{_OWNER}: feature {name!r} holds dates, datetimes or durations ({what}); its grid "
+        "would get one value per distinct timestamp, without end (partial_dependence and "
+        "IncrementalALE refuse them too). Pass the time as a number the model reads, e.g. "
+        f"seconds since the epoch (X[{name!r}].astype('int64') / 1e9 for nanosecond "
+        "datetimes) or days since a start date."
+    )
 
 
 def _is_missing(value: Any) -> bool:

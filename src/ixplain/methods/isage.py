@@ -159,6 +159,12 @@ class IncrementalSAGE(LossGameValues, IncrementalExplainer):
     ----------
     importances_ : ndarray of shape (n_players,)
         Current SAGE values (smoothed or averaged marginal contributions).
+        Before the first explained row it is not an error (River's and ixai's habit, where an
+        explainer that has seen nothing reports nothing): an empty array (shape (0,)) before
+        the first observation, zeros of this shape once the features are known but no row was
+        explained yet (the first row only fills an empty storage, or every row was skipped).
+        ``IncrementalPDP.pd_`` and ``IncrementalALE.ale_`` raise ``NotStartedError`` instead:
+        a curve has no grid before its first row.
     variances_ : ndarray of shape (n_players,)
         Variance of the per-observation contributions (for :meth:`confidence_bound`).
     marginal_loss_, model_loss_ : float

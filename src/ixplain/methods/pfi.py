@@ -1018,6 +1018,13 @@ class IncrementalPFI(IncrementalExplainer):
     Attributes
     ----------
     importances_ : ndarray of shape (n_features,)
+        The current importances (smoothed or averaged per-row loss increases).
+        Before the first explained row it is not an error (River's and ixai's habit, where an
+        explainer that has seen nothing reports nothing): an empty array (shape (0,)) before
+        the first observation, zeros of this shape once the features are known but no row was
+        explained yet (the first row only fills an empty storage, or every row was skipped).
+        ``IncrementalPDP.pd_`` and ``IncrementalALE.ale_`` raise ``NotStartedError`` instead:
+        a curve has no grid before its first row.
     variances_ : ndarray of shape (n_features,)
     feature_names_ : list of str
     n_seen_, n_explained_, n_skipped_ : int
