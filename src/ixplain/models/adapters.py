@@ -274,8 +274,8 @@ class CallableModel(Model):
             self._rows.observe_labels(y)
         elif self._per_row is None:
             labels = self._pending_labels()
-            if len(labels) >= _MAX_PENDING_LABELS:
-                return  # a regression target, not the classes of a classifier
+            if len(labels) >= _MAX_PENDING_LABELS or np.ndim(y) > 1:
+                return  # a regression or multi-output target, not a classifier's classes
             values = y.tolist() if isinstance(y, np.ndarray) else list(np.atleast_1d(y))
             for v in values[: _MAX_PENDING_LABELS - len(labels)]:
                 labels.setdefault(v, None)
