@@ -469,3 +469,53 @@ def test_sage_background_of_another_width():
     """It read "got 2 feature_names for data with 1 columns" (names never given)."""
     with pytest.raises(ValueError, match=r"sage: background has 1 columns; X has 2"):
         ix.sage(_linear, _X2, _linear(_X2), loss="squared_error", background=_X2[:, :1])
+
+
+def test_ipdp_warns_once_past_max_levels_and_points_at_the_caller():
+    """A categorical feature with more than ``MAX_LEVELS`` levels (an identifier column) makes
+    every row cost a model row per level; static PD refuses it, a stream cannot know the
+    count in advance: iPDP warns once, when level ``MAX_LEVELS + 1`` appears, and the warning
+    names the user's line (this file), not ixplain's internals."""
+    import warnings
+
+    import pandas as pd
+
+    from ixplain import IncrementalPDP
+    from ixplain.grids import MAX_LEVELS
+
+    n = MAX_LEVELS + 200
+    df = pd.DataFrame({"id": [f"u{i}" for i in range(n)], "x": np.arange(n, dtype=float)})
+    for chunk in (100, 1):
+        p = IncrementalPDP(lambda Z: np.zeros(len(Z)), "id", random_state=0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for s in range(0, n, chunk):
+                p.explain_many(df.iloc[s:s + chunk])
+        hits = [w for w in caught if "levels" in str(w.message)]
+        assert len(hits) == 1, chunk
+        assert f"more than {MAX_LEVELS:,} levels" in str(hits[0].message)
+        assert hits[0].filename == __file__
+
+
+def test_interactions_to_result_before_any_row_is_not_started():
+    """``IncrementalShapleyInteractions.to_result()`` before any row raises NotStartedError (a
+    ValueError, as before, and an AttributeError, as iPDP's ``pd_`` and iALE's ``ale_``)."""
+    from ixplain import IncrementalShapleyInteractions
+    from ixplain.methods.ipdp import NotStartedError
+
+    e = IncrementalShapleyInteractions(lambda Z: np.asarray(Z).sum(1), loss="squared_error")
+    with pytest.raises(NotStartedError, match="has not explained any observation"):
+        e.to_result()
+
+
+def test_static_pd_datetime_error_does_not_suggest_custom_values():
+    """The datetime refusal comes before ``custom_values`` are read, so it must not offer them
+    (QA: it suggested custom_values, which were then refused too)."""
+    import pandas as pd
+
+    from ixplain import partial_dependence
+
+    X = pd.DataFrame({"t": pd.date_range("2020-01-01", periods=50), "x": np.arange(50.0)})
+    with pytest.raises(ValueError, match="holds dates or durations") as info:
+        partial_dependence(lambda Z: np.zeros(len(Z)), X, ["t"])
+    assert "custom_values" not in str(info.value)

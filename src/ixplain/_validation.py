@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "param_error",
     "refuse_complex_target",
     "refuse_nonfinite",
+    "user_stacklevel",
 ]
 
 
@@ -518,3 +520,23 @@ def check_2d(X: Any, owner: str) -> None:
             f"The 'X' parameter of {owner} must be a table of rows; got one dict record. Pass "
             "a list of records ([x]) or a DataFrame."
         )
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning raised by the caller point at the first frame
+    outside the ixplain package (the user's line), however deep the call came from.
+
+    Returns
+    -------
+    int
+        At least 1 (the caller itself, when called from outside the package).
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

@@ -213,7 +213,7 @@ def feature_grid(
         raise ValueError(
             f"{owner}: feature {name!r} holds dates or durations ({dtype}); a grid over every "
             "distinct timestamp would not end. Give the model a number instead (e.g. "
-            f"df[{name!r}].astype('int64') or days since a start date), or pass custom_values."
+            f"df[{name!r}].astype('int64') or days since a start date)."
         )
     missing = _missing_mask(column)
     has_missing_data = bool(missing.any())

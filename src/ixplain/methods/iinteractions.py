@@ -33,6 +33,7 @@ from ._interaction_core import (
 )
 from ._sage_core import correction_for, resolve_players
 from .interactions import resolve_plan
+from .ipdp import NotStartedError
 from .isage import LossGameValues, check_game_options
 
 if TYPE_CHECKING:
@@ -272,15 +273,16 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
 
         Raises
         ------
-        ValueError
-            Before the first explained observation.
+        NotStartedError
+            Before the first explained observation (a ValueError and an AttributeError, as
+            ``IncrementalPDP.pd_`` raises).
         """
         if self._aggregator.n == 0 or self.players_ is None:
             seen = self.n_seen_
             why = (f"; it has seen {seen} row(s), which only filled its storage (a row met by "
                    "an empty storage has no perturbation data and is not explained, nor are "
                    "skipped rows): explain more rows first") if seen else ""
-            raise ValueError(f"{self._owner} has not explained any observation yet{why}.")
+            raise NotStartedError(f"{self._owner} has not explained any observation yet{why}.")
         assert self._plan is not None
         settings = self._settings()
         settings.update(n_observations=self.n_explained_,

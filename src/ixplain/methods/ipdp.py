@@ -18,8 +18,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._lazy import is_instance
-from .._validation import check_float, check_int, check_options, param_error
+from .._validation import check_float, check_int, check_options, param_error, user_stacklevel
 from ..drift.detector import attach_detector
+from ..grids import MAX_LEVELS
 from ..models import as_model
 from ..results.partial_dependence import PartialDependence
 from ..tabular import Table, _is_na
@@ -1021,9 +1022,20 @@ class IncrementalPDP(IncrementalExplainer):
                     raise _datetime_error(str(self.feature_name_), type(key).__name__)
                 self._store.ids([key])
                 self._cache = ("levels", np.arange(len(self._store), dtype=np.intp))
+                if len(self._store) == MAX_LEVELS + 1:
+                    self._warn_many_levels()
         if self._cache is None:  # only missing levels so far: nothing to evaluate
             return np.empty(0, dtype=np.intp)
         return self._cache[1]
+
+    def _warn_many_levels(self) -> None:
+        """Warn once that a categorical feature passed :data:`~ixplain.grids.MAX_LEVELS`
+        levels (static PD refuses more; a stream cannot know the count in advance)."""
+        warnings.warn(
+            f"{_OWNER}: categorical feature {self.feature_name_!r} has more than "
+            f"{MAX_LEVELS:,} levels; every row is evaluated at each of them ({MAX_LEVELS + 1:,}"
+            " model rows per row, and growing with each new level). An identifier column? "
+            "Give grid= with the levels to show.", RuntimeWarning, stacklevel=user_stacklevel())
 
     def _sorted_ids(self) -> np.ndarray:
         return self._active[self._sorted_active()[1]]
