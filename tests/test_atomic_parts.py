@@ -409,3 +409,33 @@ def test_message_without_labels_slices_only_X() -> None:
             "call explain_many(X[450:]) to continue. Switchable raised RuntimeError")):
         e.explain_many(X[N0:N1])
     assert e.n_seen_ == MARKER
+
+
+def test_failed_check_keeps_the_callback_and_its_undelivered_events() -> None:
+    """The model check that raises is taken back from a checkpoint copy of the detector;
+    pickling drops the callback and the undelivered events, the checkpoint must not: after
+    the failure the callback is still set, and the events found before the failing part of
+    the same call (not yet delivered) are still due."""
+    X, y = stream()
+    X[MARKER, 0] = 0.0
+    size = 100 * (1 + 3)  # the check's probe (see test_failure_in_the_check_a_screen_jump_runs)
+    flags = {"on": False, "copies_only": True, "raised": 0, "size": size}
+    e, _ = make("pfi", "learning", flags)
+    got: list = []
+    det = e.drift_detector
+    det.callback = got.append
+    e.explain_many(X[:N0 - 1], y[:N0 - 1])
+    flags["on"] = True
+    with pytest.raises(ModelEvaluationError, match="no row of this batch was taken"):
+        e.explain_many(X[N0 - 1:N0], y[N0 - 1:N0])  # row 599: a check
+    assert flags["raised"] == 1
+    assert det.callback == got.append
+    flags["on"] = False
+    e.explain_many(X[N0 - 1:], y[N0 - 1:])
+    assert got == list(det.events_)
+    # an undelivered event survives a checkpoint (the restore of a failing check)
+    event = object()
+    det.__dict__["_unsent"] = [event]
+    saved = det._checkpoint()
+    assert saved.callback == got.append and saved.__dict__["_unsent"] == [event]
+    assert saved.__dict__["_unsent"] is not det.__dict__["_unsent"]

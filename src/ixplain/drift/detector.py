@@ -737,7 +737,8 @@ class ExplanationDriftDetector:
     def _checkpoint(self) -> ExplanationDriftDetector:
         """A copy of the detector to go back to (:class:`_HookUndo`): everything but the
         explainer it watches and what never changes (the models its copies froze, the events
-        and their explanations)."""
+        and their explanations). The copy keeps the callback and the events not yet given
+        to it, which pickling (``__getstate__``) drops."""
         memo: dict[int, Any] = {id(self.explainer): self.explainer}
         for frozen in [sh for sh, _, _ in self._shadows] + [self._ref_model]:
             if frozen is not None:  # (and the method objects: caches of what never changes)
@@ -745,7 +746,11 @@ class ExplanationDriftDetector:
                     memo[id(kept)] = kept
         for kept in (*self.events_, *self.loss_changes_, *self._changes):
             memo[id(kept)] = kept
-        return copy.deepcopy(self, memo)
+        saved = copy.deepcopy(self, memo)
+        saved.callback = self.callback
+        if "_unsent" in self.__dict__:
+            saved.__dict__["_unsent"] = list(self.__dict__["_unsent"])
+        return saved
 
     def _cut_offsets(self, start: int, B: int) -> list[int]:
         """Offsets in ``(0, B)`` of a batch starting at stream row ``start`` after which the
