@@ -439,3 +439,34 @@ def test_failed_check_keeps_the_callback_and_its_undelivered_events() -> None:
     saved = det._checkpoint()
     assert saved.callback == got.append and saved.__dict__["_unsent"] == [event]
     assert saved.__dict__["_unsent"] is not det.__dict__["_unsent"]
+
+
+@pytest.mark.parametrize(("method", "kind"), [("pfi", "learning"), ("sage", "learning"),
+                                              ("pfi", "static")])
+def test_explain_one_failure_in_the_detectors_copy_only(method: str, kind: str) -> None:
+    """``explain_one`` on the marker row where only the detector's copies raise: the
+    explainer's own model call succeeded, yet its estimate must not have taken the row
+    (the one-row path fed the aggregator before the detector's hook, which the undo of a
+    failing row does not cover); explaining it again gives the uninterrupted loop. The rows
+    come as dicts, whose conversion finds no NaN: the one-row path."""
+    X, y = stream()
+    rows = [dict(zip(("x0", "x1", "x2"), map(float, x))) for x in X]
+    flags = {"on": False, "copies_only": True, "raised": 0}
+    e, _ = make(method, kind, flags)
+    e.explain_many(X[:N0], y[:N0])
+    for t in range(N0, MARKER):
+        e.explain_one(rows[t], y[t])
+    flags["on"] = True
+    with pytest.raises(ModelEvaluationError, match=re.escape(
+            f"{type(e).__name__}.explain_one: nothing was taken (n_seen_ is still {MARKER})")):
+        e.explain_one(rows[MARKER], y[MARKER])
+    assert flags["raised"] >= 1
+    committed, _ = make(method, kind)
+    committed.explain_many(X[:MARKER], y[:MARKER])
+    assert_same(full_state(e), full_state(committed))
+    flags["on"] = False
+    for t in range(MARKER, MARKER + 60):
+        e.explain_one(rows[t], y[t])
+    reference, _ = make(method, kind)
+    reference.explain_many(X[: MARKER + 60], y[: MARKER + 60])
+    assert_same(full_state(e), full_state(reference))

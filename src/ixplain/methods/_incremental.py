@@ -848,7 +848,6 @@ class IncrementalExplainer:
         if y is not None:
             self._model.observe_labels(y)
         values = losses = None
-        n_before = self.n_explained_
         held = len(storage) > 0
         if held or not self.requires_storage:
             sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
@@ -861,21 +860,24 @@ class IncrementalExplainer:
                                     dtype=np.float64)
             losses = _reported_losses(sampler, 1)
         self._store_rows(cols, slots, y)
-        if values is not None:
-            total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
-            if math.isfinite(total) or np.isfinite(values).all():
-                self._aggregator.update(values[0])
-                self.n_explained_ += 1
+        # finite only if every value is (the sum is cheaper than isfinite.all)
+        finite = values is not None and (math.isfinite(values.sum())
+                                         or bool(np.isfinite(values).all()))
+        if self._on_values is not None:  # (its model calls come before the aggregator's
+            # change, which the undo of a failing part does not cover: _PartUndo)
+            self._on_values(values, np.array([finite]), np.array([self.n_seen_]), cols, y,
+                            losses=losses)
+        if finite:
+            assert values is not None
+            self._aggregator.update(values[0])
+            self.n_explained_ += 1
+        elif values is not None:
+            self.n_skipped_ += 1
+            if _nan_labels(y, np.ones(1, dtype=bool)):
+                message = "1 observation(s) have a NaN or infinite label y"
             else:
-                self.n_skipped_ += 1
-                if _nan_labels(y, np.ones(1, dtype=bool)):
-                    message = "1 observation(s) have a NaN or infinite label y"
-                else:
-                    message = "1 explanation(s) were not finite (does the model return NaN?)"
-                self._warn(message, depth=1)
-        if self._on_values is not None:
-            ok = np.array([self.n_explained_ > n_before])
-            self._on_values(values, ok, np.array([self.n_seen_]), cols, y, losses=losses)
+                message = "1 explanation(s) were not finite (does the model return NaN?)"
+            self._warn(message, depth=1)
         self._after(1)
 
     def _after(self, B: int) -> None:
