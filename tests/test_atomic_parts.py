@@ -470,3 +470,73 @@ def test_explain_one_failure_in_the_detectors_copy_only(method: str, kind: str) 
     reference, _ = make(method, kind)
     reference.explain_many(X[: MARKER + 60], y[: MARKER + 60])
     assert_same(full_state(e), full_state(reference))
+
+
+def test_detector_messages_name_update_and_update_many() -> None:
+    """Rows fed through the detector: the message tells to go on with the method called
+    (``update_many``/``update``), with ``y`` only when the caller gave labels; a failing
+    model call for the labels of ``label_free`` also says that nothing was taken."""
+    X, y = stream()
+    for label_free, labels in ((False, y), (True, None)):
+        flags = {"on": False, "copies_only": False, "raised": 0}
+        e = IncrementalPFI(Switchable(flags), "squared_error", random_state=0, max_batch=150)
+        det = ExplanationDriftDetector(e, label_free=label_free, random_state=3)
+        det.update_many(X[:N0], None if labels is None else labels[:N0])
+        flags["on"], flags["copies_only"] = True, False
+        flags["size"] = 150 if labels is None else None  # (label_free: the labels' call passes)
+        rest = "X[450:], y[450:]" if labels is not None else "X[450:]"
+        with pytest.raises(ModelEvaluationError, match=re.escape(
+                f"call update_many({rest}) to continue.")):
+            det.update_many(X[N0:N1], None if labels is None else labels[N0:N1])
+        flags["size"] = None
+        one = "x, y" if labels is not None else "x"
+        match = (f"IncrementalPFI.explain_one: nothing was taken (n_seen_ is still {MARKER}):"
+                 f" call update({one}) again to retry." if labels is not None else
+                 "ExplanationDriftDetector.update: nothing was taken (n_seen_ is still "
+                 f"{MARKER}): the model's labels")
+        with pytest.raises(ModelEvaluationError, match=re.escape(match)):
+            det.update(X[MARKER], None if labels is None else labels[MARKER])
+        assert e.n_seen_ == MARKER
+
+
+def test_input_error_note_does_not_advise_a_retry_and_names_the_row() -> None:
+    """A NaN with ``nan_policy='raise'`` at batch row 234 (parts of 128 rows): the note says
+    which rows were kept and that the part at batch row 128 was not taken, with no "to
+    continue" (the same rows would raise again); the error names the batch and stream row."""
+    X, y = stream()
+    X[N0 + 234, 1] = np.nan
+    e = IncrementalPFI(lambda Z: Z @ W, "squared_error", random_state=0, max_batch=128,
+                       nan_policy="raise")
+    e.explain_many(X[:N0], y[:N0])
+    with pytest.raises(ValueError, match=re.escape(
+            f"feature 'x1' is NaN or infinite in batch row 234 (stream row {N0 + 234})")) as info:
+        e.explain_many(X[N0:N1], y[N0:N1])
+    assert info.value.__notes__ == [
+        f"IncrementalPFI.explain_many: rows 0-127 of this batch were explained (n_seen_ is now "
+        f"{N0 + 128}); the part starting at batch row 128 (stream row {N0 + 128}) raised and "
+        "nothing of it was taken."]
+    with pytest.raises(ValueError, match=re.escape(
+            f"in the observation (stream row {N0 + 128})")):
+        e.explain_one(np.array([1.0, np.nan, 0.0]), 0.0)
+
+
+def test_keyboard_interrupt_from_the_model_gets_the_note() -> None:
+    """A ``KeyboardInterrupt`` raised by the model (no ``Exception``) also leaves nothing of
+    its part and carries the note saying what was taken and how to go on."""
+    X, y = stream()
+    state = {"calls": 0}
+
+    def model(Z: np.ndarray) -> np.ndarray:
+        state["calls"] += 1
+        if state["calls"] == 3:
+            raise KeyboardInterrupt
+        return Z @ W
+
+    e = IncrementalPFI(model, "squared_error", random_state=0, max_batch=150)
+    with pytest.raises(KeyboardInterrupt) as info:
+        e.explain_many(X[:N0], y[:N0])
+    assert info.value.__notes__ == [
+        "IncrementalPFI.explain_many: rows 0-299 of this batch were explained (n_seen_ is now "
+        "300); the part starting at batch row 300 (stream row 300) raised and nothing of it "
+        "was taken: call explain_many(X[300:], y[300:]) to continue."]
+    assert e.n_seen_ == 300
