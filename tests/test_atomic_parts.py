@@ -409,3 +409,134 @@ def test_message_without_labels_slices_only_X() -> None:
             "call explain_many(X[450:]) to continue. Switchable raised RuntimeError")):
         e.explain_many(X[N0:N1])
     assert e.n_seen_ == MARKER
+
+
+def test_failed_check_keeps_the_callback_and_its_undelivered_events() -> None:
+    """The model check that raises is taken back from a checkpoint copy of the detector;
+    pickling drops the callback and the undelivered events, the checkpoint must not: after
+    the failure the callback is still set, and the events found before the failing part of
+    the same call (not yet delivered) are still due."""
+    X, y = stream()
+    X[MARKER, 0] = 0.0
+    size = 100 * (1 + 3)  # the check's probe (see test_failure_in_the_check_a_screen_jump_runs)
+    flags = {"on": False, "copies_only": True, "raised": 0, "size": size}
+    e, _ = make("pfi", "learning", flags)
+    got: list = []
+    det = e.drift_detector
+    det.callback = got.append
+    e.explain_many(X[:N0 - 1], y[:N0 - 1])
+    flags["on"] = True
+    with pytest.raises(ModelEvaluationError, match="no row of this batch was taken"):
+        e.explain_many(X[N0 - 1:N0], y[N0 - 1:N0])  # row 599: a check
+    assert flags["raised"] == 1
+    assert det.callback == got.append
+    flags["on"] = False
+    e.explain_many(X[N0 - 1:], y[N0 - 1:])
+    assert got == list(det.events_)
+    # an undelivered event survives a checkpoint (the restore of a failing check)
+    event = object()
+    det.__dict__["_unsent"] = [event]
+    saved = det._checkpoint()
+    assert saved.callback == got.append and saved.__dict__["_unsent"] == [event]
+    assert saved.__dict__["_unsent"] is not det.__dict__["_unsent"]
+
+
+@pytest.mark.parametrize(("method", "kind"), [("pfi", "learning"), ("sage", "learning"),
+                                              ("pfi", "static")])
+def test_explain_one_failure_in_the_detectors_copy_only(method: str, kind: str) -> None:
+    """``explain_one`` on the marker row where only the detector's copies raise: the
+    explainer's own model call succeeded, yet its estimate must not have taken the row
+    (the one-row path fed the aggregator before the detector's hook, which the undo of a
+    failing row does not cover); explaining it again gives the uninterrupted loop. The rows
+    come as dicts, whose conversion finds no NaN: the one-row path."""
+    X, y = stream()
+    rows = [dict(zip(("x0", "x1", "x2"), map(float, x))) for x in X]
+    flags = {"on": False, "copies_only": True, "raised": 0}
+    e, _ = make(method, kind, flags)
+    e.explain_many(X[:N0], y[:N0])
+    for t in range(N0, MARKER):
+        e.explain_one(rows[t], y[t])
+    flags["on"] = True
+    with pytest.raises(ModelEvaluationError, match=re.escape(
+            f"{type(e).__name__}.explain_one: nothing was taken (n_seen_ is still {MARKER})")):
+        e.explain_one(rows[MARKER], y[MARKER])
+    assert flags["raised"] >= 1
+    committed, _ = make(method, kind)
+    committed.explain_many(X[:MARKER], y[:MARKER])
+    assert_same(full_state(e), full_state(committed))
+    flags["on"] = False
+    for t in range(MARKER, MARKER + 60):
+        e.explain_one(rows[t], y[t])
+    reference, _ = make(method, kind)
+    reference.explain_many(X[: MARKER + 60], y[: MARKER + 60])
+    assert_same(full_state(e), full_state(reference))
+
+
+def test_detector_messages_name_update_and_update_many() -> None:
+    """Rows fed through the detector: the message tells to go on with the method called
+    (``update_many``/``update``), with ``y`` only when the caller gave labels; a failing
+    model call for the labels of ``label_free`` also says that nothing was taken."""
+    X, y = stream()
+    for label_free, labels in ((False, y), (True, None)):
+        flags = {"on": False, "copies_only": False, "raised": 0}
+        e = IncrementalPFI(Switchable(flags), "squared_error", random_state=0, max_batch=150)
+        det = ExplanationDriftDetector(e, label_free=label_free, random_state=3)
+        det.update_many(X[:N0], None if labels is None else labels[:N0])
+        flags["on"], flags["copies_only"] = True, False
+        flags["size"] = 150 if labels is None else None  # (label_free: the labels' call passes)
+        rest = "X[450:], y[450:]" if labels is not None else "X[450:]"
+        with pytest.raises(ModelEvaluationError, match=re.escape(
+                f"call update_many({rest}) to continue.")):
+            det.update_many(X[N0:N1], None if labels is None else labels[N0:N1])
+        flags["size"] = None
+        one = "x, y" if labels is not None else "x"
+        match = (f"IncrementalPFI.explain_one: nothing was taken (n_seen_ is still {MARKER}):"
+                 f" call update({one}) again to retry." if labels is not None else
+                 "ExplanationDriftDetector.update: nothing was taken (n_seen_ is still "
+                 f"{MARKER}): the model's labels")
+        with pytest.raises(ModelEvaluationError, match=re.escape(match)):
+            det.update(X[MARKER], None if labels is None else labels[MARKER])
+        assert e.n_seen_ == MARKER
+
+
+def test_input_error_note_does_not_advise_a_retry_and_names_the_row() -> None:
+    """A NaN with ``nan_policy='raise'`` at batch row 234 (parts of 128 rows): the note says
+    which rows were kept and that the part at batch row 128 was not taken, with no "to
+    continue" (the same rows would raise again); the error names the batch and stream row."""
+    X, y = stream()
+    X[N0 + 234, 1] = np.nan
+    e = IncrementalPFI(lambda Z: Z @ W, "squared_error", random_state=0, max_batch=128,
+                       nan_policy="raise")
+    e.explain_many(X[:N0], y[:N0])
+    with pytest.raises(ValueError, match=re.escape(
+            f"feature 'x1' is NaN or infinite in batch row 234 (stream row {N0 + 234})")) as info:
+        e.explain_many(X[N0:N1], y[N0:N1])
+    assert info.value.__notes__ == [
+        f"IncrementalPFI.explain_many: rows 0-127 of this batch were explained (n_seen_ is now "
+        f"{N0 + 128}); the part starting at batch row 128 (stream row {N0 + 128}) raised and "
+        "nothing of it was taken."]
+    with pytest.raises(ValueError, match=re.escape(
+            f"in the observation (stream row {N0 + 128})")):
+        e.explain_one(np.array([1.0, np.nan, 0.0]), 0.0)
+
+
+def test_keyboard_interrupt_from_the_model_gets_the_note() -> None:
+    """A ``KeyboardInterrupt`` raised by the model (no ``Exception``) also leaves nothing of
+    its part and carries the note saying what was taken and how to go on."""
+    X, y = stream()
+    state = {"calls": 0}
+
+    def model(Z: np.ndarray) -> np.ndarray:
+        state["calls"] += 1
+        if state["calls"] == 3:
+            raise KeyboardInterrupt
+        return Z @ W
+
+    e = IncrementalPFI(model, "squared_error", random_state=0, max_batch=150)
+    with pytest.raises(KeyboardInterrupt) as info:
+        e.explain_many(X[:N0], y[:N0])
+    assert info.value.__notes__ == [
+        "IncrementalPFI.explain_many: rows 0-299 of this batch were explained (n_seen_ is now "
+        "300); the part starting at batch row 300 (stream row 300) raised and nothing of it "
+        "was taken: call explain_many(X[300:], y[300:]) to continue."]
+    assert e.n_seen_ == 300

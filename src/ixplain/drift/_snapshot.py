@@ -49,7 +49,8 @@ def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
     if undo is not None:
         memo[id(undo)] = None
     clone = copy.deepcopy(explainer, memo)
-    clone.__dict__.pop("_undo", None)
+    for transient in ("_undo", "_batch_start", "_resume_as"):  # (of the call under way)
+        clone.__dict__.pop(transient, None)
     clone._on_values = None
     clone.history_every = 0
     clone.history_ = type(explainer.history_)(maxlen=1)

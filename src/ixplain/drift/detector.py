@@ -13,6 +13,7 @@ import numpy as np
 
 from .._random import root_seed
 from .._validation import (
+    ModelEvaluationError,
     check_allocation,
     check_bool,
     check_float,
@@ -348,14 +349,10 @@ class ExplanationDriftDetector:
             the explainer's ``explain_one`` says so).
         """
         explainer = self._need_explainer("update")
+        given = y is not None
         if y is None and self.label_free:
-            y = pseudo_labels(explainer._model, explainer._make_table(
-                explainer._convert(x, single=True)))[0]
-        self._feeding = self.label_free
-        try:
-            explainer.explain_one(x, y)
-        finally:
-            self._feeding = False
+            y = self._pseudo_labels("update", explainer, x, True, given)[0]
+        self._feed(explainer.explain_one, "update", x, y, given)
         return self
 
     def update_many(self, X: Any, y: Any = None) -> ExplanationDriftDetector:
@@ -379,15 +376,40 @@ class ExplanationDriftDetector:
             explainer's ``explain_many``) names the rows taken and how to go on.
         """
         explainer = self._need_explainer("update_many")
+        given = y is not None
         if y is None and self.label_free:
-            y = pseudo_labels(explainer._model, explainer._make_table(
-                explainer._convert(X, single=False)))
-        self._feeding = self.label_free
+            y = self._pseudo_labels("update_many", explainer, X, False, given)
+        self._feed(explainer.explain_many, "update_many", X, y, given)
+        return self
+
+    def _pseudo_labels(self, method: str, explainer: Any, X: Any, single: bool,
+                       given: bool) -> np.ndarray:
+        """The model's labels of ``X`` for :meth:`update` / :meth:`update_many` with
+        ``label_free``; a failing model call raises a :class:`ModelEvaluationError` saying
+        that nothing was taken (the explainer's message)."""
         try:
-            explainer.explain_many(X, y)
+            return pseudo_labels(explainer._model, explainer._make_table(
+                explainer._convert(X, single=single)))
+        except ModelEvaluationError as exc:
+            arg = "x" if single else "X"
+            raise ModelEvaluationError(
+                f"{_OWNER}.{method}: nothing was taken (n_seen_ is still "
+                f"{explainer.n_seen_}): the model's labels of the rows (label_free=True) "
+                f"could not be computed: call {method}({arg}{', y' if given else ''}) again "
+                f"to retry. {exc}") from exc
+
+    def _feed(self, explain: Any, method: str, X: Any, y: Any, given: bool) -> None:
+        """Explain ``X`` through the explainer's ``explain`` for :meth:`update` /
+        :meth:`update_many` (``given``: the caller gave labels; its error messages name
+        ``method``)."""
+        explainer = self.explainer
+        self._feeding = self.label_free
+        explainer.__dict__["_resume_as"] = (method, given)
+        try:
+            explain(X, y)
         finally:
             self._feeding = False
-        return self
+            explainer.__dict__.pop("_resume_as", None)
 
     def update_values(
         self, values: Any, rows: Any = None, *, feature_names: Any = None, losses: Any = None
@@ -737,7 +759,8 @@ class ExplanationDriftDetector:
     def _checkpoint(self) -> ExplanationDriftDetector:
         """A copy of the detector to go back to (:class:`_HookUndo`): everything but the
         explainer it watches and what never changes (the models its copies froze, the events
-        and their explanations)."""
+        and their explanations). The copy keeps the callback and the events not yet given
+        to it, which pickling (``__getstate__``) drops."""
         memo: dict[int, Any] = {id(self.explainer): self.explainer}
         for frozen in [sh for sh, _, _ in self._shadows] + [self._ref_model]:
             if frozen is not None:  # (and the method objects: caches of what never changes)
@@ -745,7 +768,11 @@ class ExplanationDriftDetector:
                     memo[id(kept)] = kept
         for kept in (*self.events_, *self.loss_changes_, *self._changes):
             memo[id(kept)] = kept
-        return copy.deepcopy(self, memo)
+        saved = copy.deepcopy(self, memo)
+        saved.callback = self.callback
+        if "_unsent" in self.__dict__:
+            saved.__dict__["_unsent"] = list(self.__dict__["_unsent"])
+        return saved
 
     def _cut_offsets(self, start: int, B: int) -> list[int]:
         """Offsets in ``(0, B)`` of a batch starting at stream row ``start`` after which the

@@ -522,8 +522,8 @@ class IncrementalExplainer:
                 self._process_plain(cols, yarr, has_nan)
             else:
                 self._run_part(cols, yarr, has_nan)
-        except Exception as exc:
-            self._raise_part_failed(exc, "explain_one", 0, self.n_seen_)
+        except BaseException as exc:
+            self._raise_part_failed(exc, "explain_one", 0, self.n_seen_, yarr is not None)
         self._deliver_drift()
         return self.importances_
 
@@ -560,23 +560,29 @@ class IncrementalExplainer:
             were explained (n_seen_ is now 1750) ... call explain_many(X[750:], y[750:]) to
             continue``; going on from there gives the state of an uninterrupted run bit for
             bit. The model's error is chained. Any other exception also leaves nothing of its
-            part and gets that as a note.
+            part and gets that as a note (how to go on only for an interruption such as
+            ``KeyboardInterrupt``: a bad input, e.g. a NaN with ``nan_policy='raise'``,
+            whose error names its batch and stream row, would raise again).
         """
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
         n0 = self.n_seen_
-        for s, e in self._parts(B):
-            if s == 0 and e == B:
-                part = cols
-            elif isinstance(cols, Batch):
-                part = cols.rows(slice(s, e))
-            else:
-                part = {k: v[s:e] for k, v in cols.items()}
-            try:
-                self._run_part(part, None if yarr is None else yarr[s:e])
-            except Exception as exc:
-                self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
+        self.__dict__["_batch_start"] = n0  # (the NaN error names the batch row)
+        try:
+            for s, e in self._parts(B):
+                if s == 0 and e == B:
+                    part = cols
+                elif isinstance(cols, Batch):
+                    part = cols.rows(slice(s, e))
+                else:
+                    part = {k: v[s:e] for k, v in cols.items()}
+                try:
+                    self._run_part(part, None if yarr is None else yarr[s:e])
+                except BaseException as exc:
+                    self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
+        finally:
+            self.__dict__.pop("_batch_start", None)
         self._deliver_drift()
         return self.importances_
 
@@ -607,29 +613,35 @@ class IncrementalExplainer:
             self._model._restore_labels(labels)
             raise
 
-    def _raise_part_failed(self, exc: Exception, method: str, start: int, row: int,
+    def _raise_part_failed(self, exc: BaseException, method: str, start: int, row: int,
                            labels: bool = True) -> None:
         """Raise the error of the part that starts at batch row ``start`` (stream row ``row``)
         and raised ``exc`` (the part was taken back): for a :class:`ModelEvaluationError`, a
         new one chained to it whose message says what was committed and how to continue
         (``labels``: whether the call had labels to slice too); any other exception
-        propagates with that as a note."""
+        propagates with that as a note -- with how to go on only for an interruption (a
+        ``BaseException`` such as ``KeyboardInterrupt``): an error of the input (a NaN with
+        ``nan_policy='raise'``) would raise again. The drift detector's ``update`` /
+        ``update_many`` name themselves (``_resume_as``: the method and whether the caller
+        gave labels)."""
         where = f"{self._owner}.{method}"
+        call, labels = self.__dict__.get("_resume_as") or (method, labels)
         if method == "explain_one":
             done = f"nothing was taken (n_seen_ is still {self.n_seen_})"
-            how = "explain the row again to retry"
+            how = f"call {call}(x{', y' if labels else ''}) again to retry"
         elif start == 0:
             done = f"no row of this batch was taken (n_seen_ is still {self.n_seen_})"
-            how = f"call explain_many(X{', y' if labels else ''}) again to retry"
+            how = f"call {call}(X{', y' if labels else ''}) again to retry"
         else:
             done = (f"rows 0-{start - 1} of this batch were explained (n_seen_ is now "
                     f"{self.n_seen_}); the part starting at batch row {start} (stream row "
                     f"{row}) raised and nothing of it was taken")
             rest = f"X[{start}:], y[{start}:]" if labels else f"X[{start}:]"
-            how = f"call explain_many({rest}) to continue"
+            how = f"call {call}({rest}) to continue"
         if isinstance(exc, ModelEvaluationError):
             raise ModelEvaluationError(f"{where}: {done}: {how}. {exc}") from exc
-        exc.add_note(f"{where}: {done}: {how}.")
+        exc.add_note(f"{where}: {done}: {how}." if not isinstance(exc, Exception)
+                     else f"{where}: {done}.")
         raise exc
 
     def _store_rows(self, cols: dict[str, np.ndarray], slots: np.ndarray,
@@ -848,7 +860,6 @@ class IncrementalExplainer:
         if y is not None:
             self._model.observe_labels(y)
         values = losses = None
-        n_before = self.n_explained_
         held = len(storage) > 0
         if held or not self.requires_storage:
             sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
@@ -861,21 +872,24 @@ class IncrementalExplainer:
                                     dtype=np.float64)
             losses = _reported_losses(sampler, 1)
         self._store_rows(cols, slots, y)
-        if values is not None:
-            total = values.sum()  # finite only if every value is (cheaper than isfinite.all)
-            if math.isfinite(total) or np.isfinite(values).all():
-                self._aggregator.update(values[0])
-                self.n_explained_ += 1
+        # finite only if every value is (the sum is cheaper than isfinite.all)
+        finite = values is not None and (math.isfinite(values.sum())
+                                         or bool(np.isfinite(values).all()))
+        if self._on_values is not None:  # (its model calls come before the aggregator's
+            # change, which the undo of a failing part does not cover: _PartUndo)
+            self._on_values(values, np.array([finite]), np.array([self.n_seen_]), cols, y,
+                            losses=losses)
+        if finite:
+            assert values is not None
+            self._aggregator.update(values[0])
+            self.n_explained_ += 1
+        elif values is not None:
+            self.n_skipped_ += 1
+            if _nan_labels(y, np.ones(1, dtype=bool)):
+                message = "1 observation(s) have a NaN or infinite label y"
             else:
-                self.n_skipped_ += 1
-                if _nan_labels(y, np.ones(1, dtype=bool)):
-                    message = "1 observation(s) have a NaN or infinite label y"
-                else:
-                    message = "1 explanation(s) were not finite (does the model return NaN?)"
-                self._warn(message, depth=1)
-        if self._on_values is not None:
-            ok = np.array([self.n_explained_ > n_before])
-            self._on_values(values, ok, np.array([self.n_seen_]), cols, y, losses=losses)
+                message = "1 explanation(s) were not finite (does the model return NaN?)"
+            self._warn(message, depth=1)
         self._after(1)
 
     def _after(self, B: int) -> None:
@@ -928,14 +942,24 @@ class IncrementalExplainer:
         if not bad.any():
             return cols, y, None
         if self.nan_policy == "raise":
-            raise ValueError(
-                f"{self._owner}: {first_bad} is NaN or infinite in an observation "
-                "(nan_policy='raise'; use nan_policy='skip' to skip such rows)."
-            )
+            self._raise_nan(cols, y, int(np.argmax(bad)), numeric)
         self.n_skipped_ += int(bad.sum())
         self._warn(f"observations with NaN or infinite values (first in {first_bad})")
         good = ~bad
         return {k: v[good] for k, v in cols.items()}, None if y is None else y[good], good
+
+    def _raise_nan(self, cols: dict[str, np.ndarray], y: np.ndarray | None, i: int,
+                   numeric: list[str]) -> None:
+        """The ``nan_policy='raise'`` error for row ``i`` of the part, the first bad one:
+        names its first bad value and the row (of the caller's batch, and of the stream)."""
+        what = next((f"feature {n!r}" for n in numeric if not np.isfinite(cols[n][i])),
+                    "the label y")
+        start = self.__dict__.get("_batch_start")
+        stream_row = self.n_seen_ + i
+        where = (f"batch row {stream_row - start} (stream row {stream_row})"
+                 if start is not None else f"the observation (stream row {stream_row})")
+        raise ValueError(f"{self._owner}: {what} is NaN or infinite in {where} "
+                         "(nan_policy='raise'; use nan_policy='skip' to skip such rows).")
 
     # ------------------------------------------------------------------ conversion
     def _init_schema(self, table: Table) -> None:
