@@ -284,3 +284,31 @@ def test_the_ipdp_of_a_feature_whose_first_value_is_missing_uses_its_levels():
     levels = dict(zip(list(grid), ice[0]))
     assert set(levels) == {"x", "y"} and set(p.pd_.grid_values[0]) == {"x", "y"}
     assert levels["x"] - levels["y"] == 1.0
+
+
+@pytest.mark.parametrize("first", [None, float("nan")])
+def test_a_series_row_whose_first_string_value_is_missing_follows_the_dict_rule(first):
+    """Rows of a DataFrame given one at a time (iterrows): pandas makes the first row's missing
+    'c' a float NaN in a float64 Series, which fixed 'c' as numeric and its first string
+    crashed. A Series row follows the dict rule; reference: the same rows as dict records
+    whose first 'c' is NaN (what the Series row holds), importances equal bit for bit (the
+    model reads columns of either input) and that row skipped in both."""
+    rows, y = _ac_rows(30)
+    frame = pd.DataFrame([{"a": 0.1, "c": first}, *rows])
+    rows = [{"a": 0.1, "c": float("nan")}, *rows]
+    y = [0.1, *y]
+
+    def model(X):
+        X = pd.DataFrame(list(X)) if not isinstance(X, pd.DataFrame) else X
+        return X["a"].to_numpy(dtype=float) + (X["c"] == "x").to_numpy()
+
+    runs = []
+    for as_series in (False, True):
+        e = IncrementalPFI(model, "squared_error", random_state=0)
+        with pytest.warns(RuntimeWarning, match="skipped"):
+            for (_, row), r, t in zip(frame.iterrows(), rows, y):
+                e.explain_one(row if as_series else r, t)
+        assert e._schema.kinds == ("numeric", "categorical") and e.n_skipped_ == 1
+        runs.append(e.importances_)
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert runs[1][1] > 0

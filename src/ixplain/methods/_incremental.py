@@ -85,7 +85,8 @@ In every policy an explanation value that comes out non-finite (e.g. a model ret
 not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite.
 
 A missing value does not fix a feature's kind: a feature whose values so far were all missing
-(a first record's NaN, a CSV's empty cell) becomes categorical at its first string, as long as
+(a first record's NaN, a CSV's empty cell, the NaN pandas makes of a None in a Series row)
+becomes categorical at its first string, as long as
 no row is stored (with ``"skip"`` or ``"raise"`` the rows with its NaN were not; with
 ``"pass"`` a string after stored rows raises, so give the first rows in one ``explain_many``
 batch: its kinds are read from all its rows). A level that a pandas categorical's categories
@@ -938,7 +939,7 @@ class IncrementalExplainer:
         return {k: v[good] for k, v in cols.items()}, None if y is None else y[good], good
 
     # ------------------------------------------------------------------ conversion
-    def _init_schema(self, table: Table) -> None:
+    def _init_schema(self, table: Table, row: bool = False) -> None:
         names = self.feature_names
         if names is not None and table.schema.source != "numpy":
             table = table.select(names)
@@ -955,7 +956,7 @@ class IncrementalExplainer:
         self.storage._check_compatible(schema, self._owner)
         self._schema = schema
         self.feature_names_ = list(table.names)
-        self._unsure = _missing_only(table)
+        self._unsure = _missing_only(table, row)
 
     def _settle_kinds(self, columns: Mapping[str, Any]) -> None:
         """Decide the kind of the features whose values were all missing so far (a first
@@ -1080,7 +1081,9 @@ class IncrementalExplainer:
         if isinstance(X, Table):
             table = X
         elif is_instance(X, "pandas", "Series"):
-            table = as_table(X, owner=self._owner)
+            # a row's dtype is the row's, not its features' (pandas makes a None NaN in a
+            # float row): a missing value in it does not fix its feature's kind, as in a dict
+            return self._table_columns(as_table(X, owner=self._owner), single, row=True)
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
             return self._convert_records(X)
         else:
@@ -1113,8 +1116,10 @@ class IncrementalExplainer:
                 f"{list(self._schema.names)}."
             )
 
-    def _table_columns(self, table: Table, single: bool) -> dict[str, np.ndarray]:
-        """A table's columns in the explainer's schema (fixed by the first table)."""
+    def _table_columns(self, table: Table, single: bool,
+                       row: bool = False) -> dict[str, np.ndarray]:
+        """A table's columns in the explainer's schema (fixed by the first table; ``row``: the
+        table is one pandas Series, whose dtypes say nothing of a missing value's kind)."""
         if not table.columns:
             raise ValueError(f"{self._owner} got observations without features (0 columns).")
         if table.n_rows == 0:
@@ -1125,7 +1130,7 @@ class IncrementalExplainer:
                 "(use explain_many)."
             )
         if self._schema is None:
-            self._init_schema(table)
+            self._init_schema(table, row)
         assert self._schema is not None
         if table.names != self._schema.names:
             missing = [n for n in self._schema.names if n not in table.names]
@@ -1339,13 +1344,14 @@ def _is_missing(v: Any) -> bool:
     return _is_na(v) or (isinstance(v, float) and v != v)
 
 
-def _missing_only(table: Table) -> list[str]:
-    """The features of ``table`` read from objects (records, object arrays or columns) whose
-    values are all missing: their kind (numeric or categorical) is not known yet."""
+def _missing_only(table: Table, row: bool = False) -> list[str]:
+    """The features of ``table`` read from objects (records, object arrays or columns, or any
+    pandas Series row if ``row``) whose values are all missing: their kind (numeric or
+    categorical) is not known yet."""
     schema = table.schema
     return [
         name for name, dtype in zip(schema.names, schema.dtypes)
-        if (schema.source == "records" or getattr(dtype, "kind", None) == "O")
+        if (row or schema.source == "records" or getattr(dtype, "kind", None) == "O")
         and all(_is_missing(v) for v in table.columns[name])
     ]
 
