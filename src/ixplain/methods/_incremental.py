@@ -120,7 +120,9 @@ from .._validation import (
     refuse_complex_target,
 )
 from ..aggregation import EWMean, Mean
+from ..losses import refuse_unusable_labels
 from ..models import as_model
+from ..models.adapters import BoosterModel, RiverModel, SklearnModel
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
 from ..tabular import Schema, Table, _all_numbers, _is_na, as_table
@@ -763,6 +765,8 @@ class IncrementalExplainer:
     ) -> None:
         """Explain, store and aggregate a batch of rows (the stream's next ``B`` rows)."""
         B = len(next(iter(cols.values())))
+        if y is not None and not len(self.storage):
+            self._refuse_first_labels(y)
         if has_nan is False and y is not None and y.dtype.kind == "f" and not np.isfinite(y).all():
             has_nan = None  # ``has_nan`` speaks of the features: a NaN label goes to the policy
         if B == 1 and (has_nan is False or self.nan_policy == "pass"):
@@ -778,6 +782,19 @@ class IncrementalExplainer:
             self._on_values(values, np.zeros(len(rows), dtype=bool) if ok is None else ok, rows,
                             cols, y, losses=losses)
         self._aggregate(values, ok, rows, B)
+
+    def _refuse_first_labels(self, y: np.ndarray) -> None:
+        """Refuse labels the loss refuses before any row is stored (the first rows, which no
+        model call evaluates, were taken with only a warning; the second row raised), for a
+        model whose classes are fixed (scikit-learn, a booster, a River model given
+        ``classes``; a River model learns its classes from the stream: it warns instead).
+        The adapter's warning comes first, as for later rows."""
+        loss, model = getattr(self, "_loss", None), self._model
+        fixed = isinstance(model, (SklearnModel, BoosterModel)) or (
+            isinstance(model, RiverModel) and model._fixed_classes)
+        if loss is not None and fixed:
+            model.observe_labels(y)  # its warning first, as for the later rows
+            refuse_unusable_labels(loss, y, model.classes_)
 
     def _values(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, rows: np.ndarray
