@@ -23,7 +23,8 @@ def _tiny_slope(A):
 @pytest.mark.parametrize(
     ("lo", "hi"),
     [(0.0, 5e307), (-5e307, 0.0), (-1e308, 1e308), (-1.7e308, 1.7e308), (0.0, 1e-310),
-     (0.0, 3e-322), (5e307, 5e307 * (1 + 1e-15))],
+     (0.0, 3e-322), (5e307, 5e307 * (1 + 1e-15)), (-5e-324, 5e-324), (0.0, 5e-324),
+     (-5e-324, 0.0)],
 )
 @pytest.mark.parametrize("resolution", [2, 20, 100])
 def test_lattice_of_extreme_ranges(lo, hi, resolution):
@@ -98,6 +99,41 @@ def test_ipdp_subnormal_spread():
     assert e.n_explained_ == 50
     assert len(grid) > 2 and (np.diff(grid) > 0).all()
     assert 0.0 <= grid[0] and grid[-1] <= X[:, 0].max()
+
+
+def _huge_slope(A):
+    """``f(x) = 1e308 * x0 + x1``: additive, so every ICE curve at ``v`` is ``1e308 v + x1``."""
+    A = np.asarray(A, dtype=np.float64)
+    return A[:, 0] * 1e308 + A[:, 1]
+
+
+def test_ipdp_at_the_smallest_subnormal():
+    """x0 in {-5e-324, 0, 5e-324} (the smallest subnormal): ``hi / grid_resolution`` underflows
+    to 0 and the ladder took log10(0) (a math domain error). Now the grid is the three floats
+    (the finest step 5e-324), the batch and the loop of explain_one agree bit for bit, and the
+    PD is linear in the model: that of :func:`_huge_slope` minus that of ``f(x) = x1`` on the
+    same rows is ``1e308 v``: exactly 0 at v = 0 (the same model values), and -+4.9e-16 at the
+    ends (up to the rounding of means of O(1) values, 2e-16)."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.choice([0.0, 5e-324, -5e-324], 60), rng.normal(size=60)])
+    kw = dict(percentiles=(0.0, 1.0), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        many = ix.IncrementalPDP(_huge_slope, "x0", **kw)
+        many.explain_many(X, _huge_slope(X))
+        one = ix.IncrementalPDP(_huge_slope, "x0", **kw)
+        for x in X:
+            one.explain_one(x)
+        pd_many, pd_one = many.pd_, one.pd_
+    assert many.n_explained_ == one.n_explained_ == len(X)
+    np.testing.assert_array_equal(pd_many.grid_values[0], [-5e-324, 0.0, 5e-324])
+    np.testing.assert_array_equal(pd_one.grid_values[0], pd_many.grid_values[0])
+    np.testing.assert_array_equal(pd_many.average, pd_one.average)
+    plain = ix.IncrementalPDP(lambda A: np.asarray(A, dtype=np.float64)[:, 1], "x0", **kw)
+    plain.explain_many(X, X[:, 1])
+    diff = pd_many.average[0] - plain.pd_.average[0]
+    assert diff[1] == 0.0 and diff[0] < 0.0 < diff[2]
+    np.testing.assert_allclose(diff, pd_many.grid_values[0] * 1e308, rtol=0, atol=2.5e-16)
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(1.0, 1.0 + 4e-16), (1e6, 1e6 + 1e-9), (-3.0, -3.0 + 1e-14)])

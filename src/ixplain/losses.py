@@ -214,6 +214,43 @@ def _zero_one(y: np.ndarray, p: np.ndarray, classes: Any) -> np.ndarray:
     )
 
 
+def refuse_unusable_labels(loss: Loss, y_true: Any, classes: Any) -> None:
+    """Refuse the labels ``y_true`` as ``loss`` would on the rows' predictions, without them:
+    for the stream explainers' first rows, which no model call evaluates (nothing is stored
+    yet), so that the first row is refused as the later ones are (it was taken, with a
+    warning, and the second row raised).
+
+    Parameters
+    ----------
+    loss : Loss
+        Only the built-in ``zero_one``, ``log_loss`` and ``brier`` check labels; other losses
+        pass.
+    y_true : array-like of shape (n,)
+        The labels.
+    classes : array-like of shape (n_classes,) or None
+        The model's fixed classes (None: nothing to check).
+
+    Raises
+    ------
+    ValueError
+        ``zero_one``: for a label of another type than all of the classes (a label of their
+        type that the model lacks counts wrong, as in :func:`zero_one`); ``log_loss`` and
+        ``brier``: for any label that is not one of the classes. A missing label (None,
+        NaN) passes.
+    """
+    y = np.asarray(y_true)
+    if classes is None or y.ndim != 1:
+        return
+    if y.dtype.kind in "fO":  # a missing label is the nan_policy's, not the loss's
+        y = y[[not (v is None or (isinstance(v, float) and v != v)) for v in y.tolist()]]
+    if len(y) == 0:
+        return
+    if loss.function is zero_one:
+        _refuse_foreign_labels(y, classes, np.ones(len(y)))
+    elif loss.function is log_loss or loss.function is brier:
+        _as_index(y, classes)
+
+
 def _label_family(v: Any) -> str:
     """``"number"`` (bool included: ``True == 1``), ``"text"`` or the type's name."""
     if isinstance(v, (bool, int, float, np.number, np.bool_)):

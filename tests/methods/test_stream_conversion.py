@@ -284,3 +284,84 @@ def test_the_ipdp_of_a_feature_whose_first_value_is_missing_uses_its_levels():
     levels = dict(zip(list(grid), ice[0]))
     assert set(levels) == {"x", "y"} and set(p.pd_.grid_values[0]) == {"x", "y"}
     assert levels["x"] - levels["y"] == 1.0
+
+
+@pytest.mark.parametrize("first", [None, float("nan")])
+def test_a_series_row_whose_first_string_value_is_missing_follows_the_dict_rule(first):
+    """Rows of a DataFrame given one at a time (iterrows): pandas makes the first row's missing
+    'c' a float NaN in a float64 Series, which fixed 'c' as numeric and its first string
+    crashed. A Series row follows the dict rule; reference: the same rows as dict records
+    whose first 'c' is NaN (what the Series row holds), importances equal bit for bit (the
+    model reads columns of either input) and that row skipped in both."""
+    rows, y = _ac_rows(30)
+    frame = pd.DataFrame([{"a": 0.1, "c": first}, *rows])
+    rows = [{"a": 0.1, "c": float("nan")}, *rows]
+    y = [0.1, *y]
+
+    def model(X):
+        X = pd.DataFrame(list(X)) if not isinstance(X, pd.DataFrame) else X
+        return X["a"].to_numpy(dtype=float) + (X["c"] == "x").to_numpy()
+
+    runs = []
+    for as_series in (False, True):
+        e = IncrementalPFI(model, "squared_error", random_state=0)
+        with pytest.warns(RuntimeWarning, match="skipped"):
+            for (_, row), r, t in zip(frame.iterrows(), rows, y):
+                e.explain_one(row if as_series else r, t)
+        assert e._schema.kinds == ("numeric", "categorical") and e.n_skipped_ == 1
+        runs.append(e.importances_)
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert runs[1][1] > 0
+
+
+def _str_class_stream(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, np.where(X[:, 0] > 0, "yes", "no"), (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize(("loss", "match"), [
+    ("zero_one", r"The true label 1 is not one of the model's classes \['no', 'yes'\] \(int, "),
+    ("log_loss", r"The true label 1 is not one of the model's classes \['no', 'yes'\]\.")])
+def test_the_first_row_with_labels_of_another_type_is_refused_as_the_later_ones(loss, match):
+    """A scikit-learn classifier of str classes, int labels: the first explain_one only warned
+    and took the row (n_seen_ 1, importances 0: nothing is stored, so no loss was computed);
+    the second raised. Now the first raises the same error (after the adapter's warning) and
+    takes nothing, as the batch does; a label of the classes' type that the model lacks is still taken (counted wrong)."""
+    from sklearn.linear_model import LogisticRegression
+
+    X, ys, yi = _str_class_stream()
+    m = LogisticRegression().fit(X, ys)
+    for rows, labels in ((X[0], yi[0]), (X[:5], yi[:5])):
+        e = IncrementalPFI(m, loss, random_state=0)
+        with pytest.warns(RuntimeWarning, match="None of the labels y"):  # the adapter's
+            for _ in range(2):
+                with pytest.raises(ValueError, match=match):
+                    (e.explain_one if rows.ndim == 1 else e.explain_many)(rows, labels)
+                assert e.n_seen_ == 0
+    e = IncrementalPFI(m, "zero_one", random_state=0)
+    with pytest.warns(RuntimeWarning, match=r"None of the labels y \('maybe'"):
+        e.explain_one(X[0], "maybe")
+    e.explain_one(X[1], ys[1])
+    assert e.n_seen_ == 2
+
+
+@pytest.mark.parametrize("mode", ["one", "many"])
+def test_a_river_classifier_with_labels_of_another_type_warns_once(mode):
+    """River learns its classes from the stream, so labels are not refused; but int labels for
+    a tree of str classes warn once, in an explain_one loop as in explain_many."""
+    from river import tree
+
+    X, ys, yi = _str_class_stream()
+    recs = [dict(zip("abc", map(float, r))) for r in X]
+    rm = tree.HoeffdingTreeClassifier()
+    for r, t in zip(recs, ys):
+        rm.learn_one(r, t)
+    e = IncrementalPFI(rm, "zero_one", random_state=0)
+    with pytest.warns(RuntimeWarning, match="None of the labels y") as record:
+        if mode == "one":
+            for r, t in zip(recs, yi.tolist()):
+                e.explain_one(r, t)
+        else:
+            e.explain_many(recs, yi.tolist())
+    assert sum("None of the labels y" in str(w.message) for w in record) == 1

@@ -85,7 +85,8 @@ In every policy an explanation value that comes out non-finite (e.g. a model ret
 not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite.
 
 A missing value does not fix a feature's kind: a feature whose values so far were all missing
-(a first record's NaN, a CSV's empty cell) becomes categorical at its first string, as long as
+(a first record's NaN, a CSV's empty cell, the NaN pandas makes of a None in a Series row)
+becomes categorical at its first string, as long as
 no row is stored (with ``"skip"`` or ``"raise"`` the rows with its NaN were not; with
 ``"pass"`` a string after stored rows raises, so give the first rows in one ``explain_many``
 batch: its kinds are read from all its rows). A level that a pandas categorical's categories
@@ -119,7 +120,9 @@ from .._validation import (
     refuse_complex_target,
 )
 from ..aggregation import EWMean, Mean
+from ..losses import refuse_unusable_labels
 from ..models import as_model
+from ..models.adapters import BoosterModel, RiverModel, SklearnModel
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
 from ..tabular import Schema, Table, _all_numbers, _is_na, as_table
@@ -774,6 +777,8 @@ class IncrementalExplainer:
     ) -> None:
         """Explain, store and aggregate a batch of rows (the stream's next ``B`` rows)."""
         B = len(next(iter(cols.values())))
+        if y is not None and not len(self.storage):
+            self._refuse_first_labels(y)
         if has_nan is False and y is not None and y.dtype.kind == "f" and not np.isfinite(y).all():
             has_nan = None  # ``has_nan`` speaks of the features: a NaN label goes to the policy
         if B == 1 and (has_nan is False or self.nan_policy == "pass"):
@@ -789,6 +794,19 @@ class IncrementalExplainer:
             self._on_values(values, np.zeros(len(rows), dtype=bool) if ok is None else ok, rows,
                             cols, y, losses=losses)
         self._aggregate(values, ok, rows, B)
+
+    def _refuse_first_labels(self, y: np.ndarray) -> None:
+        """Refuse labels the loss refuses before any row is stored (the first rows, which no
+        model call evaluates, were taken with only a warning; the second row raised), for a
+        model whose classes are fixed (scikit-learn, a booster, a River model given
+        ``classes``; a River model learns its classes from the stream: it warns instead).
+        The adapter's warning comes first, as for later rows."""
+        loss, model = getattr(self, "_loss", None), self._model
+        fixed = isinstance(model, (SklearnModel, BoosterModel)) or (
+            isinstance(model, RiverModel) and model._fixed_classes)
+        if loss is not None and fixed:
+            model.observe_labels(y)  # its warning first, as for the later rows
+            refuse_unusable_labels(loss, y, model.classes_)
 
     def _values(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, rows: np.ndarray
@@ -962,7 +980,7 @@ class IncrementalExplainer:
                          "(nan_policy='raise'; use nan_policy='skip' to skip such rows).")
 
     # ------------------------------------------------------------------ conversion
-    def _init_schema(self, table: Table) -> None:
+    def _init_schema(self, table: Table, row: bool = False) -> None:
         names = self.feature_names
         if names is not None and table.schema.source != "numpy":
             table = table.select(names)
@@ -979,7 +997,7 @@ class IncrementalExplainer:
         self.storage._check_compatible(schema, self._owner)
         self._schema = schema
         self.feature_names_ = list(table.names)
-        self._unsure = _missing_only(table)
+        self._unsure = _missing_only(table, row)
 
     def _settle_kinds(self, columns: Mapping[str, Any]) -> None:
         """Decide the kind of the features whose values were all missing so far (a first
@@ -1104,7 +1122,9 @@ class IncrementalExplainer:
         if isinstance(X, Table):
             table = X
         elif is_instance(X, "pandas", "Series"):
-            table = as_table(X, owner=self._owner)
+            # a row's dtype is the row's, not its features' (pandas makes a None NaN in a
+            # float row): a missing value in it does not fix its feature's kind, as in a dict
+            return self._table_columns(as_table(X, owner=self._owner), single, row=True)
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
             return self._convert_records(X)
         else:
@@ -1137,8 +1157,10 @@ class IncrementalExplainer:
                 f"{list(self._schema.names)}."
             )
 
-    def _table_columns(self, table: Table, single: bool) -> dict[str, np.ndarray]:
-        """A table's columns in the explainer's schema (fixed by the first table)."""
+    def _table_columns(self, table: Table, single: bool,
+                       row: bool = False) -> dict[str, np.ndarray]:
+        """A table's columns in the explainer's schema (fixed by the first table; ``row``: the
+        table is one pandas Series, whose dtypes say nothing of a missing value's kind)."""
         if not table.columns:
             raise ValueError(f"{self._owner} got observations without features (0 columns).")
         if table.n_rows == 0:
@@ -1149,7 +1171,7 @@ class IncrementalExplainer:
                 "(use explain_many)."
             )
         if self._schema is None:
-            self._init_schema(table)
+            self._init_schema(table, row)
         assert self._schema is not None
         if table.names != self._schema.names:
             missing = [n for n in self._schema.names if n not in table.names]
@@ -1363,13 +1385,14 @@ def _is_missing(v: Any) -> bool:
     return _is_na(v) or (isinstance(v, float) and v != v)
 
 
-def _missing_only(table: Table) -> list[str]:
-    """The features of ``table`` read from objects (records, object arrays or columns) whose
-    values are all missing: their kind (numeric or categorical) is not known yet."""
+def _missing_only(table: Table, row: bool = False) -> list[str]:
+    """The features of ``table`` read from objects (records, object arrays or columns, or any
+    pandas Series row if ``row``) whose values are all missing: their kind (numeric or
+    categorical) is not known yet."""
     schema = table.schema
     return [
         name for name, dtype in zip(schema.names, schema.dtypes)
-        if (schema.source == "records" or getattr(dtype, "kind", None) == "O")
+        if (row or schema.source == "records" or getattr(dtype, "kind", None) == "O")
         and all(_is_missing(v) for v in table.columns[name])
     ]
 

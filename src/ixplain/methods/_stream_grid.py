@@ -292,7 +292,10 @@ def lattice_count(lo: float, hi: float, step: Step) -> int:
 
 
 def _ladder_below(width: float) -> Step:
-    """The largest ladder step <= ``width`` (``width`` > 0), at least :data:`_FINEST`."""
+    """The largest ladder step <= ``width``, at least :data:`_FINEST` (also for ``width`` 0:
+    ``hi / grid_resolution`` underflows to 0 for values at the smallest subnormal, 5e-324)."""
+    if not width > 0.0:
+        return _FINEST
     e = math.floor(math.log10(width))
     best: Step = (5, e - 1)
     for m in _MANTISSAS:
