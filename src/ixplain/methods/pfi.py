@@ -533,7 +533,7 @@ def permutation_importance(
     >>> r = permutation_importance(lambda A: 2 * A[:, 0] + A[:, 1], X, y,
     ...                            loss="squared_error", n_repeats=3, random_state=0)
     >>> r.importances_mean.round(1)  # 2 * beta**2 * Var(x) = 8, 2, 0
-    array([7.7, 1.9, 0. ])
+    array([7.7, 1.7, 0. ])
     """
     owner = "permutation_importance"
     _check_loss_or_scoring(loss, scoring, response_method, owner)
