@@ -226,18 +226,7 @@ def test_explain_one_takes_nothing_of_a_failing_row(method: str, kind: str | Non
     for t in range(N0, MARKER):
         e.explain_one(X[t], y[t])
     flags["on"] = True
-    with pytest.raises(ModelEvaluationError, match=re.escape(
-            f"{type(e).__name__}.explain_one: nothing was taken (n_seen_ is still {MARKER})")):
-        e.explain_one(X[MARKER], y[MARKER])
-    committed, _ = make(method, kind)
-    committed.explain_many(X[:MARKER], y[:MARKER])
-    assert_same(full_state(e), full_state(committed))
-    flags["on"] = False
-    for t in range(MARKER, MARKER + 60):
-        e.explain_one(X[t], y[t])
-    reference, _ = make(method, kind)
-    reference.explain_many(X[: MARKER + 60], y[: MARKER + 60])
-    assert_same(full_state(e), full_state(reference))
+    _fail_the_marker_row_then_go_on(e, flags, method, kind, X, y, X)
 
 
 @pytest.mark.parametrize(("method", "kind"), [("pfi", "learning"), ("sage", "learning"),
@@ -457,19 +446,8 @@ def test_explain_one_failure_in_the_detectors_copy_only(method: str, kind: str) 
     for t in range(N0, MARKER):
         e.explain_one(rows[t], y[t])
     flags["on"] = True
-    with pytest.raises(ModelEvaluationError, match=re.escape(
-            f"{type(e).__name__}.explain_one: nothing was taken (n_seen_ is still {MARKER})")):
-        e.explain_one(rows[MARKER], y[MARKER])
+    _fail_the_marker_row_then_go_on(e, flags, method, kind, X, y, rows)
     assert flags["raised"] >= 1
-    committed, _ = make(method, kind)
-    committed.explain_many(X[:MARKER], y[:MARKER])
-    assert_same(full_state(e), full_state(committed))
-    flags["on"] = False
-    for t in range(MARKER, MARKER + 60):
-        e.explain_one(rows[t], y[t])
-    reference, _ = make(method, kind)
-    reference.explain_many(X[: MARKER + 60], y[: MARKER + 60])
-    assert_same(full_state(e), full_state(reference))
 
 
 def test_detector_messages_name_update_and_update_many() -> None:
@@ -540,3 +518,21 @@ def test_keyboard_interrupt_from_the_model_gets_the_note() -> None:
         "300); the part starting at batch row 300 (stream row 300) raised and nothing of it "
         "was taken: call explain_many(X[300:], y[300:]) to continue."]
     assert e.n_seen_ == 300
+
+
+def _fail_the_marker_row_then_go_on(e, flags, method, kind, X, y, rows) -> None:
+    """``explain_one(rows[MARKER])`` raises "nothing was taken" (the model fails while
+    ``flags["on"]``): ``e`` equals an explainer given only the rows before it; with the model
+    mended, the marker row and 59 more give the state of the uninterrupted stream."""
+    with pytest.raises(ModelEvaluationError, match=re.escape(
+            f"{type(e).__name__}.explain_one: nothing was taken (n_seen_ is still {MARKER})")):
+        e.explain_one(rows[MARKER], y[MARKER])
+    committed, _ = make(method, kind)
+    committed.explain_many(X[:MARKER], y[:MARKER])
+    assert_same(full_state(e), full_state(committed))
+    flags["on"] = False
+    for t in range(MARKER, MARKER + 60):
+        e.explain_one(rows[t], y[t])
+    reference, _ = make(method, kind)
+    reference.explain_many(X[: MARKER + 60], y[: MARKER + 60])
+    assert_same(full_state(e), full_state(reference))
