@@ -230,20 +230,7 @@ def feature_grid(
         )
 
     if kind == "categorical":
-        levels = _sorted_levels(present)
-        if len(levels) > MAX_LEVELS:
-            raise ValueError(
-                f"{owner}: feature {name!r} has {len(levels):,} distinct levels (more than "
-                f"{MAX_LEVELS:,}); every row would be evaluated at each of them "
-                f"({len(levels) * table.n_rows:,} model rows). Give the levels to show with "
-                f"custom_values={{{name!r}: [...]}}, or leave the feature out."
-            )
-        if is_instance(dtype, "pandas", "CategoricalDtype") and dtype.ordered:
-            order = {c: i for i, c in enumerate(dtype.categories)}
-            levels = np.asarray(sorted(levels, key=lambda v: order[v]), dtype=object)
-        if has_missing_data:
-            levels = np.append(np.asarray(levels, dtype=object), np.nan)
-        return FeatureGrid(name, levels, kind, "unique", has_missing_data, None)
+        return _categorical_grid(present, dtype, name, has_missing_data, table.n_rows, owner)
 
     x, present = _finite(_as_numeric(present), present, name, owner)
     uniques = np.unique(x)
@@ -267,6 +254,27 @@ def feature_grid(
     if add_nan:
         values = np.append(np.asarray(values, dtype=np.float64), np.nan)
     return FeatureGrid(name, np.asarray(values), kind, rule, add_nan, deciles)
+
+
+def _categorical_grid(present: Any, dtype: Any, name: str, has_missing: bool, n_rows: int,
+                      owner: str) -> FeatureGrid:
+    """The grid of a categorical feature: its levels, sorted (an ordered pandas categorical's
+    in category order), and a missing level if ``has_missing``. ``ValueError`` beyond
+    :data:`MAX_LEVELS` levels (``n_rows`` model rows per level)."""
+    levels = _sorted_levels(present)
+    if len(levels) > MAX_LEVELS:
+        raise ValueError(
+            f"{owner}: feature {name!r} has {len(levels):,} distinct levels (more than "
+            f"{MAX_LEVELS:,}); every row would be evaluated at each of them "
+            f"({len(levels) * n_rows:,} model rows). Give the levels to show with "
+            f"custom_values={{{name!r}: [...]}}, or leave the feature out."
+        )
+    if is_instance(dtype, "pandas", "CategoricalDtype") and dtype.ordered:
+        order = {c: i for i, c in enumerate(dtype.categories)}
+        levels = np.asarray(sorted(levels, key=lambda v: order[v]), dtype=object)
+    if has_missing:
+        levels = np.append(np.asarray(levels, dtype=object), np.nan)
+    return FeatureGrid(name, levels, "categorical", "unique", has_missing, None)
 
 
 def _finite(x: np.ndarray, present: Any, name: str, owner: str) -> tuple[np.ndarray, Any]:
