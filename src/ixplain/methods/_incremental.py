@@ -122,7 +122,6 @@ from .._validation import (
 from ..aggregation import EWMean, Mean
 from ..losses import refuse_unusable_labels
 from ..models import as_model
-from ..models.adapters import BoosterModel, RiverModel, SklearnModel
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
 from ..tabular import Schema, Table, _all_numbers, _is_na, as_table
@@ -802,9 +801,7 @@ class IncrementalExplainer:
         ``classes``; a River model learns its classes from the stream: it warns instead).
         The adapter's warning comes first, as for later rows."""
         loss, model = getattr(self, "_loss", None), self._model
-        fixed = isinstance(model, (SklearnModel, BoosterModel)) or (
-            isinstance(model, RiverModel) and model._fixed_classes)
-        if loss is not None and fixed:
+        if loss is not None and model.classes_fixed:
             model.observe_labels(y)  # its warning first, as for the later rows
             refuse_unusable_labels(loss, y, model.classes_)
 

@@ -53,6 +53,10 @@ class SklearnModel(Model):
     :mod:`ixplain.models._lightgbm`.
     """
 
+    @property
+    def classes_fixed(self) -> bool:
+        return True
+
     def __init__(
         self,
         model: Any,
@@ -169,6 +173,10 @@ class BoosterModel(Model):
     """
 
     response_method = "predict"
+
+    @property
+    def classes_fixed(self) -> bool:
+        return True
 
     def __init__(self, model: Any, *, target: Any = None, input_kind: str = "numpy") -> None:
         super().__init__(model, input_kind=input_kind, target=target)
@@ -321,6 +329,10 @@ class RiverModel(Model):
     ``predict_proba_one`` outputs or told through :meth:`observe_labels`); the positive class of a
     binary problem is the last one (``True``, ``1``, or the larger label).
     """
+
+    @property
+    def classes_fixed(self) -> bool:
+        return self._fixed_classes
 
     def __init__(
         self,

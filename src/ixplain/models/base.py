@@ -126,6 +126,13 @@ class Model:
     classes_: np.ndarray | None = None
     target: Any = None
 
+    @property
+    def classes_fixed(self) -> bool:
+        """Whether the classes are known before the stream (a fitted classifier's), so that a
+        loss can refuse labels outside them from the first row; False for a model that learns
+        its classes from the stream (River without ``classes``) and for plain functions."""
+        return False
+
     def __init__(self, model: Any, *, input_kind: str = "auto", target: Any = None) -> None:
         self.model = model
         self.input_kind = input_kind
