@@ -370,20 +370,20 @@ def test_failure_in_the_check_a_screen_jump_runs() -> None:
     # only a check makes a 400-row call, and rows 750..799 hold no scheduled one (at
     # multiples of 300): the screen at row 799 found the jump and ran it
     assert flags["raised"] == 1
-    committed_flags = {"on": False, "copies_only": True, "raised": 0}
-    committed, _ = make("pfi", "learning", committed_flags)
-    committed.explain_many(X[:700], y[:700])
-    committed_flags["scale"] = 2.0
-    committed.explain_many(X[700:750], y[700:750])
-    assert_same(full_state(e), full_state(committed))
+
+    def run_to(stop: int) -> object:
+        """A model that never fails, scaled by 2 from row 700, given rows [0, stop)."""
+        run_flags = {"on": False, "copies_only": True, "raised": 0}
+        run, _ = make("pfi", "learning", run_flags)
+        run.explain_many(X[:700], y[:700])
+        run_flags["scale"] = 2.0
+        run.explain_many(X[700:stop], y[700:stop])
+        return run
+
+    assert_same(full_state(e), full_state(run_to(750)))
     flags["on"] = False
     e.explain_many(X[750:900], y[750:900])
-    reference_flags = {"on": False, "copies_only": True, "raised": 0}
-    reference, _ = make("pfi", "learning", reference_flags)
-    reference.explain_many(X[:700], y[:700])
-    reference_flags["scale"] = 2.0
-    reference.explain_many(X[700:900], y[700:900])
-    assert_same(full_state(e), full_state(reference))
+    assert_same(full_state(e), full_state(run_to(900)))
 
 
 def test_message_without_labels_slices_only_X() -> None:
