@@ -65,9 +65,8 @@ learning Agrawal model channel 11.7 unchanged, bike data channel 115.7 unchanged
 no refiring) but model channel 57.8 -> 127.2 per 100,000 rows (the linear model on bike
 moves by up to 50 % of its total importance between checks; its 3 loss changes gave 6 more
 events); model channel outside the windows: abrupt 7.5 -> 10.0, gradual 30.0 -> 27.5. Why it
-cannot help: at
-the extra checks after the gradual change, the relative change already passes ``min_change``
-(0.2-0.5) but the paired z on the 500 reference rows is 1.8-3.6 (needed: 3.96; 3.69 without
+cannot help: at the extra checks after the gradual change, the relative change already
+passes ``min_change`` (0.2-0.5) but the paired z on the 500 reference rows is 1.8-3.6 (needed: 3.96; 3.69 without
 the spending), so the Hoeffding tree's change is not significant before row 5,750-6,000 of a
 change at 3,500 (seed 0: 5,999 -> 5,749, still past the 2,000-row window); after the abrupt
 change the first correct event is the data channel's attribution (270-1,025 rows), and no
