@@ -53,6 +53,31 @@ first scheduled check after the window): gradual 1347 / 3 -> 1249 / 2, Friedman 
 159, but bike false events 115.7 + 57.8 -> 196.6 + 81.0 per 100,000 rows (the model events
 renew the snapshot, whose new data channel fires again); stopping the dense checks at the
 first model event: gradual the same, bike 173.5 + 81.0, above ADWIN's 185.1.
+
+Session 9 (``--seeds 5``, the learning model's rows): the same table, event for event. Tried and
+not kept: three extra model checks after each data-channel loss change, at the screen-grid rows
+1, 2 and 3 steps (250 rows) after the first grid row that follows the alarm (skipping that row
+keeps them independent of the chunking; the scheduled checks excluded), each at ``delta /
+(3 k)`` (Bonferroni over the three), and their events moving the reference point without
+renewing the snapshot: learning abrupt 490 / 0 and gradual 1347 / 3 unchanged, Friedman gra 173
+/ 0 and lea 999 / 6 unchanged (lea has no loss change in 4 of 5 seeds), stationary learning
+Agrawal model channel 11.7 unchanged, bike data channel 115.7 unchanged (no renewal, no
+refiring) but model channel 57.8 -> 127.2 per 100,000 rows (the linear model on bike moves by up
+to 50 % of its total importance between checks; its 3 loss changes gave 6 more events); model
+channel outside the windows: abrupt 7.5 -> 10.0, gradual 30.0 -> 27.5. Why it cannot help: at
+the extra checks after the gradual change, the relative change already passes ``min_change``
+(0.2-0.5) but the paired z on the 500 reference rows is 1.8-3.6 (needed: 3.96; 3.69 without the
+spending), so the Hoeffding tree's change is not significant before row 5,750-6,000 of a change
+at 3,500 (seed 0: 5,999 -> 5,749, still past the 2,000-row window); after the abrupt change the
+first correct event is the data channel's attribution (270-1,025 rows), and no extra check fired
+before it. Four perturbation draws per reference row at the checks (3 seeds' diagnostics) left
+those z values about the same: the rows' spread dominates, not the draws. In Friedman lea the
+checks' z is significant (3-10) but the changes are 2-9 % of the total importance, under
+``min_change``. Also tried and not kept: after a loss change, a reference sample of up to
+4 x n_reference rows since it (instead of n_reference; more power for the paired z): gradual
+1347 / 3 -> 1499 / 2 (one more change found, later), abrupt 490 / 0 and Friedman unchanged,
+stationary learning Agrawal 11.7 unchanged, but bike model channel 57.8 -> 81.0 (115.7 + 81.0
+above ADWIN's 185.1).
 """
 
 from __future__ import annotations
