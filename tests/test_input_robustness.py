@@ -544,6 +544,73 @@ def test_interactions_to_result_before_any_row_is_not_started():
         e.to_result()
 
 
+def _time_columns():
+    import pandas as pd
+
+    start = pd.Timestamp("2020-01-01")
+    return {
+        "datetime64[ns]": pd.Series(pd.date_range(start, periods=30, freq="D")),
+        "datetime64[ns, UTC]": pd.Series(pd.date_range(start, periods=30, freq="D", tz="UTC")),
+        "timedelta64[ns]": pd.Series(pd.to_timedelta(np.arange(30), unit="h")),
+    }
+
+
+def _refuse_static_pd(X):
+    ix.partial_dependence(lambda Z: np.zeros(len(Z)), X, ["when"])
+
+
+def _refuse_static_pd_custom(X):
+    ix.partial_dependence(lambda Z: np.zeros(len(Z)), X, ["when"],
+                          custom_values={"when": X["when"].iloc[:2]})
+
+
+def _refuse_ipdp(X):
+    ix.IncrementalPDP(lambda Z: np.zeros(len(Z)), "when").explain_many(X)
+
+
+def _refuse_iale(X):
+    ix.IncrementalALE(lambda Z: np.zeros(len(Z)), "when").explain_many(X)
+
+
+@pytest.mark.parametrize("dtype", list(_time_columns()))
+@pytest.mark.parametrize(("method", "owner", "hint"), [
+    (_refuse_static_pd, "partial_dependence", "grid values given for it are refused too"),
+    (_refuse_static_pd_custom, "partial_dependence", "grid values given for it are refused too"),
+    (_refuse_ipdp, "IncrementalPDP", "partial_dependence and IncrementalALE refuse them too"),
+    (_refuse_iale, "IncrementalALE", "iALE bins numbers on a stream"),
+])
+def test_datetime_refusals_share_one_text_naming_column_and_dtype(dtype, method, owner, hint):
+    """Static PD, iPDP and iALE refuse a date, datetime or duration feature with one text
+    (``refuse_datetime``): the owner, the column, its exact dtype, the method's own hint and
+    the conversion to a number. iALE's message named no dtype and static PD's no column
+    conversion to seconds (three texts before; the old advice, ``astype('int64') / 1e9``,
+    gives microseconds on pandas 3's default unit)."""
+    import pandas as pd
+
+    X = pd.DataFrame({"when": _time_columns()[dtype], "x": np.arange(30.0)})
+    dtype = str(X["when"].dtype)  # the label's unit is numpy's; pandas 3 makes it [us]
+    with pytest.raises(ValueError) as info:
+        method(X)
+    text = str(info.value)
+    assert text.startswith(f"{owner}: feature 'when' holds dates, datetimes or durations "
+                           f"(dtype {dtype}); ")
+    assert hint in text
+    assert "(X['when'] - start).dt.total_seconds()" in text
+    assert "X['when'].dt.total_seconds()" in text
+    assert "custom_values" not in text  # static PD refuses them for dates too
+
+
+def test_ipdp_datetime_objects_refusal_names_the_value_type():
+    """Records of ``datetime`` objects have no datetime dtype: iPDP names the value type."""
+    import datetime
+
+    rows = [{"when": datetime.datetime(2020, 1, 1 + i), "x": float(i)} for i in range(5)]
+    e = ix.IncrementalPDP(lambda Z: np.zeros(len(Z)), "when")
+    with pytest.raises(ValueError, match=r"^IncrementalPDP: feature 'when' holds dates, "
+                                         r"datetimes or durations \(values of type datetime\); "):
+        e.explain_many(rows)
+
+
 def test_static_pd_datetime_error_does_not_suggest_custom_values():
     """The datetime refusal comes before ``custom_values`` are read, so it must not offer them
     (QA: it suggested custom_values, which were then refused too)."""
@@ -552,6 +619,7 @@ def test_static_pd_datetime_error_does_not_suggest_custom_values():
     from ixplain import partial_dependence
 
     X = pd.DataFrame({"t": pd.date_range("2020-01-01", periods=50), "x": np.arange(50.0)})
-    with pytest.raises(ValueError, match="holds dates or durations") as info:
+    with pytest.raises(ValueError, match="holds dates, datetimes or durations") as info:
         partial_dependence(lambda Z: np.zeros(len(Z)), X, ["t"])
     assert "custom_values" not in str(info.value)
+

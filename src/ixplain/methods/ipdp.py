@@ -18,7 +18,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._lazy import is_instance
-from .._validation import check_float, check_int, check_options, param_error, user_stacklevel
+from .._validation import (
+    check_float,
+    check_int,
+    check_options,
+    param_error,
+    refuse_datetime,
+    user_stacklevel,
+)
 from ..drift.detector import attach_detector
 from ..grids import MAX_LEVELS
 from ..models import as_model
@@ -365,8 +372,9 @@ class IncrementalPDP(IncrementalExplainer):
     ValueError
         At the first observation, for an unknown ``feature`` (the message lists the available
         ones), a non-numeric feature with ``categorical=False``, or a feature of dates,
-        datetimes or durations (a grid value per timestamp would not end; pass them as
-        numbers, as :func:`~ixplain.partial_dependence` and ``IncrementalALE`` ask too);
+        datetimes or durations (a grid value per timestamp would not end; the message names
+        its dtype, or the value type for datetime objects, and asks for numbers, as
+        :func:`~ixplain.partial_dependence` and ``IncrementalALE`` do);
         later, for a record without a feature the stream had, NaN with
         ``nan_policy="raise"``, or a model returning NaN.
     ModelEvaluationError
@@ -819,7 +827,7 @@ class IncrementalPDP(IncrementalExplainer):
         kind = schema.kind(name)
         dtype = schema.dtypes[schema.index(name)]
         if getattr(dtype, "kind", None) in ("M", "m"):  # datetime64 (tz-aware too), timedelta64
-            raise _datetime_error(name, str(dtype))
+            raise _datetime_error(name, f"dtype {dtype}")
         if self.categorical is not None:
             if not self.categorical and kind != "numeric":
                 raise ValueError(
@@ -1019,7 +1027,8 @@ class IncrementalPDP(IncrementalExplainer):
             key = _key(value)
             if key not in self._store.index or self._cache is None:
                 if isinstance(key, _DATETIME_TYPES):
-                    raise _datetime_error(str(self.feature_name_), type(key).__name__)
+                    raise _datetime_error(str(self.feature_name_),
+                                          f"values of type {type(key).__name__}")
                 self._store.ids([key])
                 self._cache = ("levels", np.arange(len(self._store), dtype=np.intp))
                 if len(self._store) == MAX_LEVELS + 1:
@@ -1249,14 +1258,12 @@ _DATETIME_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelt
 
 
 def _datetime_error(name: str, what: str) -> ValueError:
-    """The refusal of a datetime or duration feature (``what``: its dtype or value type)."""
-    return ValueError(
-        f"{_OWNER}: feature {name!r} holds dates, datetimes or durations ({what}); its grid "
-        "would get one value per distinct timestamp, without end (partial_dependence and "
-        "IncrementalALE refuse them too). Pass the time as a number the model reads, e.g. "
-        f"seconds since the epoch (X[{name!r}].astype('int64') / 1e9 for nanosecond "
-        "datetimes) or days since a start date."
-    )
+    """The refusal of a datetime or duration feature (``what``: ``"dtype <dtype>"`` or
+    ``"values of type <type>"``)."""
+    return refuse_datetime(_OWNER, name, what, (
+        "its grid would get one value per distinct timestamp, without end (partial_dependence "
+        "and IncrementalALE refuse them too; accumulated_local_effects bins them in time "
+        "order)."))
 
 
 def _is_missing(value: Any) -> bool:
