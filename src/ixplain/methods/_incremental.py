@@ -82,7 +82,11 @@ Missing values (``nan_policy``)
     into the storage.
 
 In every policy an explanation value that comes out non-finite (e.g. a model returning NaN) is
-not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite.
+not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite. The
+warning (once) says why, from the first such row: a NaN label; a model returning NaN; or a loss
+that overflowed float64 (squared error of ``y = 1e200`` is inf), naming the stream row, its
+``y`` and the fix (rescale ``y`` and the model's outputs to ``|y| < 1e100``). Methods that
+report the model's own per-row loss (PFI, SAGE) tell these apart; the others name both.
 
 A missing value does not fix a feature's kind: a feature whose values so far were all missing
 (a first record's NaN, a CSV's empty cell, the NaN pandas makes of a None in a Series row)
@@ -835,11 +839,7 @@ class IncrementalExplainer:
         bad = int((keep & ~finite).sum())
         if bad:
             self.n_skipped_ += bad
-            if _nan_labels(y, keep & ~finite):
-                self._warn(f"{bad} observation(s) have a NaN or infinite label y", depth=1)
-            else:
-                self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)",
-                           depth=1)
+            self._warn(self._nonfinite_reason(y, keep & ~finite, rows, losses), depth=1)
         return values, keep & finite, losses
 
     def _aggregate(
@@ -900,12 +900,39 @@ class IncrementalExplainer:
             self.n_explained_ += 1
         elif values is not None:
             self.n_skipped_ += 1
-            if _nan_labels(y, np.ones(1, dtype=bool)):
-                message = "1 observation(s) have a NaN or infinite label y"
-            else:
-                message = "1 explanation(s) were not finite (does the model return NaN?)"
-            self._warn(message, depth=1)
+            self._warn(self._nonfinite_reason(y, np.ones(1, dtype=bool), [self.n_seen_], losses),
+                       depth=1)
         self._after(1)
+
+    def _nonfinite_reason(self, y: np.ndarray | None, bad: np.ndarray, rows: Any,
+                          losses: np.ndarray | None) -> str:
+        """Why the explanations of the batch rows ``bad`` (mask, shape (B,)) are not finite,
+        for the warning: a NaN or infinite label; else, from the first such row (stream index
+        ``rows[i]``) and the model's own loss ``losses`` a method reported (shape (B,)): an
+        infinite loss of finite values overflowed float64 (e.g. squared error of
+        ``y = 1e200``); a NaN one, or no loss at all (iPDP, iALE), means the model returned
+        NaN; with a finite one, a perturbed copy's prediction or loss was not finite."""
+        n = int(bad.sum())
+        if _nan_labels(y, bad):
+            return f"{n} observation(s) have a NaN or infinite label y"
+        head = f"{n} explanation(s) were not finite"
+        i = int(np.flatnonzero(bad)[0])
+        rescale = ("rescale y (and the model's outputs) to units where |y| < 1e100, e.g. "
+                   "thousands instead of units")
+        if getattr(self, "_loss", None) is None:
+            return f"{head} (does the model return NaN or inf?)"
+        if losses is None or np.isnan(losses[i]):
+            return (f"{head}, first at stream row {rows[i]}: the model returned NaN, or the "
+                    "loss overflowed float64 (|prediction - y| too large to square); if "
+                    f"|y| is large, {rescale}")
+        y_text = "" if y is None else f" with y = {np.asarray(y[i]).tolist()!r}"
+        if np.isinf(losses[i]):
+            return (f"{head}: the loss overflowed float64 at stream row {rows[i]} (the loss "
+                    f"of the model's prediction{y_text} is inf: |prediction - y| is too large "
+                    f"to square); {rescale}")
+        return (f"{head}, first at stream row {rows[i]}{y_text}: the loss of a perturbed copy "
+                "overflowed float64 or the model returned NaN for it; if |y| or the "
+                f"predictions are large, {rescale}")
 
     def _after(self, B: int) -> None:
         before = self.n_seen_
