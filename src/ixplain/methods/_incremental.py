@@ -67,7 +67,11 @@ the error says which rows were kept. Most of it costs nothing: the explainer's m
 before its writes, so only what precedes it is kept (a shallow copy of the attributes), and a
 write is made undoable only when a fallible step can follow it (a drift hook, a class's own
 pipeline). A subclass that changes state in place before its model call keeps it in
-:meth:`IncrementalExplainer._part_state` (iPDP: its grid points and range window).
+:meth:`IncrementalExplainer._part_state` (iPDP: its grid points and range window). When the
+stream's first part fails (or its conversion), the schema its observations fixed (feature
+names, kinds, dtypes, the storage's buffers) is taken back too
+(:meth:`IncrementalExplainer._schema_undo`): a retry with other columns or dtypes is read as
+the first observations.
 
 Missing values (``nan_policy``)
 -------------------------------
@@ -516,20 +520,29 @@ class IncrementalExplainer:
             of the row was taken (the explainer and the detector are as before the call, so
             the row can be explained again); the message says so and the model's error is
             chained. Any other exception also leaves nothing of the row, with that as a note.
+            On the stream's first row, the schema it fixed is taken back too (a retry with
+            other dtypes is read as a first row).
         """
-        has_nan = None
-        if isinstance(x, Mapping):
-            cols, has_nan = self._convert_record(x)
-        else:
-            cols = self._convert(x, single=True)
-        yarr = self._convert_y(y, 1, single=True)
+        first = self._schema_undo() if self._schema is None else None
         try:
-            if self._on_values is None and type(self)._process is IncrementalExplainer._process:
-                self._process_plain(cols, yarr, has_nan)
+            has_nan = None
+            if isinstance(x, Mapping):
+                cols, has_nan = self._convert_record(x)
             else:
-                self._run_part(cols, yarr, has_nan)
-        except BaseException as exc:
-            self._raise_part_failed(exc, "explain_one", 0, self.n_seen_, yarr is not None)
+                cols = self._convert(x, single=True)
+            yarr = self._convert_y(y, 1, single=True)
+            try:
+                if (self._on_values is None
+                        and type(self)._process is IncrementalExplainer._process):
+                    self._process_plain(cols, yarr, has_nan)
+                else:
+                    self._run_part(cols, yarr, has_nan)
+            except BaseException as exc:
+                self._raise_part_failed(exc, "explain_one", 0, self.n_seen_, yarr is not None)
+        except BaseException:
+            if first is not None:
+                first()
+            raise
         self._deliver_drift()
         return self.importances_
 
@@ -568,8 +581,23 @@ class IncrementalExplainer:
             bit. The model's error is chained. Any other exception also leaves nothing of its
             part and gets that as a note (how to go on only for an interruption such as
             ``KeyboardInterrupt``: a bad input, e.g. a NaN with ``nan_policy='raise'``,
-            whose error names its batch and stream row, would raise again).
+            whose error names its batch and stream row, would raise again). When no row of
+            the stream was taken, the schema the batch fixed (feature names, kinds, dtypes)
+            is taken back too: a retry with other columns or dtypes is read as the first
+            batch.
         """
+        first = self._schema_undo() if self._schema is None else None
+        try:
+            self._explain_parts(X, y)
+        except BaseException:
+            if first is not None and self.n_seen_ == 0:  # no part of the batch was taken
+                first()
+            raise
+        self._deliver_drift()
+        return self.importances_
+
+    def _explain_parts(self, X: Any, y: Any) -> None:
+        """:meth:`explain_many` without the drift delivery: convert ``X``, run its parts."""
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
@@ -589,8 +617,27 @@ class IncrementalExplainer:
                     self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
         finally:
             self.__dict__.pop("_batch_start", None)
-        self._deliver_drift()
-        return self.importances_
+
+    def _schema_undo(self) -> Any:
+        """For the first explain call (no schema yet): a function of no arguments that takes
+        back what converting its observations and processing its first part fixed, for when
+        that part fails -- the schema and what is read from it (``feature_names_``, the
+        features of unknown kind, the record getter, the level cache) and the storage's claim
+        and buffers (made from the failed part's kinds) -- so that a retry with other
+        columns or dtypes is read as the first observations, not judged against the failed
+        ones. Called only while no row was taken (the part's own undo has run)."""
+        storage = self.storage
+        owner = storage.__dict__.get("_owned_by")
+        buffers = storage._schema  # a storage given with rows keeps its columns
+        unsure, names = list(self._unsure), self.feature_names_
+
+        def undo() -> None:
+            self._schema, self._get, self._unsure, self.feature_names_ = None, None, unsure, names
+            self.__dict__.pop("_levels", None)
+            storage._owned_by = owner
+            if buffers is None:
+                storage._schema = None  # its buffers are made again at the next first row
+        return undo
 
     def _run_part(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
                   has_nan: bool | None = None, full: bool = False) -> _PartUndo:
