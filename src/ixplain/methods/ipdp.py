@@ -389,6 +389,21 @@ class IncrementalPDP(IncrementalExplainer):
     .. math:: \widehat{PD}_t(v) = \sum_{s \in A_t(v)} w_s f_s(v, x_{s,-S}) /
               \sum_{s \in A_t(v)} w_s .
 
+    *Which rows each grid value averages.* ``A_t(v)`` holds the explained rows ``s <= t``
+    (not those the ``nan_policy`` skipped or whose ICE value was not finite) whose own grid
+    contained ``v``. Row ``s``'s grid is, for a fixed ``grid``, all of it (every value
+    averages the same rows: one ICE mean); for a numeric feature with ``grid="range"``, the
+    lattice (or the few integer values) of the range of the feature values of the rows
+    *before* ``s`` (row 0: its own value), so a value joins the grid at the first row after
+    the range reached it and leaves it while the range is elsewhere or the step is coarser;
+    for a categorical feature, the levels of rows ``0..s``, row ``s``'s own included, so a
+    level first seen at row ``r`` averages rows ``r..t``. The curve is therefore not one ICE
+    mean over one set of rows: values that joined the grid later average fewer, later rows
+    (``pd_.extra["n_effective"]`` counts them per value), and it matches a static PD of the
+    same rows only where ``A_t(v)`` is all of them. E.g. ``x_0 = 1, 1, 3, 0`` with
+    ``percentiles=(0, 1)``: the grids are ``[1], [1], [1], [1, 3]``, so ``PD_3(1)`` averages
+    rows 0-3 and ``PD_3(3)`` row 3 alone.
+
     *What it converges to.* For a static model ``f`` and an i.i.d. stream, ``A_t(v)`` does not
     depend on the ICE values it averages, so ``E[PD_t(v)] = PD(v) = E[f(v, X_{-S})]`` at every
     step (no ``1 - (1-alpha)^t`` start-up bias). With a fixed grid its variance is
