@@ -536,3 +536,87 @@ def _fail_the_marker_row_then_go_on(e, flags, method, kind, X, y, rows) -> None:
     reference, _ = make(method, kind)
     reference.explain_many(X[: MARKER + 60], y[: MARKER + 60])
     assert_same(full_state(e), full_state(reference))
+
+
+class _FailsFirst:
+    """``f = 2 * x + [c == "a"]`` (a DataFrame, or records); raises while ``self.on``."""
+
+    def __init__(self) -> None:
+        self.on = True
+
+    def __call__(self, D):
+        import pandas as pd
+
+        if self.on:
+            raise RuntimeError("the model is not ready")
+        D = pd.DataFrame(D)
+        return 2.0 * D["x"].to_numpy(dtype=float) + (D["c"].to_numpy() == "a")
+
+
+def _schema_frames():
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=40)
+    y = 2.0 * x + rng.normal(size=40)
+    first = pd.DataFrame({"c": rng.normal(size=40), "x": x})  # c numeric
+    retry = pd.DataFrame({"c": np.where(x > 0, "a", "b").astype(object), "x": x})  # c strings
+    return first, retry, y
+
+
+_SCHEMA_MAKERS = {
+    "pfi": lambda f: IncrementalPFI(f, "squared_error", random_state=0, max_batch=8),
+    "sage": lambda f: IncrementalSAGE(f, loss="squared_error", random_state=0, max_batch=8),
+    "pdp": lambda f: IncrementalPDP(f, "x", random_state=0, max_batch=8),
+}
+
+
+@pytest.mark.parametrize(("method", "one_by_one"),
+                         [("pfi", False), ("sage", False), ("pdp", False), ("pdp", True)])
+def test_failed_first_part_takes_the_schema_back(method: str, one_by_one: bool) -> None:
+    """The first call fixed the schema (``c`` numeric) even when its first part failed, so a
+    retry whose ``c`` holds strings raised "feature 'c' is numeric but an observation holds
+    'a'". The undo takes the schema (and the storage's buffers and claim) back: the retry is
+    read as the stream's first rows, and the explainer equals a fresh one given only them.
+    (``explain_one``: iPDP only, whose first row calls the model; PFI's and SAGE's first row,
+    with nothing stored, makes no model call and is taken, schema and all.)"""
+    first, retry, y = _schema_frames()
+    model = _FailsFirst()
+    e = _SCHEMA_MAKERS[method](model)
+    with pytest.raises(ModelEvaluationError, match="nothing was taken|no row of this batch"):
+        if one_by_one:
+            e.explain_one(first.iloc[0].to_dict(), y[0])
+        else:
+            e.explain_many(first, y)
+    assert e.n_seen_ == 0 and e._schema is None and e.feature_names_ is None
+    model.on = False
+    reference = _SCHEMA_MAKERS[method](_FailsFirst())
+    reference.model.on = False
+    for target in (e, reference):
+        if one_by_one:
+            for t, row in enumerate(retry.to_dict("records")):
+                target.explain_one(row, y[t])
+        else:
+            target.explain_many(retry, y)
+    assert e._schema.kinds == ("categorical", "numeric") == reference._schema.kinds
+    assert_same(explainer_state(e), explainer_state(reference))
+
+
+def test_failed_later_part_keeps_the_schema() -> None:
+    """Once a part is taken the schema stays: rows 0-7 of the first call were explained, the
+    part of rows 8-15 (with the marker row 10) failed, and the numeric ``c`` is still the
+    stream's."""
+    first, retry, y = _schema_frames()
+    marker = first["c"].iloc[10]
+
+    def f(D):
+        if (D["c"].to_numpy() == marker).any():  # (iPDP's ICE rows keep their own c)
+            raise RuntimeError("the model failed")
+        return 2.0 * D["x"].to_numpy(dtype=float)
+
+    e = IncrementalPDP(f, "x", random_state=0, max_batch=8)
+    with pytest.raises(ModelEvaluationError, match="rows 0-7 of this batch were explained"):
+        e.explain_many(first, y)
+    assert e.n_seen_ == 8 and e._schema.kinds == ("numeric", "numeric")
+    with pytest.raises(ValueError, match="feature 'c' is numeric but an observation holds"):
+        e.explain_many(retry)

@@ -646,7 +646,7 @@ def test_datetime_feature_is_refused_before_any_model_call(container, categorica
     X = _datetime_inputs()[container]
     e = IncrementalPDP(f, "dt", categorical=categorical)
     with pytest.raises(ValueError, match=r"feature 'dt' holds dates, datetimes or durations.*"
-                                         r"seconds since the epoch"):
+                                         r"seconds since one fixed start"):
         e.explain_many(X)
     assert calls == [] and e.n_seen_ == 0
 
@@ -853,3 +853,61 @@ def test_sorted_window_levels_count_and_old_pickles():
     old = sg.SortedWindow.__new__(sg.SortedWindow)
     old.__setstate__(state)
     assert old.levels(10) == w.levels(10) and old.integer_valued
+
+
+def _grid_rule_reference(grids, ice, alpha):
+    """PD_t(v) by the documented rule: the weighted mean of ``ice(s, v)`` over the rows ``s``
+    whose grid ``grids[s]`` holds ``v``, weights ``(1 - alpha)^(t - s)`` (all 1 for the
+    running mean, ``alpha = 0``); returns ``{v: (PD_t(v), number of rows)}``."""
+    t = len(grids) - 1
+    out = {}
+    for v in sorted({v for g in grids for v in g}):
+        rows = [s for s in range(t + 1) if v in grids[s]]
+        w = np.array([(1 - alpha) ** (t - s) for s in rows])
+        out[v] = (float(w @ np.array([ice(s, v) for s in rows]) / w.sum()), len(rows))
+    return out
+
+
+@pytest.mark.parametrize("aggregation, alpha", [("mean", 0.0), ("ema", 0.3)])
+def test_each_grid_value_averages_the_rows_whose_grid_held_it(aggregation, alpha):
+    """The Notes' rule, enumerated on 8 rows. Numeric ``x`` of few integers with
+    ``percentiles=(0, 1)``: row ``s``'s grid is the distinct values of rows ``0..s-1`` (row
+    0: its own), so 3 (first at row 2) is on the grid from row 3 on, 0 and 2 later still;
+    ``f = x^2 + z x`` with ``z_s = s / 2``, so every row's ICE value differs and an average
+    over other rows would show. At every step, each grid value's estimate is the weighted
+    mean over exactly those rows (``n_effective`` their number for the running mean)."""
+    x = np.array([1, 1, 3, 0, 2, 3, 1, 0], dtype=float)
+    z = np.arange(8) / 2
+    e = IncrementalPDP(lambda A: A[:, 0] ** 2 + A[:, 1] * A[:, 0], "x0", aggregation=aggregation,
+                       alpha=alpha or 0.001, percentiles=(0, 1), grid_resolution=20)
+    grids = []
+    for t in range(8):
+        grids.append({x[0]} if t == 0 else set(x[:t]))
+        e.explain_one(np.array([x[t], z[t]]))
+        ref = _grid_rule_reference(grids, lambda s, v: v ** 2 + z[s] * v, alpha)
+        assert list(e.pd_.grid_values[0]) == sorted(grids[t])
+        got = dict(zip(e.pd_.grid_values[0], e.pd_.average[0]))
+        for v in grids[t]:
+            np.testing.assert_allclose(got[v], ref[v][0], rtol=1e-13)
+        if aggregation == "mean":
+            n_eff = dict(zip(e.pd_.grid_values[0], e.pd_.extra["n_effective"]))
+            assert {v: n_eff[v] for v in grids[t]} == {v: ref[v][1] for v in grids[t]}
+    assert {v: ref[v][1] for v in ref} == {0.0: 4, 1.0: 8, 2.0: 3, 3.0: 5}
+
+
+def test_a_categorical_level_averages_the_rows_from_its_first_one():
+    """Categorical: row ``s``'s grid is the levels of rows ``0..s`` (its own included), so
+    ``b`` (first at row 2) averages rows 2-5 and ``c`` rows 4-5; ``f = 10 level + z_s``."""
+    levels = ["a", "a", "b", "a", "c", "b"]
+    code = {"a": 1.0, "b": 2.0, "c": 3.0}
+    rows = [{"c": c, "z": float(s)} for s, c in enumerate(levels)]
+    e = IncrementalPDP(lambda D: 10 * D["c"].map(code).to_numpy() + D["z"].to_numpy(), "c",
+                       aggregation="mean")
+    for r in rows:
+        e.explain_one(pd.Series(r))
+    grids = [set(levels[: s + 1]) for s in range(len(levels))]
+    ref = _grid_rule_reference(grids, lambda s, v: 10 * code[v] + s, 0.0)
+    assert list(e.pd_.grid_values[0]) == ["a", "b", "c"]
+    np.testing.assert_allclose(e.pd_.average[0], [ref[v][0] for v in "abc"], rtol=1e-13)
+    assert [ref[v][1] for v in "abc"] == [6, 4, 2]
+    np.testing.assert_array_equal(e.pd_.extra["n_effective"], [6, 4, 2])

@@ -4,6 +4,7 @@ crash deep inside, and no lost rows."""
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -544,6 +545,73 @@ def test_interactions_to_result_before_any_row_is_not_started():
         e.to_result()
 
 
+def _time_columns():
+    import pandas as pd
+
+    start = pd.Timestamp("2020-01-01")
+    return {
+        "datetime64[ns]": pd.Series(pd.date_range(start, periods=30, freq="D")),
+        "datetime64[ns, UTC]": pd.Series(pd.date_range(start, periods=30, freq="D", tz="UTC")),
+        "timedelta64[ns]": pd.Series(pd.to_timedelta(np.arange(30), unit="h")),
+    }
+
+
+def _refuse_static_pd(X):
+    ix.partial_dependence(lambda Z: np.zeros(len(Z)), X, ["when"])
+
+
+def _refuse_static_pd_custom(X):
+    ix.partial_dependence(lambda Z: np.zeros(len(Z)), X, ["when"],
+                          custom_values={"when": X["when"].iloc[:2]})
+
+
+def _refuse_ipdp(X):
+    ix.IncrementalPDP(lambda Z: np.zeros(len(Z)), "when").explain_many(X)
+
+
+def _refuse_iale(X):
+    ix.IncrementalALE(lambda Z: np.zeros(len(Z)), "when").explain_many(X)
+
+
+@pytest.mark.parametrize("dtype", list(_time_columns()))
+@pytest.mark.parametrize(("method", "owner", "hint"), [
+    (_refuse_static_pd, "partial_dependence", "grid values given for it are refused too"),
+    (_refuse_static_pd_custom, "partial_dependence", "grid values given for it are refused too"),
+    (_refuse_ipdp, "IncrementalPDP", "partial_dependence and IncrementalALE refuse them too"),
+    (_refuse_iale, "IncrementalALE", "iALE bins numbers on a stream"),
+])
+def test_datetime_refusals_share_one_text_naming_column_and_dtype(dtype, method, owner, hint):
+    """Static PD, iPDP and iALE refuse a date, datetime or duration feature with one text
+    (``refuse_datetime``): the owner, the column, its exact dtype, the method's own hint and
+    the conversion to a number. iALE's message named no dtype and static PD's no column
+    conversion to seconds (three texts before; the old advice, ``astype('int64') / 1e9``,
+    gives microseconds on pandas 3's default unit)."""
+    import pandas as pd
+
+    X = pd.DataFrame({"when": _time_columns()[dtype], "x": np.arange(30.0)})
+    dtype = str(X["when"].dtype)  # the label's unit is numpy's; pandas 3 makes it [us]
+    with pytest.raises(ValueError) as info:
+        method(X)
+    text = str(info.value)
+    assert text.startswith(f"{owner}: feature 'when' holds dates, datetimes or durations "
+                           f"(dtype {dtype}); ")
+    assert hint in text
+    assert "(X['when'] - start).dt.total_seconds()" in text
+    assert "X['when'].dt.total_seconds()" in text
+    assert "custom_values" not in text  # static PD refuses them for dates too
+
+
+def test_ipdp_datetime_objects_refusal_names_the_value_type():
+    """Records of ``datetime`` objects have no datetime dtype: iPDP names the value type."""
+    import datetime
+
+    rows = [{"when": datetime.datetime(2020, 1, 1 + i), "x": float(i)} for i in range(5)]
+    e = ix.IncrementalPDP(lambda Z: np.zeros(len(Z)), "when")
+    with pytest.raises(ValueError, match=r"^IncrementalPDP: feature 'when' holds dates, "
+                                         r"datetimes or durations \(values of type datetime\); "):
+        e.explain_many(rows)
+
+
 def test_static_pd_datetime_error_does_not_suggest_custom_values():
     """The datetime refusal comes before ``custom_values`` are read, so it must not offer them
     (QA: it suggested custom_values, which were then refused too)."""
@@ -552,6 +620,66 @@ def test_static_pd_datetime_error_does_not_suggest_custom_values():
     from ixplain import partial_dependence
 
     X = pd.DataFrame({"t": pd.date_range("2020-01-01", periods=50), "x": np.arange(50.0)})
-    with pytest.raises(ValueError, match="holds dates or durations") as info:
+    with pytest.raises(ValueError, match="holds dates, datetimes or durations") as info:
         partial_dependence(lambda Z: np.zeros(len(Z)), X, ["t"])
     assert "custom_values" not in str(info.value)
+
+
+# ---------------------------------------------------------------- a loss that overflows float64
+def _overflow_stream():
+    """20 rows of two features; the target of row 7 is 1e200 (the rest 1)."""
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5], [0.2, 0.3]] * 5)
+    y = np.ones(len(X))
+    y[7] = 1e200
+    return X, y
+
+
+def _stream_warnings(cls, model, X, y, one_by_one):
+    e = cls(model, loss="squared_error", random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if one_by_one:
+            for row, target in zip(X, y):
+                e.explain_one({"x0": row[0], "x1": row[1]}, target)
+        else:
+            e.explain_many(X, y)
+    ours = [str(w.message) for w in caught if str(w.message).startswith(cls.__name__)]
+    return e, ours
+
+
+@pytest.mark.parametrize("cls", [ix.IncrementalPFI, ix.IncrementalSAGE])
+@pytest.mark.parametrize("one_by_one", [False, True])
+def test_stream_loss_overflow_is_named_with_row_value_and_fix(cls, one_by_one):
+    """``y = 1e200`` with prediction 0: ``(0 - 1e200) ** 2`` is inf in float64, so the row's
+    values are not finite. The warning said "does the model return NaN?" (the model returned
+    0.0 for every row); it names the overflow, the stream row (7), y and the rescaling."""
+    X, y = _overflow_stream()
+    e, ours = _stream_warnings(cls, lambda A: np.zeros(len(A)), X, y, one_by_one)
+    assert len(ours) == 1, ours
+    assert ours[0].startswith(f"{cls.__name__}: 1 explanation(s) were not finite: the loss "
+                              "overflowed float64 at stream row 7 (the loss of the model's "
+                              "prediction with y = 1e+200 is inf")
+    assert "rescale y" in ours[0] and "|y| < 1e100" in ours[0] and "NaN" not in ours[0]
+    assert e.n_skipped_ == 1 and e.n_explained_ == len(X) - 2  # (row 0: no stored row yet)
+
+
+def test_stream_nan_model_and_perturbed_overflow_keep_their_own_reasons():
+    """A model that returns NaN for row 3 is still called out as such (its own loss is NaN);
+    a model ``1e160 * x0`` with ``y = 0`` has a loss 0 on rows 1-9 (``x0 = 0``), but a copy
+    of one with row 0's ``x0 = 1`` predicts 1e160, whose square overflows."""
+    X, _ = _overflow_stream()
+    y = np.ones(len(X))
+
+    def nan_at_three(A):
+        out = np.zeros(len(A))
+        out[np.asarray(A)[:, 1] == 0.3] = np.nan  # rows 3, 7, ...: the first is row 3
+        return out
+
+    _, ours = _stream_warnings(ix.IncrementalPFI, nan_at_three, X, y, False)
+    assert len(ours) == 1 and "first at stream row 3: the model returned NaN" in ours[0]
+    Z = np.array([[1.0, 0.0]] + [[0.0, 0.0]] * 9)  # row 0 is stored, not explained
+    e, ours = _stream_warnings(ix.IncrementalPFI, lambda A: 1e160 * np.asarray(A)[:, 0], Z,
+                               np.zeros(len(Z)), False)
+    assert len(ours) == 1 and e.n_skipped_ >= 1, ours
+    assert re.search(r"first at stream row [1-9] with y = 0\.0: the loss of a perturbed copy "
+                     r"overflowed float64", ours[0]), ours[0]

@@ -202,11 +202,11 @@ def test_dataframe_input_and_named_features_use_the_public_path(data):
         with pytest.warns(UserWarning, match="feature names"):
             np.testing.assert_array_equal(out, clf.predict_proba(X[:10])[:, 1])
     assert m._lightgbm.n_fast == 0
-    plain = _clf().fit(X, y2)  # fitted on an array, given a DataFrame
-    p = as_model(plain)
+    plain = _clf().fit(X, y2)  # fitted on an array, given a DataFrame: it gets the array it
+    p = as_model(plain)  # was fitted on (SklearnModel.native_kind), so the fast path serves it
     for _ in range(3):
         np.testing.assert_array_equal(p.predict(as_table(df)), plain.predict_proba(df)[:, 1])
-    assert p._lightgbm.n_fast == 0 and p._lightgbm._plan is None
+    assert p.native_kind(as_table(df)) == "numpy" and p._lightgbm.n_fast == 3
 
 
 def test_random_state_object_uses_the_public_path(data):

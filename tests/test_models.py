@@ -94,6 +94,53 @@ def test_pipeline_gets_dataframe_with_user_dtypes():
     assert seen_df == df.dtypes.to_dict()
 
 
+def test_estimator_fitted_on_an_array_gets_an_array_for_a_dataframe(data):
+    """scikit-learn warned "X has feature names, but LinearRegression was fitted without
+    feature names" on every call with a DataFrame (``ixplain explain`` on a CSV: once per
+    method). An estimator with ``n_features_in_`` but no ``feature_names_in_`` now gets the
+    frame's array -- the array scikit-learn made of it, so the values are the same; one
+    fitted on a DataFrame, and an sklearn-API estimator that says nothing of its input
+    (no ``n_features_in_``), still get the DataFrame."""
+    import warnings
+
+    from ixplain import partial_dependence, permutation_importance
+
+    X, _, _ = data
+    y = X @ np.array([1.0, -2.0, 0.5])
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    seen = []
+
+    class Spy(LinearRegression):
+        def predict(self, Z):
+            seen.append(type(Z))
+            return super().predict(Z)
+
+    on_array, on_frame = Spy().fit(X, y), Spy().fit(df, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (any warning fails the test)
+        pfi = permutation_importance(on_array, df, y, n_repeats=3, random_state=0)
+        pd_ = partial_dependence(on_array, df, ["a"], grid_resolution=5)
+    assert set(seen) == {np.ndarray}
+    ref_pfi = permutation_importance(on_array, X, y, n_repeats=3, random_state=0)
+    ref_pd = partial_dependence(on_array, X, [0], grid_resolution=5)
+    np.testing.assert_array_equal(pfi.importances_mean, ref_pfi.importances_mean)
+    np.testing.assert_array_equal(pd_["average"], ref_pd["average"])
+    seen.clear()
+    np.testing.assert_array_equal(as_model(on_frame).predict(as_table(df)), on_frame.predict(df))
+    assert seen[-1] is pd.DataFrame
+    assert as_model(on_array).native_kind(as_table(df)) == "numpy"
+    assert as_model(on_array, input_kind="pandas").native_kind(as_table(df)) == "pandas"
+
+    class Reads:  # reads its columns by name; no n_features_in_
+        def fit(self, Z, t):
+            return self
+
+        def predict(self, Z):
+            return Z["a"].to_numpy() * 2.0
+
+    np.testing.assert_array_equal(as_model(Reads()).predict(as_table(df)), 2.0 * X[:, 0])
+
+
 def test_lightgbm_and_xgboost_sklearn_api_and_boosters(data):
     lightgbm = pytest.importorskip("lightgbm")
     xgboost = pytest.importorskip("xgboost")

@@ -30,6 +30,7 @@ __all__ = [
     "check_target",
     "param_error",
     "refuse_complex_target",
+    "refuse_datetime",
     "refuse_nonfinite",
     "user_stacklevel",
 ]
@@ -385,6 +386,45 @@ def refuse_complex_target(y: np.ndarray, owner: str) -> None:
     raise TypeError(
         f"{owner}: y holds complex numbers (e.g. {complex(example)!r}); targets must be real "
         "numbers or class labels. Pass y.real if the imaginary parts are 0."
+    )
+
+
+def refuse_datetime(owner: str, name: str, what: str, hint: str) -> ValueError:
+    """The refusal of a feature of dates, datetimes or durations, one text for every method.
+
+    Parameters
+    ----------
+    owner : str
+        The public function or class that refuses the feature.
+    name : str
+        The feature (column) name.
+    what : str
+        How the feature showed it: ``"dtype <its dtype>"`` (e.g. ``"dtype datetime64[ns,
+        UTC]"``), or ``"values of type <type>"`` for datetime objects in an object column.
+    hint : str
+        Why this method refuses it and what else the user can call (one or more sentences,
+        ending with a full stop). It must name only alternatives the method accepts for
+        dates (``partial_dependence`` refuses ``custom_values`` for them too).
+
+    Returns
+    -------
+    ValueError
+        To be raised by the caller; the message names the owner, the feature, its dtype,
+        the hint and the conversion to a number the model reads (one that holds for any
+        time unit: pandas 3 makes microseconds the default, so ``astype('int64') / 1e9``
+        would not give seconds).
+
+    Examples
+    --------
+    >>> str(refuse_datetime("f", "t", "dtype datetime64[ns]", "f needs numbers."))  # doctest: +ELLIPSIS
+    "f: feature 't' holds dates, datetimes or durations (dtype datetime64[ns]); f needs ...
+    """
+    return ValueError(
+        f"{owner}: feature {name!r} holds dates, datetimes or durations ({what}); {hint} "
+        "Pass the time as a number the model reads, e.g. seconds since one fixed start for "
+        f"all the data, (X[{name!r}] - start).dt.total_seconds() with start a pandas Timestamp "
+        f"(in the column's time zone, if any), or a duration's length, "
+        f"X[{name!r}].dt.total_seconds() (any time unit)."
     )
 
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ._lazy import is_instance
+from ._validation import refuse_datetime
 from .tabular import Table, _is_integer_dtype
 
 __all__ = ["FeatureGrid", "DECILES", "feature_deciles", "feature_grid"]
@@ -194,7 +195,8 @@ def feature_grid(
     ValueError
         If the column has no non-missing value, if ``custom_values`` is not a non-empty 1-D
         array, if the percentiles collapse on a feature with many distinct values, if the
-        column holds datetimes or durations, or if a categorical feature has more than
+        column holds datetimes or durations (with ``custom_values`` too; the message names
+        the dtype and the conversion to a number), or if a categorical feature has more than
         :data:`MAX_LEVELS` levels (the message names the fix).
 
     Examples
@@ -210,11 +212,9 @@ def feature_grid(
     kind = table.schema.kind(name)
     dtype = table.schema.dtypes[table.schema.index(name)]
     if getattr(dtype, "kind", "") in ("m", "M"):  # datetime64, timedelta64, tz-aware dates
-        raise ValueError(
-            f"{owner}: feature {name!r} holds dates or durations ({dtype}); a grid over every "
-            "distinct timestamp would not end. Give the model a number instead (e.g. "
-            f"df[{name!r}].astype('int64') or days since a start date)."
-        )
+        raise refuse_datetime(owner, name, f"dtype {dtype}", (
+            "a grid over every distinct timestamp would not end, and grid values given for "
+            "it are refused too (accumulated_local_effects bins datetimes in time order)."))
     missing = _missing_mask(column)
     has_missing_data = bool(missing.any())
     present = column if not has_missing_data else _take_mask(column, ~missing)

@@ -255,3 +255,35 @@ def test_pd_features_without_pd_ice_or_ale_is_a_warning(capsys, extra_column):
     d = extra_column
     code, _, err = _explain(capsys, d, "--pd-features", "a", "--out", str(d / "o5"))
     assert code == 0 and "--pd-features is ignored: it picks the features of pd, ice and ale" in err
+
+
+def test_a_model_fitted_on_an_array_gets_no_feature_names_warning(capsys, tmp_path):
+    """A LinearRegression fitted on an array, explained on a CSV: scikit-learn warned "X has
+    feature names, but LinearRegression was fitted without feature names" once per method
+    (the adapter gave it the DataFrame); it now gets the array it was fitted on, and the
+    numbers equal the library's on that array."""
+    from _cli_helpers import run_main
+    from sklearn.linear_model import LinearRegression
+
+    from ixplain import partial_dependence, permutation_importance
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    frame["y"] = 2 * frame.a - frame.b + rng.normal(scale=0.1, size=120)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    X, y = frame[["a", "b"]].to_numpy(), frame.y.to_numpy()
+    model = LinearRegression().fit(X, y)
+    joblib.dump(model, tmp_path / "lr.joblib")
+    code, _, err = run_main(capsys, "explain", "--data", str(tmp_path / "t.csv"), "--target",
+                            "y", "--model", str(tmp_path / "lr.joblib"), "--methods", "pfi,pd",
+                            "--grid-resolution", "5", "--seed", str(SEED), "--out",
+                            str(tmp_path / "o"))
+    assert code == 0, err
+    assert "feature names" not in err and "warning" not in err, err
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    ref = permutation_importance(model, X, y, n_repeats=5, random_state=SEED)
+    got = [summary["importances"]["pfi"][n] for n in ("a", "b")]
+    np.testing.assert_allclose(got, ref.importances_mean, rtol=1e-12, atol=1e-15)
+    pd_json = json.loads((tmp_path / "o" / "pd.json").read_text())
+    ref_pd = partial_dependence(model, X, [0], grid_resolution=5)
+    np.testing.assert_allclose(pd_json["a"]["average"], ref_pd["average"][0], rtol=1e-12)

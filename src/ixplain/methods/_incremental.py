@@ -67,7 +67,11 @@ the error says which rows were kept. Most of it costs nothing: the explainer's m
 before its writes, so only what precedes it is kept (a shallow copy of the attributes), and a
 write is made undoable only when a fallible step can follow it (a drift hook, a class's own
 pipeline). A subclass that changes state in place before its model call keeps it in
-:meth:`IncrementalExplainer._part_state` (iPDP: its grid points and range window).
+:meth:`IncrementalExplainer._part_state` (iPDP: its grid points and range window). When the
+stream's first part fails (or its conversion), the schema its observations fixed (feature
+names, kinds, dtypes, the storage's buffers) is taken back too
+(:meth:`IncrementalExplainer._schema_undo`): a retry with other columns or dtypes is read as
+the first observations.
 
 Missing values (``nan_policy``)
 -------------------------------
@@ -82,7 +86,11 @@ Missing values (``nan_policy``)
     into the storage.
 
 In every policy an explanation value that comes out non-finite (e.g. a model returning NaN) is
-not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite.
+not aggregated: that row is counted in ``n_skipped_`` and the estimate stays finite. The
+warning (once) says why, from the first such row: a NaN label; a model returning NaN; or a loss
+that overflowed float64 (squared error of ``y = 1e200`` is inf), naming the stream row, its
+``y`` and the fix (rescale ``y`` and the model's outputs to ``|y| < 1e100``). Methods that
+report the model's own per-row loss (PFI, SAGE) tell these apart; the others name both.
 
 A missing value does not fix a feature's kind: a feature whose values so far were all missing
 (a first record's NaN, a CSV's empty cell, the NaN pandas makes of a None in a Series row)
@@ -512,20 +520,29 @@ class IncrementalExplainer:
             of the row was taken (the explainer and the detector are as before the call, so
             the row can be explained again); the message says so and the model's error is
             chained. Any other exception also leaves nothing of the row, with that as a note.
+            On the stream's first row, the schema it fixed is taken back too (a retry with
+            other dtypes is read as a first row).
         """
-        has_nan = None
-        if isinstance(x, Mapping):
-            cols, has_nan = self._convert_record(x)
-        else:
-            cols = self._convert(x, single=True)
-        yarr = self._convert_y(y, 1, single=True)
+        first = self._schema_undo() if self._schema is None else None
         try:
-            if self._on_values is None and type(self)._process is IncrementalExplainer._process:
-                self._process_plain(cols, yarr, has_nan)
+            has_nan = None
+            if isinstance(x, Mapping):
+                cols, has_nan = self._convert_record(x)
             else:
-                self._run_part(cols, yarr, has_nan)
-        except BaseException as exc:
-            self._raise_part_failed(exc, "explain_one", 0, self.n_seen_, yarr is not None)
+                cols = self._convert(x, single=True)
+            yarr = self._convert_y(y, 1, single=True)
+            try:
+                if (self._on_values is None
+                        and type(self)._process is IncrementalExplainer._process):
+                    self._process_plain(cols, yarr, has_nan)
+                else:
+                    self._run_part(cols, yarr, has_nan)
+            except BaseException as exc:
+                self._raise_part_failed(exc, "explain_one", 0, self.n_seen_, yarr is not None)
+        except BaseException:
+            if first is not None:
+                first()
+            raise
         self._deliver_drift()
         return self.importances_
 
@@ -564,8 +581,23 @@ class IncrementalExplainer:
             bit. The model's error is chained. Any other exception also leaves nothing of its
             part and gets that as a note (how to go on only for an interruption such as
             ``KeyboardInterrupt``: a bad input, e.g. a NaN with ``nan_policy='raise'``,
-            whose error names its batch and stream row, would raise again).
+            whose error names its batch and stream row, would raise again). When no row of
+            the stream was taken, the schema the batch fixed (feature names, kinds, dtypes)
+            is taken back too: a retry with other columns or dtypes is read as the first
+            batch.
         """
+        first = self._schema_undo() if self._schema is None else None
+        try:
+            self._explain_parts(X, y)
+        except BaseException:
+            if first is not None and self.n_seen_ == 0:  # no part of the batch was taken
+                first()
+            raise
+        self._deliver_drift()
+        return self.importances_
+
+    def _explain_parts(self, X: Any, y: Any) -> None:
+        """:meth:`explain_many` without the drift delivery: convert ``X``, run its parts."""
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
@@ -585,8 +617,27 @@ class IncrementalExplainer:
                     self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
         finally:
             self.__dict__.pop("_batch_start", None)
-        self._deliver_drift()
-        return self.importances_
+
+    def _schema_undo(self) -> Any:
+        """For the first explain call (no schema yet): a function of no arguments that takes
+        back what converting its observations and processing its first part fixed, for when
+        that part fails -- the schema and what is read from it (``feature_names_``, the
+        features of unknown kind, the record getter, the level cache) and the storage's claim
+        and buffers (made from the failed part's kinds) -- so that a retry with other
+        columns or dtypes is read as the first observations, not judged against the failed
+        ones. Called only while no row was taken (the part's own undo has run)."""
+        storage = self.storage
+        owner = storage.__dict__.get("_owned_by")
+        buffers = storage._schema  # a storage given with rows keeps its columns
+        unsure, names = list(self._unsure), self.feature_names_
+
+        def undo() -> None:
+            self._schema, self._get, self._unsure, self.feature_names_ = None, None, unsure, names
+            self.__dict__.pop("_levels", None)
+            storage._owned_by = owner
+            if buffers is None:
+                storage._schema = None  # its buffers are made again at the next first row
+        return undo
 
     def _run_part(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
                   has_nan: bool | None = None, full: bool = False) -> _PartUndo:
@@ -835,11 +886,7 @@ class IncrementalExplainer:
         bad = int((keep & ~finite).sum())
         if bad:
             self.n_skipped_ += bad
-            if _nan_labels(y, keep & ~finite):
-                self._warn(f"{bad} observation(s) have a NaN or infinite label y", depth=1)
-            else:
-                self._warn(f"{bad} explanation(s) were not finite (does the model return NaN?)",
-                           depth=1)
+            self._warn(self._nonfinite_reason(y, keep & ~finite, rows, losses), depth=1)
         return values, keep & finite, losses
 
     def _aggregate(
@@ -900,12 +947,39 @@ class IncrementalExplainer:
             self.n_explained_ += 1
         elif values is not None:
             self.n_skipped_ += 1
-            if _nan_labels(y, np.ones(1, dtype=bool)):
-                message = "1 observation(s) have a NaN or infinite label y"
-            else:
-                message = "1 explanation(s) were not finite (does the model return NaN?)"
-            self._warn(message, depth=1)
+            self._warn(self._nonfinite_reason(y, np.ones(1, dtype=bool), [self.n_seen_], losses),
+                       depth=1)
         self._after(1)
+
+    def _nonfinite_reason(self, y: np.ndarray | None, bad: np.ndarray, rows: Any,
+                          losses: np.ndarray | None) -> str:
+        """Why the explanations of the batch rows ``bad`` (mask, shape (B,)) are not finite,
+        for the warning: a NaN or infinite label; else, from the first such row (stream index
+        ``rows[i]``) and the model's own loss ``losses`` a method reported (shape (B,)): an
+        infinite loss of finite values overflowed float64 (e.g. squared error of
+        ``y = 1e200``); a NaN one, or no loss at all (iPDP, iALE), means the model returned
+        NaN; with a finite one, a perturbed copy's prediction or loss was not finite."""
+        n = int(bad.sum())
+        if _nan_labels(y, bad):
+            return f"{n} observation(s) have a NaN or infinite label y"
+        head = f"{n} explanation(s) were not finite"
+        i = int(np.flatnonzero(bad)[0])
+        rescale = ("rescale y (and the model's outputs) to units where |y| < 1e100, e.g. "
+                   "thousands instead of units")
+        if getattr(self, "_loss", None) is None:
+            return f"{head} (does the model return NaN or inf?)"
+        if losses is None or np.isnan(losses[i]):
+            return (f"{head}, first at stream row {rows[i]}: the model returned NaN, or the "
+                    "loss overflowed float64 (|prediction - y| too large to square); if "
+                    f"|y| is large, {rescale}")
+        y_text = "" if y is None else f" with y = {np.asarray(y[i]).tolist()!r}"
+        if np.isinf(losses[i]):
+            return (f"{head}: the loss overflowed float64 at stream row {rows[i]} (the loss "
+                    f"of the model's prediction{y_text} is inf: |prediction - y| is too large "
+                    f"to square); {rescale}")
+        return (f"{head}, first at stream row {rows[i]}{y_text}: the loss of a perturbed copy "
+                "overflowed float64 or the model returned NaN for it; if |y| or the "
+                f"predictions are large, {rescale}")
 
     def _after(self, B: int) -> None:
         before = self.n_seen_

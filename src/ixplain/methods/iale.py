@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, param_error
+from .._validation import check_int, param_error, refuse_datetime
 from ..aggregation import EWMean, Mean
 from ..results.ale import AccumulatedLocalEffects
 from ..storage.base import Batch
@@ -159,8 +159,9 @@ class IncrementalALE(IncrementalExplainer):
         Anything :func:`ixplain.as_model` accepts; called at explain time.
     feature : str or int
         The numeric feature (a name, or a position in the observations). A categorical or
-        datetime feature is refused (``ValueError``; the static
-        :func:`~ixplain.accumulated_local_effects` bins datetimes in time order).
+        datetime feature is refused (``ValueError`` naming its dtype and the conversion to a
+        number; the static :func:`~ixplain.accumulated_local_effects` bins datetimes in time
+        order).
     grid_resolution : int, default=20
         Number of bins ``K`` (ignored when ``edges`` are given), at most the number of values
         stored at the end of the warm-up minus one.
@@ -290,12 +291,9 @@ class IncrementalALE(IncrementalExplainer):
         if self._schema.kind(name) != "numeric":
             dtype = self._schema.dtypes[self._schema.index(name)]
             if getattr(dtype, "kind", None) in ("M", "m"):
-                raise ValueError(
-                    f"{self._owner}: feature {name!r} holds datetimes (or durations); iALE bins "
-                    "numbers on a "
-                    "stream. Pass the time as a number the model reads (e.g. seconds since the "
-                    f"epoch: X[{name!r}].astype('int64') / 1e9 for nanosecond datetimes), or "
-                    "use accumulated_local_effects, which bins datetimes in time order.")
+                raise refuse_datetime(self._owner, name, f"dtype {dtype}", (
+                    "iALE bins numbers on a stream (the static accumulated_local_effects bins "
+                    "datetimes in time order)."))
             raise ValueError(f"{self._owner}: feature {name!r} is not numeric; iALE explains a "
                              "numeric feature.")
         return name

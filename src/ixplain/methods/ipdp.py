@@ -18,7 +18,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._lazy import is_instance
-from .._validation import check_float, check_int, check_options, param_error, user_stacklevel
+from .._validation import (
+    check_float,
+    check_int,
+    check_options,
+    param_error,
+    refuse_datetime,
+    user_stacklevel,
+)
 from ..drift.detector import attach_detector
 from ..grids import MAX_LEVELS
 from ..models import as_model
@@ -365,8 +372,9 @@ class IncrementalPDP(IncrementalExplainer):
     ValueError
         At the first observation, for an unknown ``feature`` (the message lists the available
         ones), a non-numeric feature with ``categorical=False``, or a feature of dates,
-        datetimes or durations (a grid value per timestamp would not end; pass them as
-        numbers, as :func:`~ixplain.partial_dependence` and ``IncrementalALE`` ask too);
+        datetimes or durations (a grid value per timestamp would not end; the message names
+        its dtype, or the value type for datetime objects, and asks for numbers, as
+        :func:`~ixplain.partial_dependence` and ``IncrementalALE`` do);
         later, for a record without a feature the stream had, NaN with
         ``nan_policy="raise"``, or a model returning NaN.
     ModelEvaluationError
@@ -380,6 +388,21 @@ class IncrementalPDP(IncrementalExplainer):
 
     .. math:: \widehat{PD}_t(v) = \sum_{s \in A_t(v)} w_s f_s(v, x_{s,-S}) /
               \sum_{s \in A_t(v)} w_s .
+
+    *Which rows each grid value averages.* ``A_t(v)`` holds the explained rows ``s <= t``
+    (not those the ``nan_policy`` skipped or whose ICE value was not finite) whose own grid
+    contained ``v``. Row ``s``'s grid is, for a fixed ``grid``, all of it (every value
+    averages the same rows: one ICE mean); for a numeric feature with ``grid="range"``, the
+    lattice (or the few integer values) of the range of the feature values of the rows
+    *before* ``s`` (row 0: its own value), so a value joins the grid at the first row after
+    the range reached it and leaves it while the range is elsewhere or the step is coarser;
+    for a categorical feature, the levels of rows ``0..s``, row ``s``'s own included, so a
+    level first seen at row ``r`` averages rows ``r..t``. The curve is therefore not one ICE
+    mean over one set of rows: values that joined the grid later average fewer, later rows
+    (``pd_.extra["n_effective"]`` counts them per value), and it matches a static PD of the
+    same rows only where ``A_t(v)`` is all of them. E.g. ``x_0 = 1, 1, 3, 0`` with
+    ``percentiles=(0, 1)``: the grids are ``[1], [1], [1], [1, 3]``, so ``PD_3(1)`` averages
+    rows 0-3 and ``PD_3(3)`` row 3 alone.
 
     *What it converges to.* For a static model ``f`` and an i.i.d. stream, ``A_t(v)`` does not
     depend on the ICE values it averages, so ``E[PD_t(v)] = PD(v) = E[f(v, X_{-S})]`` at every
@@ -819,7 +842,7 @@ class IncrementalPDP(IncrementalExplainer):
         kind = schema.kind(name)
         dtype = schema.dtypes[schema.index(name)]
         if getattr(dtype, "kind", None) in ("M", "m"):  # datetime64 (tz-aware too), timedelta64
-            raise _datetime_error(name, str(dtype))
+            raise _datetime_error(name, f"dtype {dtype}")
         if self.categorical is not None:
             if not self.categorical and kind != "numeric":
                 raise ValueError(
@@ -1019,7 +1042,8 @@ class IncrementalPDP(IncrementalExplainer):
             key = _key(value)
             if key not in self._store.index or self._cache is None:
                 if isinstance(key, _DATETIME_TYPES):
-                    raise _datetime_error(str(self.feature_name_), type(key).__name__)
+                    raise _datetime_error(str(self.feature_name_),
+                                          f"values of type {type(key).__name__}")
                 self._store.ids([key])
                 self._cache = ("levels", np.arange(len(self._store), dtype=np.intp))
                 if len(self._store) == MAX_LEVELS + 1:
@@ -1249,14 +1273,12 @@ _DATETIME_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelt
 
 
 def _datetime_error(name: str, what: str) -> ValueError:
-    """The refusal of a datetime or duration feature (``what``: its dtype or value type)."""
-    return ValueError(
-        f"{_OWNER}: feature {name!r} holds dates, datetimes or durations ({what}); its grid "
-        "would get one value per distinct timestamp, without end (partial_dependence and "
-        "IncrementalALE refuse them too). Pass the time as a number the model reads, e.g. "
-        f"seconds since the epoch (X[{name!r}].astype('int64') / 1e9 for nanosecond "
-        "datetimes) or days since a start date."
-    )
+    """The refusal of a datetime or duration feature (``what``: ``"dtype <dtype>"`` or
+    ``"values of type <type>"``)."""
+    return refuse_datetime(_OWNER, name, what, (
+        "its grid would get one value per distinct timestamp, without end (partial_dependence "
+        "and IncrementalALE refuse them too; accumulated_local_effects bins them in time "
+        "order)."))
 
 
 def _is_missing(value: Any) -> bool:

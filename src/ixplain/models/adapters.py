@@ -33,9 +33,11 @@ def _is_sklearn_classifier(model: Any) -> bool:
 class SklearnModel(Model):
     """A scikit-learn-API estimator: scikit-learn models and pipelines, LGBM*/XGB* estimators.
 
-    The estimator receives the data's own type (a DataFrame stays a DataFrame, with its dtypes);
-    list-of-dict records become a DataFrame for an estimator fitted on one (it has
-    ``feature_names_in_``) and an array otherwise.
+    The estimator receives the data's own type (a DataFrame stays a DataFrame, with its dtypes),
+    except that list-of-dict records become a DataFrame for an estimator fitted on one (it has
+    ``feature_names_in_``) and an array otherwise, and a DataFrame (pandas or polars) becomes
+    an array for an estimator fitted on an array (``n_features_in_`` without
+    ``feature_names_in_``; scikit-learn would warn that X has feature names on every call).
 
     ``response_method="auto"`` follows scikit-learn: ``predict_proba``, then
     ``decision_function`` for classifiers; ``predict`` for regressors.
@@ -47,9 +49,10 @@ class SklearnModel(Model):
     the same array, bit for bit (10 rows, 100 trees: about 160 us instead of 750 us per call;
     most of the rest is ``Booster.predict`` copying and serialising the parameters). The first
     such call per parameter set, input dtype and memory layout is checked against the public
-    method, and any difference switches the shortcut off for this adapter. DataFrames, callable
-    objectives, ``RandomState``/``Generator`` seeds, models fitted on named features and
-    malformed inputs (wrong width, no rows, non-numeric) use the public method. Details:
+    method, and any difference switches the shortcut off for this adapter. Models fitted on
+    named features (they get DataFrames; one fitted on an array gets a DataFrame's array),
+    callable objectives, ``RandomState``/``Generator`` seeds and malformed inputs (wrong width,
+    no rows, non-numeric) use the public method. Details:
     :mod:`ixplain.models._lightgbm`.
     """
 
@@ -131,11 +134,24 @@ class SklearnModel(Model):
             )
 
     def native_kind(self, table):
+        """The input type the estimator gets: what it was fitted on when that is known.
+
+        Named columns (a DataFrame; records as a DataFrame) for an estimator fitted on
+        them (``feature_names_in_``); an array for one fitted on an array
+        (``n_features_in_`` without ``feature_names_in_``: a DataFrame would make
+        scikit-learn warn "X has feature names, but ... was fitted without feature names"
+        on every call, and it converts the frame to the same array); otherwise the data's
+        own type (records as an array).
+        """
         if self.input_kind != "auto":
             return self.input_kind
         source = table.schema.source
-        if source == "records":
-            return "pandas" if hasattr(self.model, "feature_names_in_") else "numpy"
+        if source == "numpy":
+            return source
+        if hasattr(self.model, "feature_names_in_"):
+            return "pandas" if source == "records" else source
+        if source == "records" or hasattr(self.model, "n_features_in_"):
+            return "numpy"
         return source
 
     def _predict_native(self, X: Any) -> Any:
