@@ -620,3 +620,34 @@ def test_failed_later_part_keeps_the_schema() -> None:
     assert e.n_seen_ == 8 and e._schema.kinds == ("numeric", "numeric")
     with pytest.raises(ValueError, match="feature 'c' is numeric but an observation holds"):
         e.explain_many(retry)
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_label_free_update_failing_first_call_takes_the_schema_back(single: bool) -> None:
+    """``update`` / ``update_many`` of a ``label_free`` detector convert the rows for the
+    model's labels before the explainer's own call, so a first call whose labels' model call
+    raised left the schema (``c`` numeric) fixed, and a retry with ``c`` of strings was
+    refused. The schema is taken back: the retry is read as the first rows and the explainer
+    and detector equal fresh ones given only them."""
+    first, retry, _ = _schema_frames()
+    model = _FailsFirst()
+    e = IncrementalPFI(model, "squared_error", random_state=0, max_batch=8)
+    det = ExplanationDriftDetector(e, label_free=True, random_state=3)
+    with pytest.raises(ModelEvaluationError, match="nothing was taken"):
+        if single:
+            det.update(first.iloc[0].to_dict())
+        else:
+            det.update_many(first)
+    assert e.n_seen_ == 0 and e._schema is None and e.feature_names_ is None
+    model.on = False
+    ref = IncrementalPFI(_FailsFirst(), "squared_error", random_state=0, max_batch=8)
+    ref.model.on = False
+    ref_det = ExplanationDriftDetector(ref, label_free=True, random_state=3)
+    for d in (det, ref_det):
+        if single:
+            for row in retry.to_dict("records"):
+                d.update(row)
+        else:
+            d.update_many(retry)
+    assert e._schema.kinds == ("categorical", "numeric") == ref._schema.kinds
+    assert_same(explainer_state(e), explainer_state(ref))

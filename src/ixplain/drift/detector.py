@@ -348,11 +348,7 @@ class ExplanationDriftDetector:
             nothing of the row was taken by the explainer or the detector (the message of
             the explainer's ``explain_one`` says so).
         """
-        explainer = self._need_explainer("update")
-        given = y is not None
-        if y is None and self.label_free:
-            y = self._pseudo_labels("update", explainer, x, True, given)[0]
-        self._feed(explainer.explain_one, "update", x, y, given)
+        self._feed("update", x, y, True)
         return self
 
     def update_many(self, X: Any, y: Any = None) -> ExplanationDriftDetector:
@@ -375,11 +371,7 @@ class ExplanationDriftDetector:
             explainer and the detector, the failing part by neither, and the message (the
             explainer's ``explain_many``) names the rows taken and how to go on.
         """
-        explainer = self._need_explainer("update_many")
-        given = y is not None
-        if y is None and self.label_free:
-            y = self._pseudo_labels("update_many", explainer, X, False, given)
-        self._feed(explainer.explain_many, "update_many", X, y, given)
+        self._feed("update_many", X, y, False)
         return self
 
     def _pseudo_labels(self, method: str, explainer: Any, X: Any, single: bool,
@@ -398,15 +390,26 @@ class ExplanationDriftDetector:
                 f"could not be computed: call {method}({arg}{', y' if given else ''}) again "
                 f"to retry. {exc}") from exc
 
-    def _feed(self, explain: Any, method: str, X: Any, y: Any, given: bool) -> None:
-        """Explain ``X`` through the explainer's ``explain`` for :meth:`update` /
-        :meth:`update_many` (``given``: the caller gave labels; its error messages name
-        ``method``)."""
-        explainer = self.explainer
+    def _feed(self, method: str, X: Any, y: Any, single: bool) -> None:
+        """Explain ``X`` (one observation if ``single``) through the explainer for
+        :meth:`update` / :meth:`update_many` (its error messages name ``method``), with the
+        model's labels when ``label_free`` and ``y`` is None. If that fails before any row
+        of the stream was taken, the schema the rows fixed is taken back too (the labels are
+        computed from the converted rows, before the explainer's own call)."""
+        explainer = self._need_explainer(method)
+        given = y is not None
+        first = explainer._schema_undo() if explainer._schema is None else None
         self._feeding = self.label_free
         explainer.__dict__["_resume_as"] = (method, given)
         try:
-            explain(X, y)
+            if y is None and self.label_free:
+                y = self._pseudo_labels(method, explainer, X, single, given)
+                y = y[0] if single else y
+            (explainer.explain_one if single else explainer.explain_many)(X, y)
+        except BaseException:
+            if first is not None and explainer.n_seen_ == 0:
+                first()
+            raise
         finally:
             self._feeding = False
             explainer.__dict__.pop("_resume_as", None)
