@@ -8,7 +8,7 @@ import pytest
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.svm import SVC
 
 from ixplain import ModelEvaluationError, as_model
@@ -139,6 +139,38 @@ def test_estimator_fitted_on_an_array_gets_an_array_for_a_dataframe(data):
             return Z["a"].to_numpy() * 2.0
 
     np.testing.assert_array_equal(as_model(Reads()).predict(as_table(df)), 2.0 * X[:, 0])
+
+
+def test_own_estimator_with_n_features_in_keeps_its_dataframe(data):
+    """A user's estimator on scikit-learn's ``BaseEstimator`` that sets ``n_features_in_`` by
+    hand (no ``feature_names_in_``) and reads its columns by name was given the frame's array
+    (``IndexError`` inside its ``predict``) once arrays went to estimators fitted on arrays:
+    only estimators whose prediction method is scikit-learn's, LightGBM's or XGBoost's (which
+    record names when fitted on them) get the array. PFI of ``f = 2 a``: a's importance is
+    ``E[(2 a - 2 a')^2] = 8 Var(a)`` up to sampling, b's exactly 0."""
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    from ixplain import permutation_importance
+
+    X, _, _ = data
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+
+    class Mine(RegressorMixin, BaseEstimator):
+        def fit(self, Z, t):
+            self.n_features_in_ = Z.shape[1]
+            return self
+
+        def predict(self, Z):
+            return 2.0 * Z["a"].to_numpy()
+
+    model = Mine().fit(df, None)
+    assert as_model(model).native_kind(as_table(df)) == "pandas"
+    res = permutation_importance(model, df, 2.0 * df["a"].to_numpy(), n_repeats=5,
+                                 loss="squared_error", random_state=0)
+    assert res.importances_mean[1] == 0.0 and res.importances_mean[2] == 0.0
+    np.testing.assert_allclose(res.importances_mean[0], 8.0 * X[:, 0].var(), rtol=0.2)
+    assert as_model(make_pipeline(StandardScaler(), LinearRegression()).fit(
+        X, X[:, 0])).native_kind(as_table(df)) == "numpy"
 
 
 def test_lightgbm_and_xgboost_sklearn_api_and_boosters(data):

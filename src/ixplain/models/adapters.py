@@ -30,6 +30,23 @@ def _is_sklearn_classifier(model: Any) -> bool:
     return getattr(model, "_estimator_type", None) == "classifier"
 
 
+#: Packages whose estimators check, at predict time, that the input's feature names match
+#: those seen in fit (so their ``feature_names_in_`` says reliably what they were fitted on).
+_NAME_CHECKING = frozenset({"sklearn", "lightgbm", "xgboost"})
+
+
+def _validates_feature_names(model: Any) -> bool:
+    """Whether ``model`` predicts with a method of a package that records ``feature_names_in_``
+    when fitted on named columns (scikit-learn, LightGBM, XGBoost; a subclass of one of their
+    estimators counts): for those, ``n_features_in_`` without ``feature_names_in_`` means
+    fitted on an array. A user's own estimator (even one built on ``BaseEstimator`` and the
+    mixins, which define no prediction method) may set ``n_features_in_`` by hand and still
+    read columns by name, so it keeps its DataFrame."""
+    return any(c.__module__.partition(".")[0] in _NAME_CHECKING
+               and any(m in vars(c) for m in ("predict", "predict_proba", "decision_function"))
+               for c in type(model).__mro__)
+
+
 class SklearnModel(Model):
     """A scikit-learn-API estimator: scikit-learn models and pipelines, LGBM*/XGB* estimators.
 
@@ -137,11 +154,11 @@ class SklearnModel(Model):
         """The input type the estimator gets: what it was fitted on when that is known.
 
         Named columns (a DataFrame; records as a DataFrame) for an estimator fitted on
-        them (``feature_names_in_``); an array for one fitted on an array
-        (``n_features_in_`` without ``feature_names_in_``: a DataFrame would make
-        scikit-learn warn "X has feature names, but ... was fitted without feature names"
-        on every call, and it converts the frame to the same array); otherwise the data's
-        own type (records as an array).
+        them (``feature_names_in_``); an array for a scikit-learn, LightGBM or XGBoost
+        estimator fitted on an array (``n_features_in_`` without ``feature_names_in_``: a
+        DataFrame would make scikit-learn warn "X has feature names, but ... was fitted
+        without feature names" on every call, and it converts the frame to the same
+        array); otherwise the data's own type (records as an array).
         """
         if self.input_kind != "auto":
             return self.input_kind
@@ -150,7 +167,8 @@ class SklearnModel(Model):
             return source
         if hasattr(self.model, "feature_names_in_"):
             return "pandas" if source == "records" else source
-        if source == "records" or hasattr(self.model, "n_features_in_"):
+        if source == "records" or (hasattr(self.model, "n_features_in_")
+                                   and _validates_feature_names(self.model)):
             return "numpy"
         return source
 
