@@ -201,8 +201,9 @@ def model_features(
     A model fitted on a DataFrame (``feature_names_in_``) gets its fitted columns in fitted
     order: by default (``features=None``) the table's other columns are left out, with a
     warning; ``features`` given in another order are reordered. A model fitted on an array
-    (``n_features_in_`` only) gets ``features`` (default: every column but the target) as
-    given, which must be as many as it takes.
+    (``n_features_in_`` only) gets ``features`` (default: every column but the target, in the
+    table's order, with a warning that says so: nothing can check that order) as given, which
+    must be as many as it takes.
 
     Parameters
     ----------
@@ -271,6 +272,14 @@ def _check_count(
         raise CLIError(
             f"the model takes {n_in} feature(s) but {len(names)} column(s) were selected "
             f"({names}); pass the model's input columns, in its order, with --features."
+        )
+    if not features and isinstance(n_in, int):
+        warnings.warn(
+            f"the model was fitted without column names, so it gets the columns in the "
+            f"table's order: {names[:10]}{' ...' if len(names) > 10 else ''}; if it was "
+            "fitted on another order, pass its columns in that order with --features.",
+            UserWarning,
+            stacklevel=2,
         )
     return list(features) if features else None
 
