@@ -895,6 +895,26 @@ def test_each_grid_value_averages_the_rows_whose_grid_held_it(aggregation, alpha
     assert {v: ref[v][1] for v in ref} == {0.0: 4, 1.0: 8, 2.0: 3, 3.0: 5}
 
 
+def test_a_grid_value_leaves_when_the_range_window_drops_its_row():
+    """The rule with ``range_window=2``: row ``s``'s grid spans the feature values of rows
+    ``s-2, s-1`` only (``percentiles=(0, 1)``, integers: their distinct values), not of every
+    earlier row. ``x = 0, 10, 0, 0, 0``: rows 2 and 3 see 10 (rows 0-1 and 1-2), row 4 sees
+    only 0 (rows 2-3). With ``f`` = the row's id (``z``), ``PD_t(10)`` is the mean of the ids
+    of rows 2 and 3 (2.5) and ``PD_t(0)`` that of every row (``0, 1, 2, 3, 4`` at ``t = 4``)."""
+    x = np.array([0, 10, 0, 0, 0], dtype=float)
+    e = IncrementalPDP(lambda A: A[:, 1], "x0", aggregation="mean", percentiles=(0, 1),
+                       range_window=2)
+    grids = []
+    for t in range(5):
+        e.explain_one(np.array([x[t], float(t)]))
+        grids.append(list(e.pd_.grid_values[0]))
+        got = dict(zip(e.pd_.grid_values[0], e.pd_.average[0]))
+        if t == 3:
+            assert got == {0.0: 1.5, 10.0: 2.5}
+    assert grids == [[0.0], [0.0], [0.0, 10.0], [0.0, 10.0], [0.0]]
+    assert list(e.pd_.average[0]) == [2.0]
+
+
 def test_a_categorical_level_averages_the_rows_from_its_first_one():
     """Categorical: row ``s``'s grid is the levels of rows ``0..s`` (its own included), so
     ``b`` (first at row 2) averages rows 2-5 and ``c`` rows 4-5; ``f = 10 level + z_s``."""

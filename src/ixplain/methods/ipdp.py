@@ -393,9 +393,11 @@ class IncrementalPDP(IncrementalExplainer):
     (not those the ``nan_policy`` skipped or whose ICE value was not finite) whose own grid
     contained ``v``. Row ``s``'s grid is, for a fixed ``grid``, all of it (every value
     averages the same rows: one ICE mean); for a numeric feature with ``grid="range"``, the
-    lattice (or the few integer values) of the range of the feature values of the rows
-    *before* ``s`` (row 0: its own value), so a value joins the grid at the first row after
-    the range reached it and leaves it while the range is elsewhere or the step is coarser;
+    lattice (or the few integer values) between the ``percentiles`` of the feature values
+    the range is read from *before* ``s`` -- the last ``range_window`` rows (or the storage's
+    values, ``range_source="storage"``; row 0: its own value) -- so a value joins the grid at
+    the first row after that range reached it and leaves it while the range is elsewhere or
+    the step is coarser (an extreme row drops out of the range ``range_window`` rows later);
     for a categorical feature, the levels of rows ``0..s``, row ``s``'s own included, so a
     level first seen at row ``r`` averages rows ``r..t``. The curve is therefore not one ICE
     mean over one set of rows: values that joined the grid later average fewer, later rows
