@@ -683,3 +683,24 @@ def test_stream_nan_model_and_perturbed_overflow_keep_their_own_reasons():
     assert len(ours) == 1 and e.n_skipped_ >= 1, ours
     assert re.search(r"first at stream row [1-9] with y = 0\.0: the loss of a perturbed copy "
                      r"overflowed float64", ours[0]), ours[0]
+
+
+def test_feature_names_not_among_a_dataframes_columns_is_a_value_error():
+    """``feature_names=["x", "b"]`` for a DataFrame with columns ``x, z`` raised a bare
+    ``KeyError "Unknown feature 'b'"`` naming no explainer; it is a ValueError naming the
+    explainer, the unknown names and the columns, and nothing is taken (the schema too: a
+    corrected ``feature_names`` then works as a first call)."""
+    import pandas as pd
+
+    from ixplain import IncrementalPFI
+
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "z": [1.0, 2.0, 3.0, 5.0]})
+    e = IncrementalPFI(lambda D: np.asarray(D)[:, 0], "squared_error", feature_names=["x", "b"])
+    with pytest.raises(ValueError, match=re.escape(
+            "IncrementalPFI: feature_names ['b'] are not columns of the observations (their "
+            "columns: ['x', 'z'])")):
+        e.explain_many(df, [1.0, 2.0, 3.0, 4.0])
+    assert e.n_seen_ == 0 and e.feature_names_ is None
+    e.feature_names = ["z", "x"]
+    e.explain_many(df, [1.0, 2.0, 3.0, 4.0])
+    assert e.feature_names_ == ["z", "x"] and e.n_seen_ == 4

@@ -1054,6 +1054,11 @@ class IncrementalExplainer:
     def _init_schema(self, table: Table, row: bool = False) -> None:
         names = self.feature_names
         if names is not None and table.schema.source != "numpy":
+            unknown = [n for n in names if n not in table.names]
+            if unknown:
+                raise ValueError(
+                    f"{self._owner}: feature_names {unknown} are not columns of the "
+                    f"observations (their columns: {list(table.names)}).")
             table = table.select(names)
         elif names is not None and len(names) != len(table.names):
             raise ValueError(
