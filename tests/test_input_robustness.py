@@ -704,3 +704,24 @@ def test_feature_names_not_among_a_dataframes_columns_is_a_value_error():
     e.feature_names = ["z", "x"]
     e.explain_many(df, [1.0, 2.0, 3.0, 4.0])
     assert e.feature_names_ == ["z", "x"] and e.n_seen_ == 4
+
+
+def test_stream_infinite_prediction_is_named_as_a_possible_cause():
+    """A model that returns inf where ``x1 = 0.3`` (rows 3, 7, ...; ``y = 1``) has an infinite
+    loss too; the warning said only that ``|prediction - y|`` was too large to square, which
+    is not the cause here: it names an infinite prediction as well."""
+    X, _ = _overflow_stream()
+
+    def inf_at_03(A):
+        out = np.zeros(len(A))
+        out[np.asarray(A)[:, 1] == 0.3] = np.inf
+        return out
+
+    e = ix.IncrementalPFI(inf_at_03, "squared_error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        e.explain_many(X, np.ones(len(X)))
+    ours = [str(w.message) for w in caught if str(w.message).startswith("IncrementalPFI")]
+    assert len(ours) == 1, ours
+    assert "overflowed float64 at stream row 3" in ours[0], ours[0]
+    assert "or the prediction itself is infinite" in ours[0], ours[0]

@@ -976,7 +976,7 @@ class IncrementalExplainer:
         if np.isinf(losses[i]):
             return (f"{head}: the loss overflowed float64 at stream row {rows[i]} (the loss "
                     f"of the model's prediction{y_text} is inf: |prediction - y| is too large "
-                    f"to square); {rescale}")
+                    f"to square, or the prediction itself is infinite); {rescale}")
         return (f"{head}, first at stream row {rows[i]}{y_text}: the loss of a perturbed copy "
                 "overflowed float64 or the model returned NaN for it; if |y| or the "
                 f"predictions are large, {rescale}")
