@@ -70,7 +70,6 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from scipy.stats import ks_2samp
 
 from ._channel import RowMemory, ValueChannel, make_event
 from .base import DriftEvent
@@ -337,6 +336,8 @@ class LossTrigger:
         """Whether feature ``j``'s input values in ``[s, row]`` differ from its last
         :data:`INPUT_BEFORE` before ``s`` in its regime (two-sample Kolmogorov-Smirnov at the
         per-feature attribution level; numeric inputs only)."""
+        from scipy.stats import ks_2samp  # (not at import: ``import ixplain`` stays light)
+
         mem = getattr(self, "inputs", None)  # (absent from old pickles)
         name = self.channel.labels[j]
         if mem is None:
