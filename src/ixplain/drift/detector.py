@@ -22,7 +22,7 @@ from .._validation import (
     param_error,
 )
 from ..results.drift import DriftExplanation
-from ._attribution import LossTrigger, row_losses
+from ._attribution import InputMemory, LossTrigger, row_losses
 from ._channel import RowMemory, ValueChannel, as_float_rows, make_event, summary
 from ._snapshot import (
     Capture,
@@ -77,7 +77,11 @@ class ExplanationDriftDetector:
         change (recorded in :attr:`loss_changes_`, not an event) opens an **attribution
         window**: from the alarm row on, every feature's values since the estimated start are
         compared with those of its regime before it by an anytime-valid normal-mixture
-        confidence sequence, and each feature that crosses gets an event whose ``test`` reads
+        confidence sequence -- and, when the alarm comes within
+        :data:`~ixplain.drift._attribution.LOOK_MAX` rows of the start, once at the alarm
+        row by a fixed-``n`` z-test (half the level; given to the features whose *input*
+        values also moved, by a Kolmogorov-Smirnov test, when any did) --, and each feature
+        that crosses gets an event whose ``test`` reads
         ``"CUSUM(loss, ...) + mixture z (...)"`` and whose ``start`` is the loss change's
         (:mod:`ixplain.drift._attribution`); the named feature's own test restarts on the new
         regime. The window closes ``2 / alpha`` rows (the explainer's ``alpha``) after the
@@ -142,7 +146,8 @@ class ExplanationDriftDetector:
     loss change (found at the CUSUM's level) *and* a crossing: given a loss change, the
     probability that the window names a feature whose mean value did not change is at most
     about ``attribution_level`` (``attribution_level / k`` per feature; exact for i.i.d.
-    sub-Gaussian values of a known standard deviation, approximate with it estimated).
+    sub-Gaussian values of a known standard deviation, approximate with it estimated; the
+    look at the alarm row and the sequence share it, half each, when the look is taken).
 
     Parameters
     ----------
@@ -318,6 +323,7 @@ class ExplanationDriftDetector:
         self._ref_fixed: dict[str, Any] = {}
         self._ref_curve: Any = None
         self._rows: RowMemory | None = None  # iPDP: the rows, for before/after PD curves
+        self._inputs: InputMemory | None = None  # the input rows, for the attribution's look
         self._ref_row = 0
         self._n_checks = 0
         self.explainer: Any = None
@@ -597,6 +603,8 @@ class ExplanationDriftDetector:
         self.explainer = explainer
         if hasattr(explainer, "_use_grid"):
             self._rows = RowMemory(self.memory)
+        # the input rows, for the attribution's look (its input test: _attribution)
+        self._inputs = InputMemory(self.memory) if self._watch_loss() else None
         if self._more_draws(explainer) or self._label_free_static(explainer):
             # the static data channel's own copy (with more draws, or given the model's labels)
             # starts from this empty storage
@@ -726,6 +734,9 @@ class ExplanationDriftDetector:
             self._shadows.append(new)
         if self._rows is not None:
             self._rows.push(rows, cols)
+        inputs = self.__dict__.get("_inputs")  # (absent from old pickles)
+        if inputs is not None:
+            inputs.push(rows, cols)
         if shadowed or not self.static_model:
             self._push_shadows(fed, rows)
         elif self.static_model and not shadowed:
@@ -1101,6 +1112,7 @@ class ExplanationDriftDetector:
         alpha = float(getattr(self.explainer, "alpha", 0.001))
         channel.trigger = LossTrigger(channel, level, self.attribution_level,
                                       int(round(2.0 / alpha)), seed)
+        channel.trigger.inputs = self.__dict__.get("_inputs")
         return channel
 
     def _push(self, name: str, values: np.ndarray, rows: np.ndarray,
@@ -1232,7 +1244,7 @@ class _HookUndo:
     memory's chunks and the lengths of the event lists."""
 
     __slots__ = ("detector", "state", "shadows", "parts", "copy", "channels", "pushed",
-                 "screen")
+                 "screen", "inputs")
 
     def __init__(self, detector: ExplanationDriftDetector, rows: np.ndarray) -> None:
         self.detector = detector
@@ -1246,6 +1258,8 @@ class _HookUndo:
         self.copy = detector._checkpoint() if check else None
         self.state = dict(detector.__dict__)
         self.shadows = list(detector._shadows)
+        inputs = detector.__dict__.get("_inputs")
+        self.inputs = None if inputs is None else (list(inputs.chunks), inputs.n)
         self.parts: list[Any] = []
         self.channels: dict[str, ValueChannel] | None = None
         if self.copy is None and detector._rows is not None:  # iPDP: the curves of events
@@ -1262,6 +1276,8 @@ class _HookUndo:
         for part in reversed(self.parts):
             part.restore()
         d = self.detector
+        if self.inputs is not None and d._inputs is not None:  # (pushed in place)
+            d._inputs.chunks[:], d._inputs.n = self.inputs
         if self.copy is not None:
             d.__dict__.clear()
             d.__dict__.update(self.copy.__dict__)
