@@ -645,8 +645,8 @@ def test_datetime_feature_is_refused_before_any_model_call(container, categorica
 
     X = _datetime_inputs()[container]
     e = IncrementalPDP(f, "dt", categorical=categorical)
-    with pytest.raises(ValueError, match=r"feature 'dt' holds dates, datetimes or durations.*"
-                                         r"seconds since one fixed start"):
+    with pytest.raises(ValueError, match=r"feature 'dt' holds (dates or datetimes|dates|durations) "
+                                         r".*seconds"):
         e.explain_many(X)
     assert calls == [] and e.n_seen_ == 0
 

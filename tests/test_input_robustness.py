@@ -573,6 +573,10 @@ def _refuse_iale(X):
     ix.IncrementalALE(lambda Z: np.zeros(len(Z)), "when").explain_many(X)
 
 
+_TIME_NOUNS = {"datetime64[ns]": "dates or datetimes", "datetime64[ns, UTC]": "dates or datetimes",
+               "timedelta64[ns]": "durations"}
+
+
 @pytest.mark.parametrize("dtype", list(_time_columns()))
 @pytest.mark.parametrize(("method", "owner", "hint"), [
     (_refuse_static_pd, "partial_dependence", "grid values given for it are refused too"),
@@ -583,21 +587,24 @@ def _refuse_iale(X):
 def test_datetime_refusals_share_one_text_naming_column_and_dtype(dtype, method, owner, hint):
     """Static PD, iPDP and iALE refuse a date, datetime or duration feature with one text
     (``refuse_datetime``): the owner, the column, its exact dtype, the method's own hint and
-    the conversion to a number. iALE's message named no dtype and static PD's no column
-    conversion to seconds (three texts before; the old advice, ``astype('int64') / 1e9``,
-    gives microseconds on pandas 3's default unit)."""
+    the conversion to a number for that sort (a duration's length, not seconds since a
+    start; a duration is not called a timestamp)."""
     import pandas as pd
 
     X = pd.DataFrame({"when": _time_columns()[dtype], "x": np.arange(30.0)})
+    noun = _TIME_NOUNS[dtype]
     dtype = str(X["when"].dtype)  # the label's unit is numpy's; pandas 3 makes it [us]
     with pytest.raises(ValueError) as info:
         method(X)
     text = str(info.value)
-    assert text.startswith(f"{owner}: feature 'when' holds dates, datetimes or durations "
-                           f"(dtype {dtype}); ")
+    assert text.startswith(f"{owner}: feature 'when' holds {noun} (dtype {dtype}); ")
     assert hint in text
-    assert "(X['when'] - start).dt.total_seconds()" in text
-    assert "X['when'].dt.total_seconds()" in text
+    assert "accumulated_local_effects bins them in time order" in text
+    if noun == "durations":
+        assert "X['when'].dt.total_seconds()" in text and "start" not in text
+        assert "timestamp" not in text.lower()  # a grid value per distinct *value*
+    else:
+        assert "(X['when'] - start).dt.total_seconds()" in text
     assert "custom_values" not in text  # static PD refuses them for dates too
 
 
@@ -607,8 +614,8 @@ def test_ipdp_datetime_objects_refusal_names_the_value_type():
 
     rows = [{"when": datetime.datetime(2020, 1, 1 + i), "x": float(i)} for i in range(5)]
     e = ix.IncrementalPDP(lambda Z: np.zeros(len(Z)), "when")
-    with pytest.raises(ValueError, match=r"^IncrementalPDP: feature 'when' holds dates, "
-                                         r"datetimes or durations \(values of type datetime\); "):
+    with pytest.raises(ValueError, match=r"^IncrementalPDP: feature 'when' holds dates or "
+                                         r"datetimes \(values of type datetime\); "):
         e.explain_many(rows)
 
 
@@ -620,9 +627,114 @@ def test_static_pd_datetime_error_does_not_suggest_custom_values():
     from ixplain import partial_dependence
 
     X = pd.DataFrame({"t": pd.date_range("2020-01-01", periods=50), "x": np.arange(50.0)})
-    with pytest.raises(ValueError, match="holds dates, datetimes or durations") as info:
+    with pytest.raises(ValueError, match="holds dates or datetimes") as info:
         partial_dependence(lambda Z: np.zeros(len(Z)), X, ["t"])
     assert "custom_values" not in str(info.value)
+
+
+def _date_like_columns():
+    """Each sort of date-like column (12 increasing values, one missing), the noun its
+    refusal uses, and the ``start`` its conversion needs."""
+    import datetime
+
+    import pandas as pd
+
+    k = list(range(12))
+    naive, paris = pd.Timestamp("2024-01-01"), pd.Timestamp("2024-01-01", tz="Europe/Paris")
+
+    def obj(values):
+        return pd.Series(values[:5] + [None] + values[6:], dtype=object)
+
+    return {
+        "datetime64[s]": (pd.Series(pd.date_range(naive, periods=12, freq="h"))
+                          .astype("datetime64[s]"), "dates or datetimes", naive),
+        "tz-aware": (pd.Series(pd.date_range(paris, periods=12, freq="h")),
+                     "dates or datetimes", paris),
+        "timedelta64[s]": (pd.Series(pd.to_timedelta(k, unit="h")).astype("timedelta64[s]"),
+                           "durations", None),
+        "Period dtype": (pd.Series(pd.period_range("2024-01", periods=12, freq="M")),
+                         "pandas periods", naive),
+        "datetime objects": (obj([datetime.datetime(2024, 1, 1, i) for i in k]),
+                             "dates or datetimes", naive),
+        "date objects": (obj([datetime.date(2024, 1, 1 + i) for i in k]), "dates", naive),
+        "timedelta objects": (obj([datetime.timedelta(hours=i) for i in k]), "durations",
+                              None),
+        "Period objects": (obj(list(pd.period_range("2024-01", periods=12, freq="M"))),
+                           "pandas periods", naive),
+        "numpy datetime64 objects": (obj([np.datetime64("2024-01-01") + np.timedelta64(i, "D")
+                                          for i in k]), "dates or datetimes", naive),
+    }
+
+
+def _zero(Z):
+    return np.zeros(len(Z))
+
+
+_DATE_METHODS = {
+    "partial_dependence": lambda X: ix.partial_dependence(_zero, X, "when"),
+    "partial_dependence custom_values": lambda X: ix.partial_dependence(
+        _zero, X, "when", custom_values={"when": X["when"].iloc[:2].tolist()}),
+    "IncrementalPDP": lambda X: ix.IncrementalPDP(_zero, "when").explain_many(X),
+    "IncrementalPDP grid=": lambda X: ix.IncrementalPDP(_zero, "when", grid=[0.0, 1.0])
+    .explain_many(X),
+    "IncrementalPDP records": lambda X: [ix.IncrementalPDP(_zero, "when").explain_one(r)
+                                         for r in X.to_dict("records")[:3]],
+    "IncrementalALE": lambda X: ix.IncrementalALE(_zero, "when").explain_many(X),
+    "IncrementalALE records": lambda X: [ix.IncrementalALE(_zero, "when").explain_one(r)
+                                         for r in X.to_dict("records")[:3]],
+}
+
+
+@pytest.mark.parametrize("column", list(_date_like_columns()))
+@pytest.mark.parametrize("method", list(_DATE_METHODS))
+def test_date_like_features_refused_alike_with_code_that_runs(column, method):
+    """Static PD, iPDP (a fixed grid too) and iALE (records with a Timestamp too) refuse every
+    sort of date-like feature, object columns whose values are all dates included, with the
+    date text (QA: static PD took object dates and Periods as levels, iPDP's fixed grid took
+    object datetimes and crashed on Periods, iALE said "not numeric"). The conversion the
+    message shows runs as pasted on the user's column and gives increasing seconds; where it
+    says accumulated_local_effects bins the feature in time order, it does."""
+    import re
+
+    import pandas as pd
+
+    values, noun, start = _date_like_columns()[column]
+    X = pd.DataFrame({"when": values, "x": np.arange(12.0)})
+    owner = method.split()[0]
+    with pytest.raises(ValueError) as info:
+        _DATE_METHODS[method](X)
+    text = str(info.value)
+    assert text.startswith(f"{owner}: feature 'when' holds {noun} ("), text
+    code = re.search(r"e\.g\. [^(]*?((?:\(|X\[|pd\.)\S.*?\.total_seconds\(\))", text)
+    assert code is not None, text
+    seconds = eval(code.group(1), {"pd": pd, "X": X, "start": start})
+    present = seconds.drop(5) if X["when"].dtype == object else seconds
+    assert present.notna().all() and present.is_monotonic_increasing and present.iloc[-1] > 0
+    if noun == "durations":
+        assert "start" not in code.group(1)
+    if "accumulated_local_effects bins them in time order" in text:
+        grid = ix.accumulated_local_effects(_zero, X, "when").grid_values[0]
+        assert pd.Series(grid).is_monotonic_increasing
+        assert pd.api.types.infer_dtype(grid) in ("datetime", "datetime64", "timedelta",
+                                                  "timedelta64")
+
+
+def test_date_sort_ignores_missing_values_and_needs_one_date():
+    """An object column counts as dates when its non-missing values are all date-like; a
+    string among them, or no date at all, does not."""
+    import datetime
+
+    import pandas as pd
+
+    from ixplain._validation import date_sort
+
+    obj = np.dtype(object)
+    day = datetime.date(2024, 1, 1)
+    assert date_sort([None, np.nan, pd.NaT, pd.NA, day], obj) == ("date", "values of type date")
+    assert date_sort([day, "2024-01-02"], obj) is None
+    assert date_sort([None, np.nan], obj) is None
+    assert date_sort([day, datetime.timedelta(1)], obj)[0] == "mixed"
+    assert date_sort([1.0], np.dtype(np.float64)) is None
 
 
 # ---------------------------------------------------------------- a loss that overflows float64

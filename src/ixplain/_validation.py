@@ -30,6 +30,7 @@ __all__ = [
     "check_target",
     "param_error",
     "refuse_complex_target",
+    "date_sort",
     "refuse_datetime",
     "refuse_nonfinite",
     "user_stacklevel",
@@ -389,8 +390,130 @@ def refuse_complex_target(y: np.ndarray, owner: str) -> None:
     )
 
 
-def refuse_datetime(owner: str, name: str, what: str, hint: str) -> ValueError:
-    """The refusal of a feature of dates, datetimes or durations, one text for every method.
+#: How each sort of date feature (:func:`date_sort`) is named and passed as a number: the
+#: code runs as shown on a pandas column of that sort (``X`` the user's DataFrame, ``pd``
+#: pandas, ``start`` a pandas Timestamp).
+_DATE_TEXT = {
+    "datetime64": ("dates or datetimes", (
+        "seconds since one fixed start for all the data, (X[{n}] - start).dt.total_seconds() "
+        "with start a pandas Timestamp (in the column's time zone, if any)")),
+    "timedelta64": ("durations", "their length in seconds, X[{n}].dt.total_seconds()"),
+    "period": ("pandas periods", (
+        "seconds from one fixed start for all the data to each period's start, "
+        "(X[{n}].dt.start_time - start).dt.total_seconds() with start a pandas Timestamp")),
+    "datetime": ("dates or datetimes", (
+        "seconds since one fixed start for all the data, "
+        "(pd.to_datetime(X[{n}]) - start).dt.total_seconds() (pd.to_datetime first: "
+        "the column holds Python objects, which have no .dt) with start a pandas Timestamp "
+        "(in the values' time zone, if they have one)")),
+    "date": ("dates", (
+        "seconds since one fixed start for all the data, "
+        "(pd.to_datetime(X[{n}]) - start).dt.total_seconds() (pd.to_datetime first: "
+        "the column holds Python objects, which have no .dt) with start a pandas Timestamp")),
+    "timedelta": ("durations", (
+        "their length in seconds, pd.to_timedelta(X[{n}]).dt.total_seconds() "
+        "(pd.to_timedelta first: the column holds Python objects, which have no .dt)")),
+    "Period": ("pandas periods", (
+        "seconds from one fixed start for all the data to each period's start, "
+        "(X[{n}].map(lambda p: p.start_time, na_action='ignore') - start).dt.total_seconds() "
+        "with start a pandas Timestamp")),
+    "mixed": ("dates and durations", (
+        "a date as seconds since one fixed start for all the data, a duration as its length "
+        "in seconds (one column of each)")),
+}
+#: The sorts the static accumulated_local_effects bins in time order (the others it reads as
+#: categorical levels: Python dates, periods; a mix of dates and durations).
+_ALE_TIME_SORTS = ("datetime64", "timedelta64", "datetime", "timedelta")
+
+
+def _date_family(value: Any) -> str | None:
+    """``"datetime"``, ``"date"``, ``"timedelta"`` or ``"Period"`` for a date-like value
+    (pandas ``Timestamp``/``Timedelta`` subclass the Python types), None for any other."""
+    import datetime
+
+    if isinstance(value, (datetime.datetime, np.datetime64)):
+        return "datetime"
+    if isinstance(value, datetime.date):
+        return "date"
+    if isinstance(value, (datetime.timedelta, np.timedelta64)):
+        return "timedelta"
+    if type(value).__name__ == "Period" and type(value).__module__.startswith("pandas"):
+        return "Period"
+    return None
+
+
+def _missing_value(value: Any) -> bool:
+    """None, pandas NA, or a value unequal to itself (NaN, NaT)."""
+    if value is None or type(value).__name__ == "NAType":
+        return True
+    try:
+        return bool(value != value)
+    except Exception:
+        return False
+
+
+def date_sort(values: Any, dtype: Any) -> tuple[str, str] | None:
+    """Whether a feature holds dates, datetimes, durations or periods, and how it showed it.
+
+    Parameters
+    ----------
+    values : iterable
+        The column's values (read only for an object-like dtype, until the first value that
+        is not date-like).
+    dtype : numpy dtype or pandas extension dtype
+        The column's dtype.
+
+    Returns
+    -------
+    (sort, what) or None
+        ``sort``: ``"datetime64"`` or ``"timedelta64"`` (those dtypes, any unit, tz-aware
+        too), ``"period"`` (a pandas Period dtype), or, for a column of objects whose
+        non-missing values are all date-like (at least one): ``"datetime"`` (datetimes,
+        numpy datetime64), ``"date"`` (Python dates, possibly with datetimes),
+        ``"timedelta"``, ``"Period"``, or ``"mixed"`` (dates and durations). ``what``: ``"dtype <dtype>"`` or ``"values of type <type>"``
+        (the first value's). None for any other column.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> date_sort([None, datetime.date(2024, 1, 1)], np.dtype(object))
+    ('date', 'values of type date')
+    >>> date_sort(["2024-01-01"], np.dtype(object)) is None
+    True
+    """
+    kind = getattr(dtype, "kind", None)
+    if kind in ("M", "m"):  # datetime64 (a pandas DatetimeTZDtype too), timedelta64
+        return ("datetime64" if kind == "M" else "timedelta64"), f"dtype {dtype}"
+    if type(dtype).__name__ == "PeriodDtype":
+        return "period", f"dtype {dtype}"
+    if kind != "O":
+        return None
+    families: set[str] = set()
+    first: Any = None
+    for v in values:
+        if _missing_value(v):  # (NaT subclasses datetime)
+            continue
+        family = _date_family(v)
+        if family is None:
+            return None
+        if first is None:
+            first = v
+        families.add(family)
+    if not families:
+        return None
+    if families == {"datetime", "date"}:
+        sort = "date"
+    elif len(families) == 1:
+        sort = families.pop()
+    else:
+        sort = "mixed"
+    return sort, f"values of type {type(first).__name__}"
+
+
+def refuse_datetime(owner: str, name: str, what: str, hint: str,
+                    sort: str = "datetime64") -> ValueError:
+    """The refusal of a feature of dates, datetimes, durations or periods, one text for
+    every method.
 
     Parameters
     ----------
@@ -400,31 +523,38 @@ def refuse_datetime(owner: str, name: str, what: str, hint: str) -> ValueError:
         The feature (column) name.
     what : str
         How the feature showed it: ``"dtype <its dtype>"`` (e.g. ``"dtype datetime64[ns,
-        UTC]"``), or ``"values of type <type>"`` for datetime objects in an object column.
+        UTC]"``), or ``"values of type <type>"`` for date objects in an object column
+        (:func:`date_sort` gives both).
     hint : str
         Why this method refuses it and what else the user can call (one or more sentences,
         ending with a full stop). It must name only alternatives the method accepts for
-        dates (``partial_dependence`` refuses ``custom_values`` for them too).
+        this sort (``partial_dependence`` refuses ``custom_values`` for them too); the text
+        adds that the static ``accumulated_local_effects`` bins the feature in time order
+        where it does (datetime64, timedelta64, datetime and timedelta objects).
+    sort : str, default="datetime64"
+        The feature's sort (:func:`date_sort`): it names the values (a duration is not
+        called a date) and picks the conversion shown.
 
     Returns
     -------
     ValueError
-        To be raised by the caller; the message names the owner, the feature, its dtype,
-        the hint and the conversion to a number the model reads (one that holds for any
-        time unit: pandas 3 makes microseconds the default, so ``astype('int64') / 1e9``
-        would not give seconds).
+        To be raised by the caller; the message names the owner, the feature, its dtype or
+        value type, the hint and the conversion to a number the model reads, code that runs
+        as shown on a pandas column of that sort (one that holds for any time unit: pandas 3
+        makes microseconds the default, so ``astype('int64') / 1e9`` would not give seconds).
 
     Examples
     --------
-    >>> str(refuse_datetime("f", "t", "dtype datetime64[ns]", "f needs numbers."))  # doctest: +ELLIPSIS
-    "f: feature 't' holds dates, datetimes or durations (dtype datetime64[ns]); f needs ...
+    >>> str(refuse_datetime("f", "t", "dtype timedelta64[s]", "f needs numbers.",
+    ...                     "timedelta64"))
+    "f: feature 't' holds durations (dtype timedelta64[s]); f needs numbers. The static accumulated_local_effects bins them in time order. Pass them as a number the model reads, e.g. their length in seconds, X['t'].dt.total_seconds()."
     """
+    noun, code = _DATE_TEXT[sort]
+    ale = (" The static accumulated_local_effects bins them in time order."
+           if sort in _ALE_TIME_SORTS else "")
     return ValueError(
-        f"{owner}: feature {name!r} holds dates, datetimes or durations ({what}); {hint} "
-        "Pass the time as a number the model reads, e.g. seconds since one fixed start for "
-        f"all the data, (X[{name!r}] - start).dt.total_seconds() with start a pandas Timestamp "
-        f"(in the column's time zone, if any), or a duration's length, "
-        f"X[{name!r}].dt.total_seconds() (any time unit)."
+        f"{owner}: feature {name!r} holds {noun} ({what}); {hint}{ale} Pass them as a number "
+        f"the model reads, e.g. {code.format(n=repr(name))}."
     )
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ._lazy import is_instance
-from ._validation import refuse_datetime
+from ._validation import date_sort, refuse_datetime
 from .tabular import Table, _is_integer_dtype
 
 __all__ = ["FeatureGrid", "DECILES", "feature_deciles", "feature_grid"]
@@ -195,9 +195,11 @@ def feature_grid(
     ValueError
         If the column has no non-missing value, if ``custom_values`` is not a non-empty 1-D
         array, if the percentiles collapse on a feature with many distinct values, if the
-        column holds datetimes or durations (with ``custom_values`` too; the message names
-        the dtype and the conversion to a number), or if a categorical feature has more than
-        :data:`MAX_LEVELS` levels (the message names the fix).
+        column holds datetimes, durations or periods (a datetime64, timedelta64 or Period
+        dtype, or objects that are all dates, datetimes, durations or pandas Periods;
+        with ``custom_values`` too; the message names the dtype and the conversion to a
+        number), or if a categorical feature has more than :data:`MAX_LEVELS` levels (the
+        message names the fix).
 
     Examples
     --------
@@ -211,10 +213,11 @@ def feature_grid(
     column = table.column(name)
     kind = table.schema.kind(name)
     dtype = table.schema.dtypes[table.schema.index(name)]
-    if getattr(dtype, "kind", "") in ("m", "M"):  # datetime64, timedelta64, tz-aware dates
-        raise refuse_datetime(owner, name, f"dtype {dtype}", (
-            "a grid over every distinct timestamp would not end, and grid values given for "
-            "it are refused too (accumulated_local_effects bins datetimes in time order)."))
+    dates = date_sort(column, dtype)  # dtypes, or object columns of date-like values only
+    if dates is not None:
+        raise refuse_datetime(owner, name, dates[1], (
+            "a grid over every distinct value would not end, and grid values given for it "
+            "are refused too."), dates[0])
     missing = _missing_mask(column)
     has_missing_data = bool(missing.any())
     present = column if not has_missing_data else _take_mask(column, ~missing)

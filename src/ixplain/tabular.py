@@ -189,6 +189,41 @@ def mixed_column_hint(table: Table) -> str | None:
     return None
 
 
+def is_date_dtype(dtype: Any) -> bool:
+    """True for a datetime64 or timedelta64 dtype of any unit, tz-aware pandas ones included
+    (numpy's ``M``/``m`` kinds; a pandas ``DatetimeTZDtype`` has kind ``M`` too)."""
+    return getattr(dtype, "kind", None) in ("M", "m")
+
+
+def date_objects(col: Any) -> np.ndarray:
+    """A datetime64/timedelta64 column (any unit, tz-aware too) as an object array of pandas
+    ``Timestamp``/``Timedelta`` values, without loss: ``np.asarray(col, dtype=object)`` makes
+    a ``datetime64[ns]`` column integer nanoseconds and drops the unit of the others."""
+    import pandas as pd
+
+    return np.asarray(pd.array(col), dtype=object)
+
+
+def restore_dates(col: Any, dtype: Any) -> Any:
+    """An object column of dates or durations (:func:`date_objects`, or values drawn from it)
+    back in the column's own ``dtype`` (a numpy array for a numpy dtype, a pandas
+    ``DatetimeArray`` for a tz-aware one); ``col`` itself if it is already of that dtype, or
+    if a value does not convert (then the model sees the values as they are)."""
+    if not isinstance(col, np.ndarray) or col.dtype != object:
+        return col
+    import pandas as pd
+
+    try:
+        out = pd.array(col, dtype=dtype)
+    except (TypeError, ValueError):  # a numpy unit pandas lacks (D, M, Y, ...): numpy converts
+        try:
+            return np.array([v.to_numpy() if hasattr(v, "to_numpy") else v for v in col],
+                            dtype=dtype)
+        except (TypeError, ValueError):
+            return col
+    return out.to_numpy() if isinstance(dtype, np.dtype) else out
+
+
 def _is_integer_dtype(dtype: Any) -> bool:
     if isinstance(dtype, np.dtype):  # pandas' is_integer_dtype on a numpy dtype, without pandas
         return dtype.kind in "iu"
@@ -531,7 +566,7 @@ class Table:
             dtype = np.result_type(*[np.asarray(c).dtype for c in cols])
         out = np.empty((self.n_rows, len(cols)), dtype=dtype)
         for j, c in enumerate(cols):
-            out[:, j] = np.asarray(c)
+            out[:, j] = np.asarray(restore_dates(c, dtype) if is_date_dtype(dtype) else c)
         return out
 
     def to_frame(self) -> pd.DataFrame:
@@ -546,7 +581,9 @@ class Table:
                 # a stream explainer builds one frame per observation)
                 return pd.DataFrame(np.column_stack(cols), columns=pd.Index(list(self.schema.labels)))
         data = {}
-        for label, c in zip(self.schema.labels, self.columns.values()):
+        for label, c, dtype in zip(self.schema.labels, self.columns.values(), self.schema.dtypes):
+            if is_date_dtype(dtype):  # canonical columns hold dates as Timestamp objects
+                c = restore_dates(c, dtype)
             data[label] = pd.Series(c, name=label, copy=False)
         df = pd.DataFrame(data, copy=False)
         df.columns = pd.Index(list(self.schema.labels))

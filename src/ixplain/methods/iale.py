@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, param_error, refuse_datetime
+from .._validation import check_int, date_sort, param_error, refuse_datetime
 from ..aggregation import EWMean, Mean
 from ..results.ale import AccumulatedLocalEffects
 from ..storage.base import Batch
@@ -158,10 +158,12 @@ class IncrementalALE(IncrementalExplainer):
     model : estimator, River model, Booster or callable
         Anything :func:`ixplain.as_model` accepts; called at explain time.
     feature : str or int
-        The numeric feature (a name, or a position in the observations). A categorical or
-        datetime feature is refused (``ValueError`` naming its dtype and the conversion to a
-        number; the static :func:`~ixplain.accumulated_local_effects` bins datetimes in time
-        order).
+        The numeric feature (a name, or a position in the observations). A categorical
+        feature is refused, and so is one of dates, datetimes, durations or periods (a
+        datetime64, timedelta64 or Period dtype, or objects that are all date-like:
+        ``ValueError`` naming its dtype or value type and the conversion to a number; the
+        static :func:`~ixplain.accumulated_local_effects` bins datetimes and durations in
+        time order).
     grid_resolution : int, default=20
         Number of bins ``K`` (ignored when ``edges`` are given), at most the number of values
         stored at the end of the warm-up minus one.
@@ -285,21 +287,24 @@ class IncrementalALE(IncrementalExplainer):
             raise param_error(self._owner, "feature", f"a position in [0, {len(names) - 1}]", f)
         return names[int(f)]
 
-    def _numeric_feature(self) -> str:
+    def _numeric_feature(self, cols: Any = None) -> str:
+        """The explained feature's name; refuses a feature that is not numeric (a date-like
+        one with the date text, read from its dtype or from its values in the batch columns
+        ``cols``, a mapping of name to values)."""
         assert self._schema is not None
         name = self._feature_name(self._schema.names)
         if self._schema.kind(name) != "numeric":
             dtype = self._schema.dtypes[self._schema.index(name)]
-            if getattr(dtype, "kind", None) in ("M", "m"):
-                raise refuse_datetime(self._owner, name, f"dtype {dtype}", (
-                    "iALE bins numbers on a stream (the static accumulated_local_effects bins "
-                    "datetimes in time order)."))
+            dates = date_sort(() if cols is None else cols[name], dtype)
+            if dates is not None:
+                raise refuse_datetime(self._owner, name, dates[1],
+                                      "iALE bins numbers on a stream.", dates[0])
             raise ValueError(f"{self._owner}: feature {name!r} is not numeric; iALE explains a "
                              "numeric feature.")
         return name
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
-        name = self._numeric_feature()
+        name = self._numeric_feature(X.columns)
         assert self.edges_ is not None
         if self._method is None or self._method.edges is not self.edges_:
             outside = "clip" if self.edges is None else "exclude"  # fixed edges: as static
@@ -401,7 +406,7 @@ class IncrementalALE(IncrementalExplainer):
 
     def _warm_up(self, cols: Any, y: np.ndarray | None, B: int) -> None:
         """Rows before the first edges: stored (the edges come from them), not explained."""
-        self._numeric_feature()
+        self._numeric_feature(cols)
         n_rows = B
         if self.nan_policy != "pass":  # the same rows the engine would store
             cols, y, B = self._apply_nan_policy(cols, y, B)

@@ -7,7 +7,6 @@ grid value ``v``.
 
 from __future__ import annotations
 
-import datetime
 import math
 import numbers
 import warnings
@@ -22,6 +21,7 @@ from .._validation import (
     check_float,
     check_int,
     check_options,
+    date_sort,
     param_error,
     refuse_datetime,
     user_stacklevel,
@@ -372,9 +372,10 @@ class IncrementalPDP(IncrementalExplainer):
     ValueError
         At the first observation, for an unknown ``feature`` (the message lists the available
         ones), a non-numeric feature with ``categorical=False``, or a feature of dates,
-        datetimes or durations (a grid value per timestamp would not end; the message names
-        its dtype, or the value type for datetime objects, and asks for numbers, as
-        :func:`~ixplain.partial_dependence` and ``IncrementalALE`` do);
+        datetimes, durations or periods, with a fixed ``grid`` too (a grid value per distinct
+        value would not end; the message names its dtype, or the value type for date
+        objects, and the conversion to numbers, as :func:`~ixplain.partial_dependence` and
+        ``IncrementalALE`` do); a later new level that is date-like is refused alike;
         later, for a record without a feature the stream had, NaN with
         ``nan_policy="raise"``, or a model returning NaN.
     ModelEvaluationError
@@ -656,7 +657,7 @@ class IncrementalPDP(IncrementalExplainer):
     ) -> None:
         B = len(next(iter(cols.values())))
         if self.feature_name_ is None:
-            self._start()
+            self._start(cols)
         name = str(self.feature_name_)
         if B == 1 and (has_nan is False or self._clean_row(cols, y)):  # the streaming case
             positions, B_kept = _FIRST, 1
@@ -823,7 +824,7 @@ class IncrementalPDP(IncrementalExplainer):
         if name == self.feature_name_:
             self.feature_name_ = None
 
-    def _start(self) -> None:
+    def _start(self, cols: dict[str, np.ndarray]) -> None:
         schema = self._schema
         assert schema is not None
         names = schema.names
@@ -843,8 +844,10 @@ class IncrementalPDP(IncrementalExplainer):
             )
         kind = schema.kind(name)
         dtype = schema.dtypes[schema.index(name)]
-        if getattr(dtype, "kind", None) in ("M", "m"):  # datetime64 (tz-aware too), timedelta64
-            raise _datetime_error(name, f"dtype {dtype}")
+        # datetime64 (tz-aware too), timedelta64, Period, or objects that are all date-like
+        dates = date_sort(cols[name], dtype if kind != "numeric" else np.dtype(np.float64))
+        if dates is not None:
+            raise _datetime_error(name, *dates)
         if self.categorical is not None:
             if not self.categorical and kind != "numeric":
                 raise ValueError(
@@ -1043,9 +1046,9 @@ class IncrementalPDP(IncrementalExplainer):
         if not _is_missing(value):
             key = _key(value)
             if key not in self._store.index or self._cache is None:
-                if isinstance(key, _DATETIME_TYPES):
-                    raise _datetime_error(str(self.feature_name_),
-                                          f"values of type {type(key).__name__}")
+                dates = date_sort((key,), np.dtype(object))
+                if dates is not None:
+                    raise _datetime_error(str(self.feature_name_), *dates)
                 self._store.ids([key])
                 self._cache = ("levels", np.arange(len(self._store), dtype=np.intp))
                 if len(self._store) == MAX_LEVELS + 1:
@@ -1269,18 +1272,12 @@ def _key(value: Any) -> Any:
     return value
 
 
-#: Values that make a feature a datetime (or a duration): a grid over every distinct one
-#: grows without end. ``pandas.Timestamp`` / ``Timedelta`` subclass the first two.
-_DATETIME_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
-
-
-def _datetime_error(name: str, what: str) -> ValueError:
-    """The refusal of a datetime or duration feature (``what``: ``"dtype <dtype>"`` or
-    ``"values of type <type>"``)."""
+def _datetime_error(name: str, sort: str, what: str) -> ValueError:
+    """The refusal of a feature of dates, datetimes, durations or periods (``sort`` and
+    ``what`` from :func:`~ixplain._validation.date_sort`)."""
     return refuse_datetime(_OWNER, name, what, (
-        "its grid would get one value per distinct timestamp, without end (partial_dependence "
-        "and IncrementalALE refuse them too; accumulated_local_effects bins them in time "
-        "order)."))
+        "its grid would get one value per distinct value, without end (partial_dependence "
+        "and IncrementalALE refuse them too)."), sort)
 
 
 def _is_missing(value: Any) -> bool:

@@ -48,7 +48,7 @@ import numpy as np
 from .._lazy import is_instance
 from .._random import RowStream, root_seed, uniform_index
 from .._validation import check_allocation, check_int, check_random_state
-from ..tabular import Schema, Table, as_table
+from ..tabular import Schema, Table, as_table, date_objects, is_date_dtype
 
 __all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
 
@@ -105,14 +105,20 @@ def seed_of(random_state: Any, owner: str) -> int:
 
 
 def canonical_columns(table: Table) -> dict[str, np.ndarray]:
-    """A table's columns as ``float64`` (numeric) or ``object`` (categorical) numpy arrays."""
+    """A table's columns as ``float64`` (numeric) or ``object`` (categorical) numpy arrays.
+
+    A datetime64/timedelta64 column (any unit, tz-aware too) becomes pandas ``Timestamp`` /
+    ``Timedelta`` objects (:func:`~ixplain.tabular.date_objects`), which
+    :meth:`Table.to_native` turns back into the column's own dtype: the model gets the
+    dtype and values it was given, draws from a storage included."""
     out: dict[str, np.ndarray] = {}
     for name, kind in zip(table.schema.names, table.schema.kinds):
         if kind == "numeric":
             out[name] = table.numeric_column(name)
         else:
             col = table.columns[name]
-            out[name] = np.asarray(col, dtype=object)
+            dates = is_date_dtype(getattr(col, "dtype", None))
+            out[name] = date_objects(col) if dates else np.asarray(col, dtype=object)
     return out
 
 

@@ -1,0 +1,141 @@
+"""Date and duration columns that are not the explained feature reach the model of a stream
+explainer with the dtype and values the user gave (as in the static methods).
+
+The stream explainers keep a categorical column as objects (in their batches and storage
+buffers); a ``datetime64[ns]`` column went to the model as integer nanoseconds in an object
+column, and ``datetime64[s]``/``[ms]`` came back as ``datetime64[us]``, so a model reading
+``X["t"].dt`` failed or, for one that reads ``astype("int64")``, got values off by a factor of
+1,000 per unit.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ixplain as ix
+from ixplain import ConditionalStorage
+from ixplain.storage import UniformReservoir
+
+N = 60
+START = pd.Timestamp("2024-01-01")
+_rng = np.random.default_rng(0)
+HOURS = _rng.integers(0, 500, N).astype(float)
+X_NUM = _rng.normal(size=N)
+Y = 2 * HOURS / 100 + X_NUM + 0.1 * _rng.normal(size=N)
+_T = START + pd.to_timedelta(HOURS, unit="h")
+COLUMNS = {
+    "datetime64[s]": pd.Series(_T).astype("datetime64[s]"),
+    # 7 ns past the hour: only a datetime64[ns] column holds them
+    "datetime64[ns]": pd.Series(_T + pd.to_timedelta(7, unit="ns")).astype("datetime64[ns]"),
+    "datetime64[s, Europe/Paris]": pd.Series(_T).dt.tz_localize("UTC").dt.tz_convert(
+        "Europe/Paris").astype("datetime64[s, Europe/Paris]"),
+    "timedelta64[s]": pd.Series(pd.to_timedelta(HOURS, unit="h")).astype("timedelta64[s]"),
+}
+
+
+class DateModel:
+    """``2 * floor(hours) / 100 + x``, the hours read from the date column ``t`` by ``.dt``
+    (since START, or of the duration); fails unless ``t`` has exactly ``dtype``."""
+
+    def __init__(self, dtype) -> None:
+        self.dtype = dtype
+
+    def __call__(self, D: pd.DataFrame) -> np.ndarray:
+        assert isinstance(D, pd.DataFrame), type(D)
+        assert D["t"].dtype == self.dtype, (D["t"].dtype, self.dtype)
+        if self.dtype.kind == "m":
+            seconds = D["t"].dt.total_seconds()
+        else:
+            start = START.tz_localize("UTC") if getattr(self.dtype, "tz", None) else START
+            seconds = (D["t"] - start).dt.total_seconds()
+        return 2 * np.floor(seconds.to_numpy() / 3600) / 100 + D["x"].to_numpy()
+
+
+def number_model(D: pd.DataFrame) -> np.ndarray:
+    """The same model on the hours the user converted to numbers itself."""
+    return 2 * np.floor(D["t"].to_numpy(dtype=float)) / 100 + D["x"].to_numpy()
+
+
+class ReprModel:
+    """The same model on a column of text labels (``repr`` of the user's values), mapped back
+    to the hours by a lookup table."""
+
+    def __init__(self, hours: dict) -> None:
+        self.hours = hours
+
+    def __call__(self, D: pd.DataFrame) -> np.ndarray:
+        h = np.array([self.hours[v] for v in D["t"]])
+        return 2 * np.floor(h) / 100 + D["x"].to_numpy()
+
+
+def _stream(make, X, labels: bool = True) -> np.ndarray:
+    """Half the rows in one explain_many, a pickle round trip, the rest by explain_one."""
+    e = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the conditional trees on 60 rows
+        e.explain_many(X.iloc[:30], Y[:30] if labels else None)
+        e = pickle.loads(pickle.dumps(e))
+        for i in range(30, N):
+            e.explain_one(X.iloc[[i]], Y[i] if labels else None)
+    return e.pd_.average if isinstance(e, ix.IncrementalPDP) else e.importances_
+
+
+def _explainers(model):
+    return {
+        "IncrementalPFI": lambda: ix.IncrementalPFI(model, "squared_error", random_state=0),
+        "IncrementalSAGE": lambda: ix.IncrementalSAGE(model, loss="squared_error",
+                                                      random_state=0),
+        "IncrementalPDP": lambda: ix.IncrementalPDP(model, "x", grid=[-1.0, 0.0, 1.0]),
+    }
+
+
+@pytest.mark.parametrize("dtype_name", list(COLUMNS))
+@pytest.mark.parametrize("method", ["IncrementalPFI", "IncrementalSAGE", "IncrementalPDP"])
+def test_stream_explainers_pass_date_columns_unchanged(dtype_name, method):
+    """The model sees ``t`` in its own dtype (storage draws, pickling and one-row DataFrames
+    included), and the explanation equals the one of the user's own conversion of ``t`` to
+    numbers (the hours): the draws and the model's values are the same row by row."""
+    t = COLUMNS[dtype_name]
+    X = pd.DataFrame({"t": t, "x": X_NUM})
+    labels = method != "IncrementalPDP"
+    got = _stream(_explainers(DateModel(t.dtype))[method], X, labels)
+    want = _stream(_explainers(number_model)[method], pd.DataFrame({"t": HOURS, "x": X_NUM}),
+                   labels)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype_name", list(COLUMNS))
+def test_conditional_ipfi_passes_date_columns_unchanged(dtype_name):
+    """Conditional iPFI models a categorical column by its levels (codes in the order of their
+    ``repr``), so its reference keeps ``t`` categorical: text labels ``repr(value)`` of the
+    same values, which the reference model maps to the hours. Same draws, same trees, the
+    same importances; the date model sees its own dtype."""
+    t = COLUMNS[dtype_name]
+    X = pd.DataFrame({"t": t, "x": X_NUM})
+    text = [repr(v) for v in t]
+    lookup = dict(zip(text, HOURS))
+
+    def make(model):
+        return lambda: ix.IncrementalPFI(model, "squared_error", random_state=0,
+                                         removal="conditional",
+                                         storage=ConditionalStorage(100, 20))
+
+    got = _stream(make(DateModel(t.dtype)), X)
+    want = _stream(make(ReprModel(lookup)), pd.DataFrame({"t": text, "x": X_NUM}))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_storage_holds_date_values_exactly():
+    """A storage holds a datetime64[ns] column's values exactly (Timestamps to the
+    nanosecond, not integer nanoseconds), and survives pickling."""
+    t = COLUMNS["datetime64[ns]"]
+    s = UniformReservoir(N, random_state=0)
+    s.update_many(pd.DataFrame({"t": t, "x": X_NUM}))
+    held = pickle.loads(pickle.dumps(s)).table.columns["t"]
+    assert all(isinstance(v, pd.Timestamp) for v in held)
+    assert list(held) == list(t)
