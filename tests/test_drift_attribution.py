@@ -11,6 +11,7 @@ pytest.importorskip("river")
 
 from ixplain import ExplanationDriftDetector, IncrementalPFI
 from ixplain.drift._attribution import mixture_bound
+from test_drift import agrawal_rule_1
 
 N, CHANGE = 4000, 2000
 
@@ -255,16 +256,6 @@ def test_loss_tests_run_without_the_mean_confirmation():
     assert not any(t.confirm for ch in channel.trigger.losses for t in ch.tests)
 
 
-def _rule1(X):
-    """Agrawal's rule 1 (River numbering), a static model."""
-    age = np.array([r["age"] for r in X])
-    sal = np.array([r["salary"] for r in X])
-    y = (((age < 40) & (sal >= 50_000) & (sal <= 100_000))
-         | ((age >= 40) & (age < 60) & (sal >= 75_000) & (sal <= 125_000))
-         | ((age >= 60) & (sal >= 25_000) & (sal <= 75_000)))
-    return y.astype(int)
-
-
 def _swap_run(seed, chunk):
     from river.datasets import synth
 
@@ -273,7 +264,7 @@ def _swap_run(seed, chunk):
     rows = [(dict(x, salary=x["commission"], commission=x["salary"]) if i >= 4000 else x, y)
             for i, (x, y) in enumerate(rows)]
     det = ExplanationDriftDetector(static_model=True, random_state=seed)
-    ipfi = IncrementalPFI(_rule1, "zero_one", alpha=0.001, random_state=seed,
+    ipfi = IncrementalPFI(agrawal_rule_1, "zero_one", alpha=0.001, random_state=seed,
                           drift_detector=det)
     for s in range(0, len(rows), chunk):
         part = rows[s:s + chunk]
