@@ -306,3 +306,15 @@ def test_input_memory_keeps_the_same_rows_for_any_chunking():
             lo = max(0, s - 100)
             np.testing.assert_array_equal(mem.column("x", lo, last + 1), x[lo:last + 1])
         assert mem.column("name", 0, 1000) is None
+
+
+def test_the_looks_input_sample_does_not_depend_on_memory_or_chunking():
+    """The look's input test compares up to ``INPUT_BEFORE`` rows before a start at most
+    ``LOOK_MAX`` rows before the alarm; the detector kept only ``memory`` input rows before
+    the newest chunk, so with ``memory=400`` the "before" sample had 1000 rows in chunks of
+    1000 and 396 in chunks of 7 (QA qa12). It now keeps ``INPUT_BEFORE + LOOK_MAX`` rows."""
+    from ixplain.drift._attribution import INPUT_BEFORE, LOOK_MAX
+
+    det = ExplanationDriftDetector(static_model=True, memory=400, warmup=200, random_state=0)
+    IncrementalPFI(agrawal_rule_1, "zero_one", drift_detector=det)
+    assert det._inputs is not None and det._inputs.size == INPUT_BEFORE + LOOK_MAX

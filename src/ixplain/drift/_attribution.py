@@ -344,6 +344,8 @@ class LossTrigger:
             return False
         lo = max(int(self.channel.last_start[j]), s - INPUT_BEFORE)
         before, after = mem.column(name, lo, s), mem.column(name, s, row + 1)
+        if before is not None and after is not None:  # (NaN inputs, nan_policy="pass")
+            before, after = before[np.isfinite(before)], after[np.isfinite(after)]
         if before is None or after is None or len(before) < MIN_BEFORE or len(after) < MIN_AFTER:
             return False
         return bool(ks_2samp(before, after).pvalue < self.level)

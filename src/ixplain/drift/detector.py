@@ -22,7 +22,7 @@ from .._validation import (
     param_error,
 )
 from ..results.drift import DriftExplanation
-from ._attribution import InputMemory, LossTrigger, row_losses
+from ._attribution import INPUT_BEFORE, LOOK_MAX, InputMemory, LossTrigger, row_losses
 from ._channel import RowMemory, ValueChannel, as_float_rows, make_event, summary
 from ._snapshot import (
     Capture,
@@ -604,7 +604,9 @@ class ExplanationDriftDetector:
         if hasattr(explainer, "_use_grid"):
             self._rows = RowMemory(self.memory)
         # the input rows, for the attribution's look (its input test: _attribution)
-        self._inputs = InputMemory(self.memory) if self._watch_loss() else None
+        # (the look compares up to INPUT_BEFORE rows before a start at most LOOK_MAX rows
+        # before the alarm: that many rows before the newest chunk, whatever ``memory``)
+        self._inputs = InputMemory(INPUT_BEFORE + LOOK_MAX) if self._watch_loss() else None
         if self._more_draws(explainer) or self._label_free_static(explainer):
             # the static data channel's own copy (with more draws, or given the model's labels)
             # starts from this empty storage
