@@ -31,6 +31,7 @@ __all__ = [
     "param_error",
     "refuse_complex_target",
     "date_sort",
+    "missing_value",
     "refuse_datetime",
     "refuse_nonfinite",
     "user_stacklevel",
@@ -442,8 +443,9 @@ def _date_family(value: Any) -> str | None:
     return None
 
 
-def _missing_value(value: Any) -> bool:
-    """None, pandas NA, or a value unequal to itself (NaN, NaT)."""
+def missing_value(value: Any) -> bool:
+    """None, pandas NA (whose ``!=`` is NA, not a bool), or a value unequal to itself (NaN,
+    NaT)."""
     if value is None or type(value).__name__ == "NAType":
         return True
     try:
@@ -491,7 +493,7 @@ def date_sort(values: Any, dtype: Any) -> tuple[str, str] | None:
     families: set[str] = set()
     first: Any = None
     for v in values:
-        if _missing_value(v):  # (NaT subclasses datetime)
+        if missing_value(v):  # (NaT subclasses datetime)
             continue
         family = _date_family(v)
         if family is None:

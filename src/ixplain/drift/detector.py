@@ -404,18 +404,14 @@ class ExplanationDriftDetector:
         computed from the converted rows, before the explainer's own call)."""
         explainer = self._need_explainer(method)
         given = y is not None
-        first = explainer._schema_undo() if explainer._schema is None else None
         self._feeding = self.label_free
         explainer.__dict__["_resume_as"] = (method, given)
         try:
-            if y is None and self.label_free:
-                y = self._pseudo_labels(method, explainer, X, single, given)
-                y = y[0] if single else y
-            (explainer.explain_one if single else explainer.explain_many)(X, y)
-        except BaseException:
-            if first is not None and explainer.n_seen_ == 0:
-                first()
-            raise
+            with explainer._first_call():
+                if y is None and self.label_free:
+                    y = self._pseudo_labels(method, explainer, X, single, given)
+                    y = y[0] if single else y
+                (explainer.explain_one if single else explainer.explain_many)(X, y)
         finally:
             self._feeding = False
             explainer.__dict__.pop("_resume_as", None)

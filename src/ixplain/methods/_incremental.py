@@ -109,7 +109,8 @@ import math
 import operator
 import warnings
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -135,6 +136,8 @@ from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, se
 from ..tabular import Schema, Table, _all_numbers, _is_na, as_table
 
 __all__ = ["IncrementalExplainer", "Sampler"]
+
+_NO_UNDO = nullcontext()  # (IncrementalExplainer._first_call once the schema is fixed)
 
 
 class _RowStreams:
@@ -523,8 +526,7 @@ class IncrementalExplainer:
             On the stream's first row, the schema it fixed is taken back too (a retry with
             other dtypes is read as a first row).
         """
-        first = self._schema_undo() if self._schema is None else None
-        try:
+        with self._first_call():
             has_nan = None
             if isinstance(x, Mapping):
                 cols, has_nan = self._convert_record(x)
@@ -539,10 +541,6 @@ class IncrementalExplainer:
                     self._run_part(cols, yarr, has_nan)
             except BaseException as exc:
                 self._raise_part_failed(exc, "explain_one", 0, self.n_seen_, yarr is not None)
-        except BaseException:
-            if first is not None:
-                first()
-            raise
         self._deliver_drift()
         return self.importances_
 
@@ -586,13 +584,8 @@ class IncrementalExplainer:
             is taken back too: a retry with other columns or dtypes is read as the first
             batch.
         """
-        first = self._schema_undo() if self._schema is None else None
-        try:
+        with self._first_call():
             self._explain_parts(X, y)
-        except BaseException:
-            if first is not None and self.n_seen_ == 0:  # no part of the batch was taken
-                first()
-            raise
         self._deliver_drift()
         return self.importances_
 
@@ -617,6 +610,22 @@ class IncrementalExplainer:
                     self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
         finally:
             self.__dict__.pop("_batch_start", None)
+
+    def _first_call(self) -> AbstractContextManager[None]:
+        """Around an explain call: if it raises while no row of the stream was taken, the
+        schema its observations fixed is taken back (:meth:`_schema_undo`); once the stream
+        has a schema, nothing (a shared no-op context: the ``explain_one`` hot path)."""
+        return _NO_UNDO if self._schema is not None else self._undo_first_call()
+
+    @contextmanager
+    def _undo_first_call(self) -> Iterator[None]:
+        first = self._schema_undo()
+        try:
+            yield
+        except BaseException:
+            if self.n_seen_ == 0:  # no part of the call was taken
+                first()
+            raise
 
     def _schema_undo(self) -> Any:
         """For the first explain call (no schema yet): a function of no arguments that takes

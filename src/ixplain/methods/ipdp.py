@@ -22,6 +22,7 @@ from .._validation import (
     check_int,
     check_options,
     date_sort,
+    missing_value,
     param_error,
     refuse_datetime,
     user_stacklevel,
@@ -30,7 +31,7 @@ from ..drift.detector import attach_detector
 from ..grids import MAX_LEVELS
 from ..models import as_model
 from ..results.partial_dependence import PartialDependence
-from ..tabular import Table, _is_na
+from ..tabular import Table
 from . import _stream_grid as sg
 from ._incremental import IncrementalExplainer
 from .pdp import ice_predict
@@ -1043,7 +1044,7 @@ class IncrementalPDP(IncrementalExplainer):
         return self._cache[1]
 
     def _level_ids(self, value: Any) -> np.ndarray:
-        if not _is_missing(value):
+        if not missing_value(value):
             key = _key(value)
             if key not in self._store.index or self._cache is None:
                 dates = date_sort((key,), np.dtype(object))
@@ -1280,15 +1281,6 @@ def _datetime_error(name: str, sort: str, what: str) -> ValueError:
         "and IncrementalALE refuse them too)."), sort)
 
 
-def _is_missing(value: Any) -> bool:
-    if _is_na(value):  # None, pandas NA (whose != is NA, not a bool)
-        return True
-    try:
-        return bool(value != value)
-    except Exception:
-        return False
-
-
 def _check_grid(grid: Any) -> np.ndarray | None:
     if isinstance(grid, str):
         check_options(grid, "grid", _OWNER, ("range",))
@@ -1301,7 +1293,7 @@ def _check_grid(grid: Any) -> np.ndarray | None:
     if arr.ndim != 1 or arr.size == 0:
         raise param_error(_OWNER, "grid", rule, grid)
     keys = [_key(v) for v in arr]
-    if any(_is_missing(v) for v in keys) or len(set(keys)) != len(keys):
+    if any(missing_value(v) for v in keys) or len(set(keys)) != len(keys):
         raise param_error(_OWNER, "grid", rule, grid)
     if arr.dtype.kind in "iuf":
         return np.sort(arr.astype(np.float64))
