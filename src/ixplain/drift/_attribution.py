@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from statistics import NormalDist
 from typing import Any
 
@@ -110,6 +111,13 @@ MIN_AFTER = 10
 LOOK_MAX = 64
 #: Input rows before the change start that the look's input test compares with those after.
 INPUT_BEFORE = 1000
+
+
+@lru_cache(maxsize=64)
+def _quantile(p: float) -> float:
+    """The standard normal quantile at ``p`` (cached: the window's tests ask for the same few
+    levels at every row)."""
+    return NormalDist().inv_cdf(p)
 
 
 def mixture_bound(n: np.ndarray, level: float, rho: float = RHO) -> np.ndarray:
@@ -226,7 +234,7 @@ class LossTrigger:
         self.inputs: InputMemory | None = None  # the detector's input rows (or none)
         self.changes: list[DriftEvent] = []
         self.named: list[tuple[int, ...]] = []  # features named for each change
-        self._z_before = NormalDist().inv_cdf(1.0 - self.level / 4.0)
+        self._z_before = _quantile(1.0 - self.level / 4.0)
         self.test_name = (f"CUSUM(loss, level={level:.3g}) + mixture z "
                           f"(level={self.level:.3g})")
 
@@ -329,7 +337,7 @@ class LossTrigger:
             return out
         chosen = [j for j in todo if self._input_moved(j, s, row)] or todo
         share = self.level * len(self.channel.labels) / 2.0 / len(chosen)
-        out[chosen] = NormalDist().inv_cdf(1.0 - share / 2.0)
+        out[chosen] = _quantile(1.0 - share / 2.0)
         return out
 
     def _input_moved(self, j: int, s: int, row: int) -> bool:
@@ -386,7 +394,7 @@ class LossTrigger:
         sigma = np.sqrt(np.maximum(np.maximum(sd_b**2, var_a), 1e-300))
         # with a look, the sequence runs at half the level (the look has the other half)
         part = 1.0 if look_z is None or not np.isfinite(look_z).any() else 0.5
-        z_b = self._z_before if part == 1.0 else NormalDist().inv_cdf(1.0 - self.level / 8.0)
+        z_b = self._z_before if part == 1.0 else _quantile(1.0 - self.level / 8.0)
         bound = (sigma * mixture_bound(n, part * self.level / 2.0)[:, None]
                  + z_b * sd_b / np.sqrt(w.n_b[todo]))
         # the one fixed-n look at the alarm row: a normal z-test of the two means
