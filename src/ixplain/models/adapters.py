@@ -53,8 +53,10 @@ class SklearnModel(Model):
     The estimator receives the data's own type (a DataFrame stays a DataFrame, with its dtypes),
     except that list-of-dict records become a DataFrame for an estimator fitted on one (it has
     ``feature_names_in_``) and an array otherwise, and a DataFrame (pandas or polars) becomes
-    an array for an estimator fitted on an array (``n_features_in_`` without
-    ``feature_names_in_``; scikit-learn would warn that X has feature names on every call).
+    an array for a scikit-learn, LightGBM or XGBoost estimator fitted on an array
+    (``n_features_in_`` without ``feature_names_in_``; scikit-learn would warn that X has
+    feature names on every call). A user's own estimator keeps the DataFrame: it may set
+    ``n_features_in_`` by hand and read columns by name.
 
     ``response_method="auto"`` follows scikit-learn: ``predict_proba``, then
     ``decision_function`` for classifiers; ``predict`` for regressors.
