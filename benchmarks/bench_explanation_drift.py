@@ -112,6 +112,7 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -290,7 +291,7 @@ def run(stream: Stream, seed: int, data_samples: int = 1):
         if learns:
             for x, t in chunk:
                 model.learn_one(x, t)
-    return det.events_, error_events
+    return det.events_, error_events, det.loss_changes_
 
 
 def _predict(model, X, stream):
@@ -332,23 +333,49 @@ def paired(ours, adwin):
     return len(both), sum(1 for a, b in both if a is not None and a <= b)
 
 
+def selected(name: str, only: str) -> bool:
+    """Whether ``--only only`` selects the stream ``name``: the whole name, or its words
+    (runs of letters, digits and ``_``) containing those of ``only`` in a row, ignoring case
+    (``"gra"`` selects ``5 friedman gra``, not ``agrawal``; ``"4 stationary"`` the three
+    stationary streams; ``""`` every stream)."""
+    name, only = name.lower(), only.strip().lower()
+    words, want = re.findall(r"\w+", name), re.findall(r"\w+", only)
+    if not only or name == only:
+        return True
+    return any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1))
+
+
+def _alarm_delays(alarms, err, changes):
+    """Per change ``c``: the first loss alarm in ``[c, c + 2 / alpha)`` (its row and its
+    estimated start, minus ``c``) and ADWIN's first alarm there, as text."""
+    out = []
+    for c in changes:
+        loss = [a for a in alarms if c <= a.row < c + HORIZON]
+        adw = [r - c for r in err if c <= r < c + HORIZON]
+        lo = f"+{loss[0].row - c} (start {loss[0].start - c:+d})" if loss else "-"
+        out.append(f"loss alarm {lo}, ADWIN {'+' + str(adw[0]) if adw else '-'}")
+    return "; " + "; ".join(out) if out else ""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--rows", type=int, default=8000, help="rows per stream (stationary: 1.5x)")
     ap.add_argument("--data-samples", type=int, default=1,
                     help="the detector's data_samples (draws per row in the data channels)")
-    ap.add_argument("--only", default="", help="run only the streams whose name contains this")
+    ap.add_argument("--only", default="",
+                    help="run only the streams whose name is this or contains these whole words, "
+                         "in this order (case-insensitive: 'static', 'gra', '4 stationary')")
     args = ap.parse_args()
     table: dict[str, dict] = {}
     start = time.perf_counter()
     for seed in range(args.seeds):
         for st in streams(seed, args.rows):
-            if args.only not in st.name:
+            if not selected(st.name, args.only):
                 continue
             st = copy.copy(st)
             t0 = time.perf_counter()
-            events, err = run(st, seed, args.data_samples)
+            events, err, alarms = run(st, seed, args.data_samples)
             took = time.perf_counter() - t0
             n = len(st.rows)
             both = [(e.row, e.feature) for e in events]
@@ -377,7 +404,8 @@ def main():
             row["efa"] += efa
             row["adw"] += n_adw
             row["le"] += n_le
-            print(f"  seed {seed} {st.name}: {len(events)} events, ADWIN(error) {len(err)} "
+            print(f"  seed {seed} {st.name}: {len(events)} events, ADWIN(error) {len(err)}"
+                  f"{_alarm_delays(alarms, err, st.changes)} "
                   f"[{time.perf_counter() - start:.0f} s]", flush=True)
     _print(table, args.seeds)
 
