@@ -58,7 +58,9 @@ def test_loss_jump_names_the_shifted_feature(seed):
     assert change.direction == "increase" and gap == pytest.approx(2, abs=0.6)
     first = det.events_[0]
     assert first.feature == "b" and first.direction == "increase"
-    assert "CUSUM(loss" in first.test and "mixture z" in first.test
+    assert first.test in {"CUSUM(loss, level=0.0005) + z-test at the alarm row (fixed n, "
+                          f"level={0.05 / 6:.3g})",
+                          f"CUSUM(loss, level=0.0005) + mixture sequence (level={0.05 / 6:.3g})"}
     assert first.start == change.start and change.row <= first.row < CHANGE + 120
     assert not [e for e in det.events_ if e.feature != "b"]
     assert float(np.median(mixture_bound(np.arange(45, 100), 0.05 / 12))) < 0.7
@@ -72,7 +74,8 @@ def test_the_look_names_at_the_alarm_row(seed):
     ``a = 0.05 / 3`` (half the level, Bonferroni over the three features; no inputs here): 2.64.
     ``b`` moved by one standard deviation: at ``n`` of about 25 its statistic is about 5. We
     recompute it from the raw values (the channel's power-of-two scaling is exact) and check
-    that ``b`` is named exactly at ``r``, and ``a`` and ``c`` (statistics below 2.64) are not."""
+    that ``b`` is named exactly at ``r``, and ``a`` and ``c`` (statistics below 2.64) are not;
+    the event names the look and its level (``a / 2``) and its statistic is the look's z."""
     from statistics import NormalDist
 
     from ixplain.drift._attribution import LOOK_MAX
@@ -90,6 +93,30 @@ def test_the_look_names_at_the_alarm_row(seed):
     assert stat[1] > z and (stat[[0, 2]] < z).all()
     first = det.events_[0]
     assert first.feature == "b" and first.row == r
+    assert first.test == ("CUSUM(loss, level=0.0005) + z-test at the alarm row (fixed n, "
+                          f"level={0.05 / 3 / 2:.3g})")
+    signed = (after[:, 1].mean() - before[:, 1].mean()) / (
+        sigma[1] * np.sqrt(1 / len(after) + 1 / len(before)))
+    assert first.statistic == pytest.approx(signed, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_an_event_the_sequence_names_says_so(seed):
+    """``b`` moved by half a standard deviation: at the alarm (about 22 rows) its look
+    statistic is about 2.3, below 2.64, so the look does not name it; the sequence does,
+    later. Its event names the mixture sequence at its level (half of ``0.05 / 3``: there was
+    a look) and its statistic is Welch's z of the event's means, recomputed here from the
+    raw values (before: the rows before the start; after: from the start to the event)."""
+    values, losses = _stream(seed, shift_b=0.5)
+    det = _run(values, losses)
+    (change,) = det.loss_changes_
+    (event,) = det.events_
+    assert event.feature == "b" and event.row > change.row
+    assert event.test == f"CUSUM(loss, level=0.0005) + mixture sequence (level={0.05 / 6:.3g})"
+    after, before = values[change.start:event.row + 1, 1], values[:change.start, 1]
+    welch = (after.mean() - before.mean()) / np.sqrt(after.var(ddof=1) / len(after)
+                                                     + before.var(ddof=1) / len(before))
+    assert event.statistic == pytest.approx(welch, rel=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -239,7 +266,7 @@ def test_no_feature_is_named_on_fewer_than_min_after_values():
     for s in range(0, 4000, 50):
         e.explain_many(X[s:s + 50], y[s:s + 50])
     assert det.events_[0].feature == "x0" and det.events_[0].direction == "decrease"
-    named = [ev for ev in det.events_ if "mixture z" in ev.test]
+    named = [ev for ev in det.events_ if ev.test.startswith("CUSUM(loss")]
     assert all(ev.n_after >= MIN_AFTER for ev in named)
 
 

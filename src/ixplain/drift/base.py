@@ -610,7 +610,11 @@ class DriftEvent:
         fixed reference sample moved (the model changed); ``"values"``: values fed directly with
         :meth:`~ixplain.drift.ExplanationDriftDetector.update_values`.
     test : str
-        The test and its per-feature level, e.g. ``"ADWIN(delta=0.0002)"``.
+        The test that found the change and its per-feature level, e.g.
+        ``"ADWIN(delta=0.0002)"``. An event of a data channel's attribution names the loss
+        test and the test that named the feature: ``"CUSUM(loss, level=...) + z-test at the
+        alarm row (fixed n, level=...)"`` (the look) or ``"CUSUM(loss, level=...) + mixture
+        sequence (level=...)"`` (see :mod:`ixplain.drift._attribution`).
     before, after : float
         Mean explanation value before and after the change (the method's units, e.g. loss
         increase for PFI).
@@ -620,7 +624,11 @@ class DriftEvent:
         Values behind each mean.
     direction : {"increase", "decrease"}
     statistic : float
-        Welch's z of ``after - before`` (signed).
+        Signed z of ``after - before``: for the look's events the look's own z,
+        ``(after - before) / (sigma * sqrt(1 / n_after + 1 / n_before))`` with ``sigma`` the
+        larger of the two standard deviations (the value it compared with its threshold);
+        for every other event Welch's z of the two means (the change tests and the mixture
+        sequence compare other statistics with their boundaries).
 
     Examples
     --------

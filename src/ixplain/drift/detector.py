@@ -81,10 +81,11 @@ class ExplanationDriftDetector:
         :data:`~ixplain.drift._attribution.LOOK_MAX` rows of the start, once at the alarm
         row by a fixed-``n`` z-test (half the level; given to the features whose *input*
         values also moved, by a Kolmogorov-Smirnov test, when any did) --, and each feature
-        that crosses gets an event whose ``test`` reads
-        ``"CUSUM(loss, ...) + mixture z (...)"`` and whose ``start`` is the loss change's
-        (:mod:`ixplain.drift._attribution`); the named feature's own test restarts on the new
-        regime. The window closes ``2 / alpha`` rows (the explainer's ``alpha``) after the
+        that crosses gets an event whose ``test`` names the test that named it,
+        ``"CUSUM(loss, ...) + z-test at the alarm row (fixed n, level=...)"`` or
+        ``"CUSUM(loss, ...) + mixture sequence (level=...)"``, and whose ``start`` is the
+        loss change's (:mod:`ixplain.drift._attribution`); the named feature's own test
+        restarts on the new regime. The window closes ``2 / alpha`` rows (the explainer's ``alpha``) after the
         start or when every feature has been named or has fired on its own test. The
         per-feature tests keep running and find the changes that do not move the loss
         (virtual drift, a model that switches between redundant features).
