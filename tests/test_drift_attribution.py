@@ -345,3 +345,78 @@ def test_the_looks_input_sample_does_not_depend_on_memory_or_chunking():
     det = ExplanationDriftDetector(static_model=True, memory=400, warmup=200, random_state=0)
     IncrementalPFI(agrawal_rule_1, "zero_one", drift_detector=det)
     assert det._inputs is not None and det._inputs.size == INPUT_BEFORE + LOOK_MAX
+
+
+def _static_agrawal(chunk, n=3000):
+    from river.datasets import synth
+
+    rows = [(dict(x), int(y)) for x, y in synth.Agrawal(classification_function=1,
+                                                        seed=0).take(n)]
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    ipfi = IncrementalPFI(agrawal_rule_1, "zero_one", random_state=0, drift_detector=det)
+    for s in range(0, n, chunk):
+        part = rows[s:s + chunk]
+        ipfi.explain_many([x for x, _ in part], [y for _, y in part])
+    return det
+
+
+def test_input_memory_pickle_does_not_depend_on_chunking():
+    """The input memory was a list of chunks, each a tuple of arrays: after 3,000 rows its
+    pickle was 430,611 bytes in one-row chunks and 241,414 in chunks of 1,000. It is now one
+    ring buffer per numeric column, pickled as its last ``size`` rows: the same rows (and
+    bytes) for any chunking; the detector's own state (without the explainer it watches)
+    within 10 %."""
+    one, big = _static_agrawal(1), _static_agrawal(1000)
+    assert one._inputs is not None and big._inputs is not None
+    assert len(one._inputs.rows) == one._inputs.size + 1
+    assert len(big._inputs.rows) == big._inputs.size + 1000
+    a, b = pickle.dumps(one._inputs), pickle.dumps(big._inputs)
+    assert a == b
+    back = pickle.loads(a)
+    np.testing.assert_array_equal(back.rows, np.arange(3000 - back.size, 3000))
+    own = [len(pickle.dumps({k: v for k, v in d.__getstate__().items() if k != "explainer"}))
+           for d in (one, big)]
+    assert abs(own[0] - own[1]) <= 0.1 * min(own)
+    assert one.events_ == big.events_
+
+
+def _memory_state(mem):
+    rows, cols = mem._last(len(mem.rows))
+    return mem.pos, rows.tobytes(), {k: v.tobytes() for k, v in cols.items()}  # (NaN == NaN)
+
+
+@pytest.mark.parametrize("sizes", [[1] * 30, [5, 40, 3, 60, 1]])
+def test_input_memory_restore_undoes_a_push(sizes):
+    """:meth:`InputMemory.saved` before a push and :meth:`InputMemory.restore` after it give
+    the memory as it was (its slots, including a push that grows it and one that adds a
+    column); the rows a look reads are then those of a memory that never saw the push."""
+    from ixplain.drift._attribution import InputMemory
+
+    mem, row = InputMemory(10), 0
+    for b in sizes:
+        rows = np.arange(row, row + b)
+        before = _memory_state(mem)
+        state = mem.saved(b)
+        mem.push(rows, {"x": rows * 2.0, f"new{row}": rows * 1.0})
+        assert _memory_state(mem) != before
+        mem.restore(state)
+        assert _memory_state(mem) == before
+        mem.push(rows, {"x": rows * 2.0})
+        lo = max(row + b - 10 - b, 0)
+        np.testing.assert_array_equal(mem.column("x", lo, row + b), np.arange(lo, row + b) * 2.0)
+        row += b
+
+
+def test_input_memory_pickled_as_chunks_loads_as_rings():
+    """A memory pickled before the ring buffers (its ``chunks`` and ``n``) loads with its last
+    ``size`` rows; a column missing from a chunk is NaN there."""
+    from ixplain.drift._attribution import InputMemory
+
+    mem = InputMemory.__new__(InputMemory)
+    chunks = [(np.arange(0, 4), {"x": np.arange(4.0)}),
+              (np.arange(4, 7), {"x": np.arange(4.0, 7.0), "z": np.ones(3)})]
+    mem.__setstate__({"size": 5, "chunks": chunks, "n": 7})
+    np.testing.assert_array_equal(mem.column("x", 0, 10), [2.0, 3.0, 4.0, 5.0, 6.0])
+    np.testing.assert_array_equal(mem.column("z", 0, 10), [np.nan, np.nan, 1.0, 1.0, 1.0])
+    mem.push(np.arange(7, 9), {"x": np.array([7.0, 8.0])})
+    np.testing.assert_array_equal(mem.column("x", 0, 10), np.arange(2.0, 9.0))

@@ -77,7 +77,7 @@ from typing import Any
 
 import numpy as np
 
-from ._channel import RowMemory, ValueChannel, make_event
+from ._channel import ValueChannel, make_event
 from .base import DriftEvent
 
 __all__ = ["INPUT_BEFORE", "InputMemory", "LOOK_MAX", "LOSS_LAG", "LOSS_SHIFTS", "LossTrigger",
@@ -157,36 +157,121 @@ def mixture_bound(n: np.ndarray, level: float, rho: float = RHO) -> np.ndarray:
     return np.sqrt(v * np.log(v / (rho * level * level))) / np.maximum(n, 1.0)
 
 
-class InputMemory(RowMemory):
-    """The input rows of the last ``size`` stream rows *before* the newest chunk, and all of
-    that chunk (so a look at any row of it sees the same rows, however the stream was
-    chunked), for the look's input test.
+class InputMemory:
+    """The numeric input values of the last ``size`` stream rows *before* the newest chunk,
+    and all of that chunk (so a look at any row of it sees the same rows, however the stream
+    was chunked), for the look's input test.
+
+    One preallocated ring buffer per numeric column (float64) and one of the rows' stream
+    indices, of ``size`` plus the longest chunk's rows (grown only for a longer chunk); a
+    pickle keeps the last ``size`` rows only (what the next chunk's looks read), so its size
+    and the cost per row do not depend on the chunking.
 
     Parameters
     ----------
     size : int
-        Rows kept before the newest chunk (at least).
+        Rows kept before the newest chunk.
+
+    Examples
+    --------
+    >>> mem = InputMemory(3)
+    >>> for s in range(0, 6, 2):
+    ...     mem.push(np.arange(s, s + 2), {"x": np.arange(s, s + 2) * 10, "c": ["a", "b"]})
+    >>> mem.column("x", 1, 6).tolist(), mem.column("c", 0, 6)
+    ([10.0, 20.0, 30.0, 40.0, 50.0], None)
     """
 
+    def __init__(self, size: int) -> None:
+        self.size = int(size)
+        self.rows = np.zeros(0, dtype=np.int64)  # stream rows of the slots (-1: empty)
+        self.cols: dict[str, np.ndarray] = {}
+        self.pos = 0  # the next slot to write
+
     def push(self, rows: np.ndarray, cols: Any) -> None:
-        """Keep the chunk's numeric columns (as float64; others are not tested)."""
-        kept = {}
+        """Keep the chunk's numeric columns (as float64; others are not tested: a column that
+        is not numeric in this chunk is NaN in its rows, which the test leaves out)."""
+        b = len(rows)
+        if b == 0:
+            return
+        if self.size + b > len(self.rows):
+            self._grow(self.size + b)
+        idx = (self.pos + np.arange(b)) % len(self.rows)
+        self.rows[idx] = rows
+        numeric = {}
         for name, v in cols.items():
             arr = np.asarray(v)
             if arr.ndim == 1 and arr.dtype.kind in "biuf":
-                kept[name] = arr.astype(np.float64)
-        self.chunks.append((np.array(rows), kept))
-        self.n += len(rows)
-        newest = len(rows)
-        while len(self.chunks) > 1 and self.n - newest - len(self.chunks[0][0]) >= self.size:
-            self.n -= len(self.chunks.pop(0)[0])
+                numeric[name] = arr
+                if name not in self.cols:
+                    self.cols[name] = np.full(len(self.rows), np.nan)
+        for name, col in self.cols.items():
+            col[idx] = numeric.get(name, np.nan)
+        self.pos = int((self.pos + b) % len(self.rows))
+
+    def _last(self, n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The last ``n`` slots (at most the capacity) in the order they were written."""
+        cap = len(self.rows)
+        idx = (self.pos - min(n, cap) + np.arange(min(n, cap))) % max(cap, 1)
+        return self.rows[idx], {name: col[idx] for name, col in self.cols.items()}
+
+    def _grow(self, capacity: int) -> None:
+        """Reallocate for ``capacity`` slots, keeping the last :attr:`size` rows (new arrays:
+        a :meth:`saved` state refers to the old ones, untouched)."""
+        rows, cols = self._last(self.size)
+        self.rows = np.full(capacity, -1, dtype=np.int64)
+        self.rows[:len(rows)] = rows
+        for name, col in cols.items():
+            self.cols[name] = np.full(capacity, np.nan)
+            self.cols[name][:len(col)] = col
+        self.pos = len(rows) % capacity
 
     def column(self, name: str, lo: int, hi: int) -> np.ndarray | None:
-        """Input ``name`` of the stored rows in ``[lo, hi)`` in stream order (None if it is
-        not numeric or not stored)."""
-        parts = [cols[name][(rows >= lo) & (rows < hi)] for rows, cols in self.chunks
-                 if name in cols]
-        return np.concatenate(parts) if parts else None
+        """Input ``name`` of the stored rows in ``[lo, hi)`` in stream order (None if it was
+        never numeric)."""
+        col = self.cols.get(name)
+        if col is None:
+            return None
+        mask = (self.rows >= max(lo, 0)) & (self.rows < hi)
+        return col[mask][np.argsort(self.rows[mask], kind="stable")]
+
+    def saved(self, n: int) -> tuple[Any, ...]:
+        """What the next :meth:`push` of ``n`` rows changes (its slots, the position, the
+        arrays), for :meth:`restore`: ``O(min(n, capacity))`` per column, not a copy."""
+        cap = len(self.rows)
+        idx = (self.pos + np.arange(min(n, cap))) % max(cap, 1)
+        return (self.pos, self.rows, dict(self.cols), idx, self.rows[idx],
+                {name: col[idx] for name, col in self.cols.items()})
+
+    def restore(self, saved: tuple[Any, ...]) -> None:
+        """Undo the push :meth:`saved` was taken before."""
+        self.pos, self.rows, cols, idx, rows, values = saved
+        self.cols = cols
+        self.rows[idx] = rows
+        for name, v in values.items():
+            cols[name][idx] = v
+
+    def __getstate__(self) -> dict[str, Any]:
+        rows, cols = self._last(self.size)
+        keep = rows >= 0
+        return {"size": self.size, "rows": rows[keep],
+                "cols": {name: col[keep] for name, col in cols.items()}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if "chunks" in state:  # (pickled as chunks, before the ring buffers)
+            state = _from_chunks(state["size"], state["chunks"])
+        self.size, self.rows, self.cols = state["size"], state["rows"], state["cols"]
+        self.pos = 0  # (full: the next push grows it, keeping these rows)
+
+
+def _from_chunks(size: int, chunks: list[Any]) -> dict[str, Any]:
+    """An :class:`InputMemory` state from the chunks that older versions kept."""
+    rows = np.concatenate([r for r, _ in chunks] or [np.zeros(0, dtype=np.int64)])
+    names = dict.fromkeys(name for _, cols in chunks for name in cols)
+    cols = {name: np.concatenate([c[name] if name in c else np.full(len(r), np.nan)
+                                  for r, c in chunks] or [np.zeros(0)]) for name in names}
+    keep = slice(max(len(rows) - size, 0), None)
+    return {"size": size, "rows": rows[keep].astype(np.int64),
+            "cols": {name: col[keep].astype(np.float64) for name, col in cols.items()}}
 
 
 @dataclass

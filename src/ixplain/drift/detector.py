@@ -1258,7 +1258,7 @@ class _HookUndo:
         self.state = dict(detector.__dict__)
         self.shadows = list(detector._shadows)
         inputs = detector.__dict__.get("_inputs")
-        self.inputs = None if inputs is None else (list(inputs.chunks), inputs.n)
+        self.inputs = None if inputs is None else inputs.saved(len(rows))
         self.parts: list[Any] = []
         self.channels: dict[str, ValueChannel] | None = None
         if self.copy is None and detector._rows is not None:  # iPDP: the curves of events
@@ -1276,7 +1276,7 @@ class _HookUndo:
             part.restore()
         d = self.detector
         if self.inputs is not None and d._inputs is not None:  # (pushed in place)
-            d._inputs.chunks[:], d._inputs.n = self.inputs
+            d._inputs.restore(self.inputs)
         if self.copy is not None:
             d.__dict__.clear()
             d.__dict__.update(self.copy.__dict__)
