@@ -23,7 +23,14 @@ perturbation, loss, aggregation):
   two-core machine), the detector's CPU time per row before -> after the loss test's
   checkpoint replay and the explainer's base loss as the data channel's loss (no model
   call of its own): ``dnba1`` 1190 -> 817, ``dnbam`` 585 -> 515, ``dhgb1`` 2154 -> 523,
-  ``dhgbm`` 91 -> 42 microseconds (same events).
+  ``dhgbm`` 91 -> 42 microseconds (same events). Session 10, the look's input memory as
+  one ring buffer per column instead of a list of chunks (``--cases dhgbm,dnbam --n 2000``,
+  5 runs alternating with ad5d520, a machine at load 1.5 to 5.6): ``dhgbm`` 41 -> 44,
+  ``dnbam`` 400 -> 440 microseconds (medians; the runs of ad5d520 alone spread from 33 to
+  65 and from 285 to 592). Timed alone (process time, 20,000 rows of 10 columns): a push
+  costs 0.21 -> 0.27 microseconds per row in chunks of 32, 8.0 -> 6.5 in chunks of one; a
+  look's read of one column 109 -> 13 microseconds in chunks of 32, 3,608 -> 14 in chunks
+  of one.
 
 To compare two versions, run it alternately from each source tree, several times (a shared
 machine's speed drifts), and compare the medians::
