@@ -100,6 +100,34 @@ def test_the_look_names_at_the_alarm_row(seed):
     assert first.statistic == pytest.approx(signed, rel=1e-9)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 4])
+def test_the_look_is_taken_up_to_look_max_rows_after_the_start(seed):
+    """A smaller loss jump (0.6 standard deviations) is found 87 to 178 rows after its start,
+    beyond the 64 rows the look was limited to before session 10 (``LOOK_MAX``, now 256).
+    ``b`` moved by 0.3 standard deviations: at ``n`` of about 90 to 180 its look statistic,
+    recomputed here from the raw values, is above ``z(1 - a / 4) = 2.64`` and the others'
+    below it, so the look names ``b`` at the alarm row (at 64 rows the sequence named it 24
+    to 670 rows later)."""
+    from statistics import NormalDist
+
+    from ixplain.drift._attribution import LOOK_MAX
+
+    values, losses = _stream(seed, shift_b=0.3, loss_jump=0.6)
+    det = _run(values, losses)
+    (change,) = det.loss_changes_
+    r, s = change.row, change.start
+    assert 64 < r - s + 1 <= LOOK_MAX
+    after, before = values[s:r + 1], values[:s]
+    sigma = np.maximum(after.std(axis=0, ddof=1), before.std(axis=0, ddof=1))
+    stat = (after.mean(axis=0) - before.mean(axis=0)) / (
+        sigma * np.sqrt(1 / len(after) + 1 / len(before)))
+    z = NormalDist().inv_cdf(1 - 0.05 / 3 / 4)
+    assert abs(stat[1]) > z and (np.abs(stat[[0, 2]]) < z).all()
+    (event,) = det.events_
+    assert event.feature == "b" and event.row == r and "z-test at the alarm row" in event.test
+    assert event.statistic == pytest.approx(stat[1], rel=1e-9)
+
+
 @pytest.mark.parametrize("seed", [0, 2])
 def test_an_event_the_sequence_names_says_so(seed):
     """``b`` moved by half a standard deviation: at the alarm (about 22 rows) its look
