@@ -272,6 +272,42 @@ def test_model_change_the_error_cannot_see_fires_the_model_channel_only():
     assert change.loc["x0", "before"] > 1.0 > change.loc["x0", "after"]
 
 
+class MixingModel:
+    """``(1 - w) x0 + w x1``; ``w`` set by the test."""
+
+    w = 0.0
+
+    def __call__(self, X):
+        X = np.asarray(X)
+        return (1.0 - self.w) * X[:, 0] + self.w * X[:, 1]
+
+
+def test_a_model_event_reports_the_paired_statistic_it_passed():
+    """QA (session 11): a model event's ``statistic`` was Welch's z of the reference rows'
+    values before and after, not the paired z the model check compares with its critical
+    value (the same rows explained by the model then and now: the rows' own spread cancels).
+    A mild change, ``x0 -> 0.9 x0 + 0.1 x1`` at row 2,000 (x0's PFI ``2 w_0**2 Var`` falls by
+    ``1 - 0.81 = 19 %``), passes the paired test at the check of row 2,249 while Welch's z of
+    the two means is -1.8; the event now reports the paired z, beyond its critical value."""
+    from statistics import NormalDist
+
+    X, y = copies_stream(4000, 0)
+    model = MixingModel()
+    det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
+    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
+                          feature_names=["x0", "x1", "x2"], drift_detector=det)
+    for s in range(0, 4000, 50):
+        if s == 2000:
+            model.w = 0.1
+        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+    e = next(e for e in det.events_ if e.channel == "model")
+    assert (e.feature, e.row, e.direction) == ("x0", 2249, "decrease")
+    level = float(e.test.split("level=")[1].split(",")[0])
+    assert e.statistic < -NormalDist().inv_cdf(1 - level / 2)
+    welch = (e.after - e.before) / math.hypot(e.before_high - e.before, e.after_high - e.after)
+    assert abs(welch * 1.959963984540054) < 2.5 < abs(e.statistic)
+
+
 def test_model_channel_with_conditional_removal():
     """iPFI with conditional removal in the default (learning) mode: the model channel
     explains its reference rows with the explainer's conditional storage frozen at the first

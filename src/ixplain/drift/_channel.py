@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import copy
 import math
+from functools import lru_cache
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -127,13 +129,17 @@ def summary(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def make_event(
     row: int, start: int, feature: str, channel: str, test: str,
     before: tuple[float, float, int], after: tuple[float, float, int],
+    statistic: float | None = None,
 ) -> DriftEvent:
-    """An event from (mean, standard error, n) before and after."""
+    """An event from (mean, standard error, n) before and after; its ``statistic`` is the
+    given one (the test's own), else Welch's z of the two means."""
     (mb, sb, nb), (ma, sa, na) = before, after
     # halves (exact): no overflow of the squares or the difference for values near 1e300
     spread = math.hypot(sb / 2.0, sa / 2.0)
     diff = ma / 2.0 - mb / 2.0
     z = diff / spread if spread > 0 else (0.0 if ma == mb else math.copysign(math.inf, diff))
+    if statistic is not None:
+        z = statistic
     return DriftEvent(
         row=int(row), start=int(start), feature=feature, channel=channel, test=test,
         before=float(mb), before_low=float(mb - _Z95 * sb), before_high=float(mb + _Z95 * sb),
@@ -192,7 +198,7 @@ class ValueChannel:
 
     def _new_test(self, j: int) -> Any:
         test, level, seed, warmup, shift, lag = self._spec
-        if test == "cusum" and shift is not None:
+        if self._is_loss and shift is not None:
             # a loss test (its own design shift): any change of the loss opens an attribution
             # window, which tests the features' means itself, so no mean confirmation (it
             # delayed the benchmark's static loss alarms by about 10 rows, the swap's by 20)
@@ -264,10 +270,7 @@ class ValueChannel:
         :meth:`compare`, kept in :attr:`compared`) see the last ``size`` rows up to its row,
         however the stream was chunked."""
         assert self.center is not None and self.scale is not None
-        # rounded to 1e-6 of the range: round-off noise of a constant value (an exactly
-        # linear model's ICE slope on a grid that moves) is not a change
-        u = np.round(np.clip(0.5 + (self.scaled(values) - self.center) / (4.0 * self.scale),
-                             0.0, 1.0), 6)
+        u = self.unit(values)
         hits: list[tuple[int, int]] = []  # (row index in batch, feature)
         for j, test in enumerate(self.tests):
             update = test.update
@@ -281,6 +284,8 @@ class ValueChannel:
             row = int(rows[i])
             start = self._change_point(j, row)
             event = self._event(row, start, j)
+            if not self._mean_moved(event):
+                continue
             compared[(row, event.feature)] = self.compare(event, int(self.last_start[j]))
             events.append(event)
             self.last_start[j] = start
@@ -288,6 +293,30 @@ class ValueChannel:
         # same row: the strongest change first
         events.sort(key=lambda e: (e.row, -abs(e.statistic)))
         return events
+
+    def unit(self, values: np.ndarray) -> np.ndarray:
+        """The values the tests see: ``u = clip(0.5 + (v - c) / (4 s), 0, 1)`` (module),
+        rounded to 1e-6 of the range (round-off noise of a constant value, an exactly linear
+        model's ICE slope on a grid that moves, is not a change)."""
+        assert self.center is not None and self.scale is not None
+        return np.round(np.clip(0.5 + (self.scaled(values) - self.center) / (4.0 * self.scale),
+                                0.0, 1.0), 6)
+
+    def _mean_moved(self, event: DriftEvent) -> bool:
+        """Whether an alarm of a feature test is an event: the means it reports before and
+        after differ at the test's level (``|statistic| >= z(1 - level / 2)``, Welch's z).
+        The tests watch the bounded values :meth:`unit` (clipped at the warm-up's tails), whose
+        mean also moves when only the spread of the values grows (clipping a wider
+        distribution that is not symmetric about the clip range's centre); an explanation's
+        *mean* is what an event claims changed. The loss tests' alarms (``shift`` given) open
+        attribution windows, which test the features' means themselves: not confirmed."""
+        return self._is_loss or abs(event.statistic) >= _critical(self._spec[1])
+
+    @property
+    def _is_loss(self) -> bool:
+        """The channel tests a loss (:class:`~ixplain.drift._attribution.LossTrigger`)."""
+        test, _, _, _, shift, _ = self._spec
+        return test == "cusum" and shift is not None
 
     def scaled(self, values: np.ndarray) -> np.ndarray:
         """``values * 2**shift`` (exact; a value beyond the float range becomes +-inf,
@@ -299,17 +328,24 @@ class ValueChannel:
 
     def _change_point(self, j: int, row: int) -> int:
         """First row of the new regime: the split of feature ``j``'s values since its last
-        change that maximises ``|mean_after - mean_before| * sqrt(n_b n_a / n)``."""
+        change that maximises ``|mean_after - mean_before| * sqrt(n_b n_a / n)``, computed on
+        the bounded values the test saw (:meth:`unit`: one extreme row of a heavy-tailed
+        stream cannot place the split just before itself), with at least 2 values after it
+        (so the after mean has a standard error). A loss test's split is that of the raw
+        losses (the start of an attribution window; measured on the benchmark, the bounded
+        values moved Friedman ``gra``'s model checks: 2.5 more model events per 100,000
+        rows)."""
         lo = int(self.last_start[j])
-        v = self.memory.between(lo, row + 1)[:, j]
+        v = self.memory.between(lo, row + 1)
+        v = (v if self._is_loss else self.unit(v))[:, j]
         seg_rows = self.memory.rows_between(lo, row + 1)
         n = len(v)
         if n < 4:
-            return row
+            return int(seg_rows[max(n - 2, 0)]) if n else row
         top = float(np.abs(v).max())
         c = np.cumsum(v / top if math.isfinite(top) and top > 0 else v)  # (no overflow)
-        t = np.arange(1, n)  # split after t values
-        diff = (c[-1] - c[:-1]) / (n - t) - c[:-1] / t
+        t = np.arange(1, n - 1)  # split after t values
+        diff = (c[-1] - c[:-2]) / (n - t) - c[:-2] / t
         score = np.abs(diff) * np.sqrt(t * (n - t) / n)
         return int(seg_rows[int(np.argmax(score)) + 1])
 
@@ -328,6 +364,12 @@ class ValueChannel:
         mb, sb = summary(before)
         ma, sa = summary(after)
         return mb, sb, ma, sa, np.array([len(before), len(after)])
+
+
+@lru_cache(maxsize=64)
+def _critical(level: float) -> float:
+    """The two-sided normal critical value ``z(1 - level / 2)``."""
+    return NormalDist().inv_cdf(1.0 - level / 2.0)
 
 
 def _stats(v: np.ndarray) -> tuple[float, float, int]:

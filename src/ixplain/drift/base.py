@@ -600,8 +600,9 @@ class DriftEvent:
     row : int
         Stream row (0-based) at which the test fired.
     start : int
-        Estimated first row of the new regime (maximum-likelihood split of the values since
-        the feature's previous change).
+        Estimated first row of the new regime (the split of the values since the feature's
+        previous change, as its test saw them, with the largest standardised mean difference;
+        at least 2 values after it).
     feature : str
         The feature (or group / pair) whose explanation changed.
     channel : {"data", "model", "values"}

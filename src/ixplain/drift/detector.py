@@ -157,7 +157,10 @@ class ExplanationDriftDetector:
         Not needed for :meth:`update_values`, or when the detector is given to an explainer
         (``IncrementalPFI(..., drift_detector=detector)``).
     test : {"cusum", "adwin", "kswin", "page_hinkley"}, default="cusum"
-        The per-feature change test (:mod:`ixplain.drift.base`).
+        The per-feature change test (:mod:`ixplain.drift.base`). A feature test's alarm is
+        reported as an event only when the event's before and after means differ at the
+        test's level (Welch's z beyond ``z(1 - level / 2)``): the tests watch values clipped
+        at their warm-up's tails, whose mean also moves when only the spread grows.
     delta : float in (0, 1), default=0.002
         The level split across the features (Bonferroni, see above): a family-wise
         false-alarm probability per 100,000 rows for the CUSUM, per check for ADWIN (whose
@@ -991,7 +994,7 @@ class ExplanationDriftDetector:
         test = f"paired z (level={level:.3g}, min_change={self.min_change})"
         events = [
             make_event(row, self._ref_row + 1, self.feature_names_[j], "model", test,
-                       (mb[j], sb[j], n), (ma[j], sa[j], n))
+                       (mb[j], sb[j], n), (ma[j], sa[j], n), statistic=float(z[j]))
             for j in np.flatnonzero(fire)
         ]
         events.sort(key=lambda e: -abs(e.statistic))
