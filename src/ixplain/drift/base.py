@@ -628,8 +628,11 @@ class DriftEvent:
         Signed z of ``after - before``: for the look's events the look's own z,
         ``(after - before) / (sigma * sqrt(1 / n_after + 1 / n_before))`` with ``sigma`` the
         larger of the two standard deviations (the value it compared with its threshold);
-        for every other event Welch's z of the two means (the change tests and the mixture
-        sequence compare other statistics with their boundaries).
+        for a model event the paired z of the reference rows' values then and now (the value
+        the model check compared with its critical value); for every other event Welch's z
+        of the two means (the change tests and the mixture sequence compare other statistics
+        with their boundaries; a feature test's alarm is an event only when this z passes
+        the test's level).
 
     Examples
     --------
