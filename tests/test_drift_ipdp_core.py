@@ -349,3 +349,39 @@ def test_a_grid_too_small_for_a_core_warns_once(static):
     assert ipdp._core is None and len(messages) == 1
     assert "'x0' has 1 value(s)" in messages[0] and "grid_resolution=2" in messages[0]
     assert run(None)[1] == []
+
+
+class _Bends:
+    """``z + b z**2`` with ``z = x0 / unit`` (``b`` set by the test) and x1 ignored."""
+
+    def __init__(self, unit):
+        self.b, self.unit = 0.0, unit
+
+    def __call__(self, A):
+        z = np.asarray(A)[:, 0] / self.unit
+        return z + self.b * z**2
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e-3, 1e3])
+def test_the_model_channel_finds_a_change_whatever_the_feature_unit(unit):
+    """QA (session 11): the model check's ``min_change`` compared each summary's change with
+    the total of ``|slope| + |curvature|``, whose units are output / feature unit and output /
+    feature unit squared: the same model (``z + 0.3 z**2`` from ``z`` at row 2,000, ``z`` the
+    feature in its own unit) on the same data, with the feature given as ``x0 = 1000 z``, has
+    a slope 1,000 times smaller and a curvature 10**6 times smaller (``3e-7``, under 10 % of
+    the total ``1e-3 + 3e-7``), so the curvature that appears was found for ``x0 = z`` and
+    ``x0 = z / 1000`` but not for ``x0 = 1000 z``. Each term is now
+    measured in output units over the grid (``term_sizes``): the same event, at the same row,
+    in every unit, its curvature ``0.3 / unit**2``."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.normal(size=4000) * unit, rng.normal(size=4000)]
+    model = _Bends(unit)
+    det = ExplanationDriftDetector(random_state=0)
+    ipdp = IncrementalPDP(model, "x0", feature_names=["x0", "x1"], drift_detector=det)
+    for k in range(0, 4000, 100):
+        if k == 2000:
+            model.b = 0.3
+        ipdp.explain_many(X[k:k + 100])
+    events = [(e.row, e.feature, e.channel) for e in det.events_]
+    assert events == [(2249, "x0 curvature", "model")], events
+    assert det.events_[0].after == pytest.approx(0.3 / unit**2, rel=1e-6)

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["curve_labels", "curve_summary"]
+__all__ = ["curve_labels", "curve_summary", "term_sizes"]
 
 #: Relative size below which a fitted term is round-off (about 2**-30).
 _ROUND_OFF = 1e-9
@@ -160,3 +160,42 @@ def curve_summary(
         out[:, 2 * j] = np.where(np.abs(slope) * su_rms > tol[:, j], slope, 0.0)
         out[:, 2 * j + 1] = np.where(np.abs(curv) * sw_rms > tol[:, j], curv, 0.0)
     return out, ok
+
+
+def term_sizes(grid: np.ndarray, n_values: int, numeric: bool) -> np.ndarray:
+    """Factors that turn each summary into output units on ``grid``: the slope times the
+    root mean square of the centred grid values ``u`` (the size of the term ``b u`` over the
+    grid), the curvature times that of ``w = u**2 - mean(u**2)`` (the term ``c w``); a
+    spread is in output units already (1). So slope and curvature can be compared with each
+    other and with a share of their total whatever the feature's unit (the model channel's
+    ``min_change``): a feature measured in thousands has slopes 1,000 times larger and
+    curvatures 10**6 times larger, and the same factors 1,000 and 10**6 times smaller.
+
+    Parameters
+    ----------
+    grid : ndarray of shape (m,)
+        The grid the summaries are computed on (the model channel's fixed grid).
+    n_values : int
+        Summary columns: ``2 * n_outputs`` (numeric) or ``n_outputs`` (categorical).
+    numeric : bool
+        Slope and curvature columns (True) or spreads (False).
+
+    Returns
+    -------
+    ndarray of shape (n_values,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> term_sizes(np.array([0.0, 1.0, 2.0]), 2, True).round(4).tolist()
+    [0.8165, 0.4714]
+    >>> term_sizes(np.array([0.0, 1000.0, 2000.0]), 2, True).round(1).tolist()
+    [816.5, 471404.5]
+    """
+    if not numeric:
+        return np.ones(n_values)
+    v = np.asarray(grid, dtype=np.float64)
+    u = v - v.mean()
+    w = u**2 - (u**2).mean()
+    sizes = [float(np.sqrt((u**2).mean())), float(np.sqrt((w**2).mean()))]
+    return np.tile(sizes, n_values // 2)

@@ -189,7 +189,10 @@ class ExplanationDriftDetector:
         Rows between screens of the model's predictions (each costs 100 model rows, one
         call); 0 turns the screen off.
     min_change : float, default=0.1
-        Smallest model change reported, as a fraction of the total absolute importance.
+        Smallest model change reported, as a fraction of the total absolute importance
+        (iPDP: of the total size of the slope and curvature terms over the grid, both in
+        output units, so that it does not depend on the feature's unit; see
+        :func:`~ixplain.drift._curves.term_sizes`).
     warmup : int, default=200
         Rows a data channel uses to fix its scaling before testing (at least 2).
     memory : int, default=5000
@@ -987,8 +990,10 @@ class ExplanationDriftDetector:
         z = np.where(se > 0, mean / np.where(se > 0, se, 1.0),
                      np.where(mean == 0, 0.0, np.inf))
         crit = NormalDist().inv_cdf(1.0 - level / 2.0)
-        size = max(float(np.abs(ref.mean(axis=0)).sum()), float(np.abs(now.mean(axis=0)).sum()))
-        fire = (np.abs(z) > crit) & (np.abs(mean) >= self.min_change * size) & (size > 0)
+        units = self._term_sizes(len(mean))  # (iPDP: slope and curvature in output units)
+        size = max(float(np.abs(ref.mean(axis=0) * units).sum()),
+                   float(np.abs(now.mean(axis=0) * units).sum()))
+        fire = (np.abs(z) > crit) & (np.abs(mean) * units >= self.min_change * size) & (size > 0)
         mb, sb = summary(ref)
         ma, sa = summary(now)
         test = f"paired z (level={level:.3g}, min_change={self.min_change})"
@@ -999,6 +1004,19 @@ class ExplanationDriftDetector:
         ]
         events.sort(key=lambda e: -abs(e.statistic))
         return events
+
+    def _term_sizes(self, k: int) -> np.ndarray:
+        """Factors to output units of the ``k`` watched values for ``min_change``: for iPDP,
+        :func:`~ixplain.drift._curves.term_sizes` on the model channel's fixed grid (slope
+        and curvature have the units of the output per feature unit and per feature unit
+        squared); 1 for importances, which share the loss's units."""
+        grid = self._ref_fixed.get("grid")
+        if grid is None:
+            return np.ones(k)
+        from ._curves import term_sizes
+
+        numeric = getattr(self.explainer, "feature_kind_", None) == "numeric"
+        return term_sizes(np.asarray(grid, dtype=np.float64) if numeric else grid, k, numeric)
 
     def _record_model(self, events: list[DriftEvent], now: np.ndarray, row: int) -> None:
         ref = self._ref_values
