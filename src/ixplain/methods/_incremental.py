@@ -516,8 +516,10 @@ class IncrementalExplainer:
         Raises
         ------
         ValueError
-            If a feature is missing from ``x``, a numeric feature holds a non-number, or (with
-            ``nan_policy='raise'``) a value is NaN or infinite.
+            If a feature is missing from ``x``, a numeric feature holds a non-number (a
+            string, ``"2.5"`` as much as ``"a"``: the message names the feature, the value,
+            the row and the ``pandas.to_numeric`` conversion; nothing of the call is taken),
+            or (with ``nan_policy='raise'``) a value is NaN or infinite.
         ModelEvaluationError
             If a model call raises (the explainer's, or an attached drift detector's): nothing
             of the row was taken (the explainer and the detector are as before the call, so
@@ -612,40 +614,50 @@ class IncrementalExplainer:
             self.__dict__.pop("_batch_start", None)
 
     def _first_call(self) -> AbstractContextManager[None]:
-        """Around an explain call: if it raises while no row of the stream was taken, the
-        schema its observations fixed is taken back (:meth:`_schema_undo`); once the stream
-        has a schema, nothing (a shared no-op context: the ``explain_one`` hot path)."""
-        return _NO_UNDO if self._schema is not None else self._undo_first_call()
+        """Around an explain call: if it raises before any of its rows was taken, what
+        converting its observations fixed is taken back (:meth:`_schema_undo`): the schema
+        of the stream's first call, or the kind a feature of unknown kind took from the
+        call's values. Once the stream has a schema and every feature a kind, nothing (a
+        shared no-op context: the ``explain_one`` hot path; conversion then changes
+        nothing)."""
+        if self._schema is not None and not self._unsure:
+            return _NO_UNDO
+        return self._undo_first_call()
 
     @contextmanager
     def _undo_first_call(self) -> Iterator[None]:
+        n_seen = self.n_seen_
         first = self._schema_undo()
         try:
             yield
         except BaseException:
-            if self.n_seen_ == 0:  # no part of the call was taken
+            if self.n_seen_ == n_seen:  # no part of the call was taken
                 first()
             raise
 
     def _schema_undo(self) -> Any:
-        """For the first explain call (no schema yet): a function of no arguments that takes
-        back what converting its observations and processing its first part fixed, for when
-        that part fails -- the schema and what is read from it (``feature_names_``, the
-        features of unknown kind, the record getter, the level cache) and the storage's claim
-        and buffers (made from the failed part's kinds) -- so that a retry with other
-        columns or dtypes is read as the first observations, not judged against the failed
-        ones. Called only while no row was taken (the part's own undo has run)."""
+        """For an explain call that can fix the schema (the first call, or one while a
+        feature's kind is unknown): a function of no arguments that takes back what
+        converting its observations and processing its first part fixed, for when the call
+        fails before any of its rows was taken -- the explainer's attributes as before the
+        call (the schema and what is read from it: ``feature_names_``, the features of
+        unknown kind, the record getter, the level cache, a class's own, e.g. iPDP's
+        feature), the storage's claim and its buffers when they were made or dropped since
+        (they were made from the failed call's kinds) -- so that a retry with other columns
+        or dtypes is read as if the failed call had not been made. Called only while no row
+        was taken (the part's own undo has run): the storage holds no row of the call."""
         storage = self.storage
         owner = storage.__dict__.get("_owned_by")
         buffers = storage._schema  # a storage given with rows keeps its columns
-        unsure, names = list(self._unsure), self.feature_names_
+        state, unsure = dict(self.__dict__), list(self._unsure)  # (_settle_kinds edits it)
 
         def undo() -> None:
-            self._schema, self._get, self._unsure, self.feature_names_ = None, None, unsure, names
-            self.__dict__.pop("_levels", None)
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            self._unsure = unsure
             storage._owned_by = owner
-            if buffers is None:
-                storage._schema = None  # its buffers are made again at the next first row
+            if storage._schema is not buffers:
+                storage._schema = None  # its buffers are made again at the next stored row
         return undo
 
     def _run_part(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
@@ -1157,20 +1169,15 @@ class IncrementalExplainer:
             schema = self._schema
             assert schema is not None
         kinds = schema.kinds
-        if "categorical" not in kinds:
-            try:
-                num = np.array(values, dtype=np.float64)
-            except (TypeError, ValueError):
-                num = None
-            if num is not None:
-                # the dot product is finite when every value is (inf or NaN give inf or NaN; a
-                # finite overflow only sends the row through the policy's check), and cheaper
-                # than np.isfinite(num).all() on one row
-                dot = num @ num
-                return (Batch.from_matrix(num.reshape(1, -1), schema.names),
-                        not math.isfinite(dot))
+        if "categorical" not in kinds and _FLOAT_TYPES.issuperset(map(type, values)):
+            num = np.array(values, dtype=np.float64)
+            # the dot product is finite when every value is (inf or NaN give inf or NaN; a
+            # finite overflow only sends the row through the policy's check), and cheaper
+            # than np.isfinite(num).all() on one row
+            dot = num @ num
+            return Batch.from_matrix(num.reshape(1, -1), schema.names), not math.isfinite(dot)
         cols = {
-            name: self._as_column(name, kind, [v])
+            name: self._as_column(name, kind, [v], single=True)
             for name, kind, v in zip(schema.names, kinds, values)
         }
         has_nan = any(
@@ -1186,19 +1193,49 @@ class IncrementalExplainer:
             self._get = _Getter(self._schema.labels)
         return self._get
 
-    def _as_column(self, name: str, kind: str, values: Any) -> np.ndarray:
+    def _as_column(self, name: str, kind: str, values: Any, single: bool = False) -> np.ndarray:
+        """Feature ``name``'s values (a list, or a 1-D array of the call's rows) as a canonical
+        column: float64 for a numeric feature (missing values NaN), object otherwise.
+
+        Raises
+        ------
+        ValueError
+            For a value of a numeric feature that is not a number (:meth:`_not_a_number`): a
+            string among them, ``"2.5"`` as much as ``"a"`` (numpy would read ``"2.5"`` as
+            2.5, a string of another row of the same column as an error).
+        """
         if kind != "numeric":
             return np.asarray(values, dtype=object).reshape(-1)
-        try:
-            return np.asarray(values, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError):
-            flat = np.asarray(values, dtype=object).reshape(-1)
-            bad = next((v for v in flat if not (_is_number(v) or _is_na(v))), None)
-            if bad is None:  # pandas NA: a missing value, for the nan_policy
-                return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
-            raise ValueError(
-                f"{self._owner}: feature {name!r} is numeric but an observation holds {bad!r}."
-            ) from None
+        if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+            return values.astype(np.float64, copy=False).reshape(-1)
+        flat = np.asarray(values, dtype=object).reshape(-1)
+        if _FLOAT_TYPES.issuperset(map(type, flat)):
+            return flat.astype(np.float64)
+        for i, v in enumerate(flat):
+            if isinstance(v, _TEXT) or not (_is_number(v) or _is_na(v)):
+                raise self._not_a_number(name, v, i, single)
+        # pandas NA (a missing value, for the nan_policy), Decimal, ...
+        return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
+
+    def _not_a_number(self, name: str, value: Any, i: int, single: bool) -> ValueError:
+        """The refusal of ``value``, row ``i`` of the call, for the numeric feature ``name``:
+        names the feature, the value and the row (of the batch and of the stream), and how to
+        convert the values."""
+        stream_row = self.n_seen_ + i  # (a call is converted before any of its rows is taken)
+        where = ("the observation" if single else f"batch row {i}") + f", stream row {stream_row}"
+        if isinstance(value, _TEXT):
+            assert self._schema is not None
+            j, n = self._schema.index(name), repr(name)
+            why = ("a string is not read as a number, even one that looks like it. Convert the "
+                   f"values first with pandas.to_numeric: df[{n}] = pandas.to_numeric(df[{n}]) "
+                   f"for a DataFrame column, x[{n}] = pandas.to_numeric(x[{n}]) for a record, "
+                   f"X[:, {j}] = pandas.to_numeric(X[:, {j}]) for an array; with "
+                   "errors='coerce' the strings that are not numbers become NaN, which "
+                   "nan_policy handles")
+        else:
+            why = "a numeric feature takes real numbers and missing values (None, NaN) only"
+        return ValueError(f"{self._owner}: feature {name!r} is numeric but an observation holds "
+                          f"{value!r} ({where}); {why}.")
 
     def _convert(self, X: Any, single: bool) -> dict[str, np.ndarray]:
         """Any observation(s) -> canonical columns in feature order."""
@@ -1270,7 +1307,7 @@ class IncrementalExplainer:
             self._settle_kinds({n: table.columns[n] for n in list(self._unsure)})
         raw = canonical_columns(table)
         return {
-            name: self._as_column(name, kind, raw[name])
+            name: self._as_column(name, kind, raw[name], single)
             for name, kind in zip(self._schema.names, self._schema.kinds)
         }
 
@@ -1300,11 +1337,6 @@ class IncrementalExplainer:
                 f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
                 f"{labels}; got {list(rec.keys())})."
             ) from None
-        if numeric:
-            try:
-                return Batch.from_matrix(np.array(rows, dtype=np.float64), schema.names)
-            except (TypeError, ValueError):
-                pass  # a non-number somewhere: _as_column names it
         obj = np.empty((len(rows), len(labels)), dtype=object)
         obj[:] = rows
         return {
@@ -1426,18 +1458,14 @@ def child_seed(seed: int, name: str) -> int:
 
 def _records_matrix(X: Any, getter: _Getter, d: int) -> np.ndarray | None:
     """All-numeric records as a (len(X), d) float64 matrix, every value converted in C
-    (itemgetter per record, one fromiter); None if a value is not a number. Raises KeyError
-    for a missing feature."""
+    (itemgetter per record, one fromiter); None if a value is not of a number type
+    (:data:`_FLOAT_TYPES`: a string, a missing value, ...; numpy would read ``"2.5"`` as
+    2.5), for the general path. Raises KeyError for a missing feature."""
     get = getter.get  # the C itemgetter (one value for one feature)
-    try:
-        flat = np.fromiter(
-            map(get, X) if getter.single else itertools.chain.from_iterable(map(get, X)),
-            dtype=np.float64,
-            count=len(X) * d,
-        )
-    except (TypeError, ValueError):
+    values = list(map(get, X) if getter.single else itertools.chain.from_iterable(map(get, X)))
+    if not _FLOAT_TYPES.issuperset(map(type, values)):
         return None
-    return flat.reshape(len(X), d)
+    return np.fromiter(values, dtype=np.float64, count=len(X) * d).reshape(len(X), d)
 
 
 def _reported_losses(sampler: Sampler, n: int) -> np.ndarray | None:
@@ -1463,6 +1491,14 @@ def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:
 
 
 _COMPLEX = (complex, np.complexfloating)
+_TEXT = (str, bytes)  # (numpy's str_ and bytes_ subclass them)
+#: The value types a numeric feature's values are converted from in one C call (the record
+#: fast paths, an object column); a value of any other type (a string, None, pandas NA, a
+#: Decimal) takes the general path of ``_as_column``, which refuses strings.
+_FLOAT_TYPES = frozenset({
+    float, int, bool, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16,
+    np.int8, np.uint64, np.uint32, np.uint16, np.uint8, np.bool_,
+})
 
 
 def _is_missing(v: Any) -> bool:
