@@ -522,6 +522,21 @@ class Table:
         Returns
         -------
         ndarray of shape (n_rows, n_features), DataFrame, or list of dict
+            Records hold Python scalars (``float``, ``int``, ``str``, ...), and dates and
+            durations as pandas ``Timestamp`` / ``Timedelta`` (missing ones ``NaT``), any
+            unit and time zone: what ``DataFrame.to_dict("records")`` and River's
+            ``stream.iter_pandas`` (for a frame of mixed dtypes) give, never integers (numpy's
+            ``tolist`` makes a ``datetime64[ns]`` column integer nanoseconds). A value
+            pandas cannot hold (out of its range, or a duration in months or years, which
+            have no fixed length) is a numpy ``datetime64`` / ``timedelta64`` scalar.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"t": pd.to_datetime(["2024-01-01 00:00:00.000000001"]),
+        ...                    "x": [1.0]})
+        >>> as_table(df).to_native("records")
+        [{'t': Timestamp('2024-01-01 00:00:00.000000001'), 'x': 1.0}]
         """
         kind = kind or self.schema.source
         if kind == "numpy":
@@ -532,9 +547,7 @@ class Table:
                 return self._to_polars(df)
             return df
         if kind == "records":
-            lists = [
-                c.tolist() if isinstance(c, np.ndarray) else list(c) for c in self.columns.values()
-            ]
+            lists = [_record_values(c) for c in self.columns.values()]
             labels = self.schema.labels  # the user's keys (River's iter_array yields int keys)
             return [dict(zip(labels, row)) for row in zip(*lists)]
         raise ValueError(f"Unknown native input kind {kind!r}.")
@@ -588,6 +601,22 @@ class Table:
         df = pd.DataFrame(data, copy=False)
         df.columns = pd.Index(list(self.schema.labels))
         return df
+
+
+def _record_values(col: Any) -> list[Any]:
+    """A column's values for records (:meth:`Table.to_native`): Python scalars, dates and
+    durations as pandas ``Timestamp`` / ``Timedelta`` (numpy scalars where pandas has no
+    equivalent)."""
+    if not isinstance(col, np.ndarray):
+        return list(col)  # (a pandas extension array: its own scalars, Timestamps included)
+    if col.dtype.kind not in "Mm":
+        return col.tolist()
+    if col.dtype.kind == "m" and np.datetime_data(col.dtype)[0] in ("Y", "M"):
+        return list(col)  # (months and years have no fixed length: pandas would guess one)
+    try:
+        return date_objects(col).tolist()
+    except (OverflowError, ValueError):  # out of pandas' range: numpy's own scalars
+        return list(col)
 
 
 def _lossless_polars_cast(series: Any, dtype: Any) -> bool:
