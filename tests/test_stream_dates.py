@@ -111,13 +111,15 @@ def test_stream_explainers_pass_date_columns_unchanged(dtype_name, method):
 
 @pytest.mark.parametrize("dtype_name", list(COLUMNS))
 def test_conditional_ipfi_passes_date_columns_unchanged(dtype_name):
-    """Conditional iPFI models a categorical column by its levels (codes in the order of their
-    ``repr``), so its reference keeps ``t`` categorical: text labels ``repr(value)`` of the
-    same values, which the reference model maps to the hours. Same draws, same trees, the
-    same importances; the date model sees its own dtype."""
+    """Conditional iPFI models a categorical column by its levels (dates and durations coded
+    in time order, text in the order of its ``repr``), so its reference keeps ``t``
+    categorical: text labels of the same values in the same order (the value's rank among
+    the levels, zero-padded), which the reference model maps to the hours. Same draws, same
+    trees, the same importances; the date model sees its own dtype."""
     t = COLUMNS[dtype_name]
     X = pd.DataFrame({"t": t, "x": X_NUM})
-    text = [repr(v) for v in t]
+    rank = {v: k for k, v in enumerate(sorted(set(t)))}
+    text = [f"{rank[v]:04d}" for v in t]
     lookup = dict(zip(text, HOURS))
 
     def make(model):
