@@ -133,7 +133,15 @@ from ..losses import refuse_unusable_labels
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
-from ..tabular import Schema, Table, _all_numbers, _is_na, as_table
+from ..tabular import (
+    Schema,
+    Table,
+    _all_numbers,
+    _is_na,
+    as_table,
+    date_unit_misfit,
+    is_date_dtype,
+)
 
 __all__ = ["IncrementalExplainer", "Sampler"]
 
@@ -1202,10 +1210,16 @@ class IncrementalExplainer:
         ValueError
             For a value of a numeric feature that is not a number (:meth:`_not_a_number`): a
             string among them, ``"2.5"`` as much as ``"a"`` (numpy would read ``"2.5"`` as
-            2.5, a string of another row of the same column as an error).
+            2.5, a string of another row of the same column as an error). For a date or
+            duration that the feature's dtype, fixed by the stream's first observations,
+            cannot hold exactly (:meth:`_check_date_unit`).
         """
         if kind != "numeric":
-            return np.asarray(values, dtype=object).reshape(-1)
+            out = np.asarray(values, dtype=object).reshape(-1)
+            dates = self._date_dtypes()
+            if dates and name in dates:
+                self._check_date_unit(name, out, dates[name], single)
+            return out
         if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
             return values.astype(np.float64, copy=False).reshape(-1)
         flat = np.asarray(values, dtype=object).reshape(-1)
@@ -1217,12 +1231,56 @@ class IncrementalExplainer:
         # pandas NA (a missing value, for the nan_policy), Decimal, ...
         return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
 
+    def _where(self, i: int, single: bool) -> str:
+        """Row ``i`` of the call being converted, e.g. ``"batch row 3, stream row 1003"``."""
+        stream_row = self.n_seen_ + i  # (a call is converted before any of its rows is taken)
+        return ("the observation" if single else f"batch row {i}") + f", stream row {stream_row}"
+
+    def _date_dtypes(self) -> dict[str, Any]:
+        """The features whose dtype (fixed by the stream's first observations) is a
+        datetime64/timedelta64 one, name -> dtype (kept per schema)."""
+        cache = self.__dict__.get("_dates")
+        schema = self._schema
+        if cache is None or cache[0] is not schema:
+            assert schema is not None
+            dates = {n: d for n, d in zip(schema.names, schema.dtypes) if is_date_dtype(d)}
+            cache = self.__dict__["_dates"] = (schema, dates)
+        return cache[1]  # type: ignore[no-any-return]
+
+    def _check_date_unit(self, name: str, values: np.ndarray, dtype: Any, single: bool) -> None:
+        """Refuse a date or duration of feature ``name`` that its ``dtype`` cannot hold
+        exactly (:func:`~ixplain.tabular.date_unit_misfit`): the rows reach the model, and the
+        storage's draws, in ``dtype``, and the cast would truncate a finer unit's fraction or
+        wrap a value out of the unit's range around, silently. A lossless cast (whole
+        seconds in ``datetime64[ns]`` into a ``datetime64[s]`` stream) goes through.
+
+        Raises
+        ------
+        ValueError
+            Naming the feature, the value, its row, both units and what to do.
+        """
+        misfit = date_unit_misfit(values, dtype)
+        if misfit is None:
+            return
+        i, value, own, why = misfit
+        unit, n = np.datetime_data(np.dtype(getattr(dtype, "base", dtype)))[0], repr(name)
+        if why.startswith("not a whole"):
+            fix = (f"round the values yourself if the loss is acceptable (df[{n}] = "
+                   f"df[{n}].dt.floor({unit!r})), or start the stream with the finer unit")
+        else:
+            fix = ("start the stream with a unit whose range holds the values (e.g. "
+                   f"df[{n}].astype('{own}') for the first observations too)")
+        raise ValueError(
+            f"{self._owner}: feature {name!r} holds {value!r} ({self._where(i, single)}), a "
+            f"{own} value, but the stream's first observations fixed it as {dtype}, which "
+            f"cannot hold it exactly ({why}); casting it would change it. Give every call the "
+            f"same unit: {fix}.")
+
     def _not_a_number(self, name: str, value: Any, i: int, single: bool) -> ValueError:
         """The refusal of ``value``, row ``i`` of the call, for the numeric feature ``name``:
         names the feature, the value and the row (of the batch and of the stream), and how to
         convert the values."""
-        stream_row = self.n_seen_ + i  # (a call is converted before any of its rows is taken)
-        where = ("the observation" if single else f"batch row {i}") + f", stream row {stream_row}"
+        where = self._where(i, single)
         if isinstance(value, _TEXT):
             assert self._schema is not None
             j, n = self._schema.index(name), repr(name)
