@@ -768,9 +768,10 @@ def test_stream_loss_overflow_is_named_with_row_value_and_fix(cls, one_by_one):
     X, y = _overflow_stream()
     e, ours = _stream_warnings(cls, lambda A: np.zeros(len(A)), X, y, one_by_one)
     assert len(ours) == 1, ours
-    assert ours[0].startswith(f"{cls.__name__}: 1 explanation(s) were not finite: the loss "
-                              "overflowed float64 at stream row 7 (the loss of the model's "
-                              "prediction with y = 1e+200 is inf")
+    count = "1 of 1 observation(s)" if one_by_one else "1 of 20 observation(s) of this call"
+    assert ours[0].startswith(f"{cls.__name__}: {count} skipped (explanations that were not "
+                              "finite: the loss overflowed float64 at stream row 7 (the loss of "
+                              "the model's prediction with y = 1e+200 is inf")
     assert "rescale y" in ours[0] and "|y| < 1e100" in ours[0] and "NaN" not in ours[0]
     assert e.n_skipped_ == 1 and e.n_explained_ == len(X) - 2  # (row 0: no stored row yet)
 

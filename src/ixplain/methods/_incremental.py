@@ -90,7 +90,13 @@ not aggregated: that row is counted in ``n_skipped_`` and the estimate stays fin
 warning (once) says why, from the first such row: a NaN label; a model returning NaN; or a loss
 that overflowed float64 (squared error of ``y = 1e200`` is inf), naming the stream row, its
 ``y`` and the fix (rescale ``y`` and the model's outputs to ``|y| < 1e100``). Methods that
-report the model's own per-row loss (PFI, SAGE) tell these apart; the others name both.
+report the model's own per-row loss (PFI, SAGE) tell these apart; the others name both. With
+a ``label_free`` drift detector the labels may be the model's own predictions: the text says
+"label" instead of "y". The warning of an :meth:`IncrementalExplainer.explain_many` call comes
+after its last part and counts every row the call skipped (``"399 of 400 observation(s) of
+this call skipped (...)"``), whatever its parts (``max_batch``, a detector's check rows);
+numpy's own overflow warnings of the loss arithmetic are not shown next to it (the model
+itself runs with the caller's numpy settings).
 
 A missing value does not fix a feature's kind: a feature whose values so far were all missing
 (a first record's NaN, a CSV's empty cell, the NaN pandas makes of a None in a Series row)
@@ -117,6 +123,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import is_instance
+from .._numeric import overflow_reported
 from .._random import RowStream, keyed_generator
 from .._validation import (
     ModelEvaluationError,
@@ -127,6 +134,7 @@ from .._validation import (
     check_options,
     param_error,
     refuse_complex_target,
+    user_stacklevel,
 )
 from ..aggregation import EWMean, Mean
 from ..losses import refuse_unusable_labels
@@ -594,8 +602,15 @@ class IncrementalExplainer:
             is taken back too: a retry with other columns or dtypes is read as the first
             batch.
         """
-        with self._first_call():
-            self._explain_parts(X, y)
+        start = None if self._warned else (self.n_skipped_, self.n_seen_)
+        if start is not None:
+            self.__dict__["_deferred"] = {}  # (the reasons, for one warning: _skip_warning)
+        try:
+            with self._first_call():
+                self._explain_parts(X, y)
+        finally:
+            if start is not None:
+                self._skip_warning(start)
         self._deliver_drift()
         return self.importances_
 
@@ -903,8 +918,9 @@ class IncrementalExplainer:
         keep = sampler.available if self.requires_storage else np.ones(n, dtype=bool)
         values = None
         if keep.any():
-            values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
-                                dtype=np.float64)
+            with overflow_reported():  # (a non-finite value: our warning, not numpy's)
+                values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
+                                    dtype=np.float64)
         self._store_rows(cols, slots, y)
         if values is None:
             return None, None, None
@@ -915,7 +931,7 @@ class IncrementalExplainer:
         bad = int((keep & ~finite).sum())
         if bad:
             self.n_skipped_ += bad
-            self._warn(self._nonfinite_reason(y, keep & ~finite, rows, losses), depth=1)
+            self._warn("values", self._nonfinite_reason(y, keep & ~finite, rows, losses), bad, n)
         return values, keep & finite, losses
 
     def _aggregate(
@@ -956,11 +972,12 @@ class IncrementalExplainer:
             sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
                               self._make_table)
             matrix = getattr(cols, "matrix", None)
-            if matrix is not None and held:
-                values = self._explain_numeric_row(matrix, y, self.n_seen_, sampler)
-            if values is None:
-                values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
-                                    dtype=np.float64)
+            with overflow_reported():  # (a non-finite value: our warning, not numpy's)
+                if matrix is not None and held:
+                    values = self._explain_numeric_row(matrix, y, self.n_seen_, sampler)
+                if values is None:
+                    values = np.asarray(self._explain_batch(self._make_table(cols), y,
+                                                            sampler), dtype=np.float64)
             losses = _reported_losses(sampler, 1)
         self._store_rows(cols, slots, y)
         # finite only if every value is (the sum is cheaper than isfinite.all)
@@ -976,38 +993,44 @@ class IncrementalExplainer:
             self.n_explained_ += 1
         elif values is not None:
             self.n_skipped_ += 1
-            self._warn(self._nonfinite_reason(y, np.ones(1, dtype=bool), [self.n_seen_], losses),
-                       depth=1)
+            self._warn("values", self._nonfinite_reason(y, np.ones(1, dtype=bool),
+                                                        [self.n_seen_], losses), 1, 1)
         self._after(1)
 
     def _nonfinite_reason(self, y: np.ndarray | None, bad: np.ndarray, rows: Any,
                           losses: np.ndarray | None) -> str:
         """Why the explanations of the batch rows ``bad`` (mask, shape (B,)) are not finite,
-        for the warning: a NaN or infinite label; else, from the first such row (stream index
-        ``rows[i]``) and the model's own loss ``losses`` a method reported (shape (B,)): an
-        infinite loss of finite values overflowed float64 (e.g. squared error of
-        ``y = 1e200``); a NaN one, or no loss at all (iPDP, iALE), means the model returned
-        NaN; with a finite one, a perturbed copy's prediction or loss was not finite."""
-        n = int(bad.sum())
+        for the warning (:meth:`_warn`, which adds the count): a NaN or infinite label; else,
+        from the first such row (stream index ``rows[i]``) and the model's own loss
+        ``losses`` a method reported (shape (B,)): an infinite loss of finite values
+        overflowed float64 (e.g. squared error of ``y = 1e200``); a NaN one, or no loss at
+        all (iPDP, iALE), means the model returned NaN; with a finite one, a perturbed copy's
+        prediction or loss was not finite. With a ``label_free`` drift detector the labels
+        may be the model's own predictions: the text calls them "the label", not "y"."""
+        free = bool(getattr(self.__dict__.get("drift_detector"), "label_free", False))
+        y_name = "the label" if free else "y"
         if _nan_labels(y, bad):
-            return f"{n} observation(s) have a NaN or infinite label y"
-        head = f"{n} explanation(s) were not finite"
+            return f"a NaN or infinite label{'' if free else ' y'}"
+        head = "explanations that were not finite"
         i = int(np.flatnonzero(bad)[0])
-        rescale = ("rescale y (and the model's outputs) to units where |y| < 1e100, e.g. "
-                   "thousands instead of units")
+        big = "|label|" if free else "|y|"
+        rescale = (f"rescale {'the labels and' if free else 'y (and'} the model's outputs"
+                   f"{'' if free else ')'} to units where {big} < 1e100, e.g. thousands "
+                   "instead of units")
         if getattr(self, "_loss", None) is None:
             return f"{head} (does the model return NaN or inf?)"
         if losses is None or np.isnan(losses[i]):
             return (f"{head}, first at stream row {rows[i]}: the model returned NaN, or the "
-                    "loss overflowed float64 (|prediction - y| too large to square); if "
-                    f"|y| is large, {rescale}")
-        y_text = "" if y is None else f" with y = {np.asarray(y[i]).tolist()!r}"
+                    f"loss overflowed float64 (|prediction - {y_name}| too large to square); "
+                    f"if {big} is large, {rescale}")
+        value = None if y is None else np.asarray(y[i]).tolist()
+        y_text = "" if y is None else (f" with label {value!r}" if free else f" with y = {value!r}")
         if np.isinf(losses[i]):
             return (f"{head}: the loss overflowed float64 at stream row {rows[i]} (the loss "
-                    f"of the model's prediction{y_text} is inf: |prediction - y| is too large "
-                    f"to square, or the prediction itself is infinite); {rescale}")
+                    f"of the model's prediction{y_text} is inf: |prediction - {y_name}| is too "
+                    f"large to square, or the prediction itself is infinite); {rescale}")
         return (f"{head}, first at stream row {rows[i]}{y_text}: the loss of a perturbed copy "
-                "overflowed float64 or the model returned NaN for it; if |y| or the "
+                f"overflowed float64 or the model returned NaN for it; if {big} or the "
                 f"predictions are large, {rescale}")
 
     def _after(self, B: int) -> None:
@@ -1017,15 +1040,38 @@ class IncrementalExplainer:
         if every and self.n_seen_ // every > before // every and self._aggregator.n > 0:
             self.history_.append((self.n_seen_, self.importances_, self.variances_))
 
-    def _warn(self, message: str, depth: int = 0) -> None:
-        """Warn once; ``depth``: extra frames between :meth:`_process` and this call."""
-        if not self._warned:
-            warnings.warn(
-                f"{self._owner}: {message}; such rows are skipped (n_skipped_ counts them).",
-                RuntimeWarning,
-                stacklevel=5 + depth,  # (the frames up to the public call)
-            )
+    def _warn(self, kind: str, reason: str, n: int, B: int) -> None:
+        """The warning of skipped rows (once per explainer): ``n`` of a part's ``B`` rows
+        were skipped for ``reason`` (of sort ``kind``: ``"nan"`` inputs or ``"values"`` not
+        finite). Inside :meth:`explain_many` it is kept for the call's one warning
+        (:meth:`_skip_warning`), whose count covers every part of the call (the call is cut
+        in parts of ``max_batch`` rows, at a drift detector's check rows, at iALE's re-grid
+        rows); elsewhere (:meth:`explain_one`, a drift detector's own copies) it is issued
+        at once."""
+        if self._warned:
+            return
+        deferred = self.__dict__.get("_deferred")
+        if deferred is not None:
+            if kind not in deferred:  # (rebound, not changed: a failing part's undo drops it)
+                self.__dict__["_deferred"] = {**deferred, kind: reason}
+            return
+        self._warned = True
+        warnings.warn(f"{self._owner}: {n} of {B} observation(s) skipped ({reason}); "
+                      "n_skipped_ counts them.", RuntimeWarning, stacklevel=user_stacklevel())
+
+    def _skip_warning(self, start: tuple[int, int]) -> None:
+        """After :meth:`explain_many` (also when a later part raised): one warning of the
+        rows the call skipped (NaN inputs, explanations not finite), kept by :meth:`_warn`,
+        with the number ``n_skipped_`` counted for the call (``start``: ``n_skipped_`` and
+        ``n_seen_`` before it) out of the rows it took, and the first reason of each sort."""
+        reasons = self.__dict__.pop("_deferred", None)
+        k = self.n_skipped_ - start[0]
+        if reasons and k > 0 and not self._warned:
             self._warned = True
+            warnings.warn(
+                f"{self._owner}: {k} of {self.n_seen_ - start[1]} observation(s) of this call "
+                f"skipped ({'; '.join(reasons.values())}); n_skipped_ counts them.",
+                RuntimeWarning, stacklevel=user_stacklevel())
 
     def _apply_nan_policy(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, B: int
@@ -1062,7 +1108,7 @@ class IncrementalExplainer:
         if self.nan_policy == "raise":
             self._raise_nan(cols, y, int(np.argmax(bad)), numeric)
         self.n_skipped_ += int(bad.sum())
-        self._warn(f"observations with NaN or infinite values (first in {first_bad})")
+        self._warn("nan", f"NaN or infinite values (first in {first_bad})", int(bad.sum()), B)
         good = ~bad
         return {k: v[good] for k, v in cols.items()}, None if y is None else y[good], good
 
