@@ -1008,7 +1008,7 @@ class IncrementalExplainer:
         prediction or loss was not finite. With a ``label_free`` drift detector the labels
         may be the model's own predictions: the text calls them "the label", not "y"."""
         free = bool(getattr(self.__dict__.get("drift_detector"), "label_free", False))
-        y_name = "the label" if free else "y"
+        y_name = "label" if free else "y"  # (in |prediction - y|)
         if _nan_labels(y, bad):
             return f"a NaN or infinite label{'' if free else ' y'}"
         head = "explanations that were not finite"
