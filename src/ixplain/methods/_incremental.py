@@ -570,7 +570,10 @@ class IncrementalExplainer:
         ``explain_one``: the state after the call (estimate, variances, ``history_``,
         storage) is bit for bit that of the loop. The explanation values of up to
         ``max_batch`` rows are computed in one model call; the aggregator then takes them in
-        segments that end at the ``history_`` snapshot rows.
+        segments that end at the ``history_`` snapshot rows. Rows skipped (NaN inputs,
+        explanations that are not finite) get one warning after the call's last part, which
+        counts them all (``"399 of 400 observation(s) of this call skipped (...)"``; once per
+        explainer, as every such warning).
 
         Parameters
         ----------
