@@ -719,6 +719,40 @@ def test_date_like_features_refused_alike_with_code_that_runs(column, method):
                                                   "timedelta64")
 
 
+@pytest.mark.parametrize("column", list(_date_like_columns()))
+def test_the_refusal_shows_a_wrapper_that_gives_a_dt_model_its_dates_back(column):
+    """The refusal converts the column to seconds; for a model that reads the dates
+    themselves (``.dt``) it also shows the wrapper that turns the seconds back: its code,
+    run as pasted on the converted column (with the same ``start``; ``freq`` for periods),
+    gives the original values back (in a datetime64/timedelta64/period column: a Python
+    object column comes back as the pandas dtype its ``.dt`` needs)."""
+    import re
+
+    import pandas as pd
+
+    values, noun, start = _date_like_columns()[column]
+    X = pd.DataFrame({"when": values, "x": np.arange(12.0)})
+    with pytest.raises(ValueError) as info:
+        ix.partial_dependence(_zero, X, "when")
+    text = str(info.value)
+    code = re.search(r"e\.g\. [^(]*?((?:\(|X\[|pd\.)\S.*?\.total_seconds\(\))", text).group(1)
+    numbers = X.assign(when=eval(code, {"pd": pd, "X": X, "start": start}))
+    back = re.search(r"through a wrapper that turns the numbers back: lambda X: "
+                     r"model\.predict\(X\.assign\(\*\*\{'when': (.*?)\}\)\)", text)
+    assert back is not None, text
+    got = eval(back.group(1), {"pd": pd, "X": numbers, "start": start, "freq": "M"})
+    if "periods" in noun:
+        want = pd.Series(pd.array(list(values), dtype="period[M]"))
+    elif noun == "durations":
+        want = pd.to_timedelta(values)
+    else:
+        want = pd.to_datetime(values)
+    same = [(g == w) or (pd.isna(g) and pd.isna(w)) for g, w in zip(got, want)]
+    assert len(got) == len(want) and all(same), (got.tolist(), want.tolist())
+    assert got.dt is not None  # (what the model reads)
+    assert ("the same start" in text) == (noun != "durations")
+
+
 def test_date_sort_ignores_missing_values_and_needs_one_date():
     """An object column counts as dates when its non-missing values are all date-like; a
     string among them, or no date at all, does not."""
@@ -768,9 +802,10 @@ def test_stream_loss_overflow_is_named_with_row_value_and_fix(cls, one_by_one):
     X, y = _overflow_stream()
     e, ours = _stream_warnings(cls, lambda A: np.zeros(len(A)), X, y, one_by_one)
     assert len(ours) == 1, ours
-    assert ours[0].startswith(f"{cls.__name__}: 1 explanation(s) were not finite: the loss "
-                              "overflowed float64 at stream row 7 (the loss of the model's "
-                              "prediction with y = 1e+200 is inf")
+    count = "1 of 1 observation(s)" if one_by_one else "1 of 20 observation(s) of this call"
+    assert ours[0].startswith(f"{cls.__name__}: {count} skipped (explanations that were not "
+                              "finite: the loss overflowed float64 at stream row 7 (the loss of "
+                              "the model's prediction with y = 1e+200 is inf")
     assert "rescale y" in ours[0] and "|y| < 1e100" in ours[0] and "NaN" not in ours[0]
     assert e.n_skipped_ == 1 and e.n_explained_ == len(X) - 2  # (row 0: no stored row yet)
 

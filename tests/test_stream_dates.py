@@ -11,6 +11,7 @@ column, and ``datetime64[s]``/``[ms]`` came back as ``datetime64[us]``, so a mod
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -111,13 +112,15 @@ def test_stream_explainers_pass_date_columns_unchanged(dtype_name, method):
 
 @pytest.mark.parametrize("dtype_name", list(COLUMNS))
 def test_conditional_ipfi_passes_date_columns_unchanged(dtype_name):
-    """Conditional iPFI models a categorical column by its levels (codes in the order of their
-    ``repr``), so its reference keeps ``t`` categorical: text labels ``repr(value)`` of the
-    same values, which the reference model maps to the hours. Same draws, same trees, the
-    same importances; the date model sees its own dtype."""
+    """Conditional iPFI models a categorical column by its levels (dates and durations coded
+    in time order, text in the order of its ``repr``), so its reference keeps ``t``
+    categorical: text labels of the same values in the same order (the value's rank among
+    the levels, zero-padded), which the reference model maps to the hours. Same draws, same
+    trees, the same importances; the date model sees its own dtype."""
     t = COLUMNS[dtype_name]
     X = pd.DataFrame({"t": t, "x": X_NUM})
-    text = [repr(v) for v in t]
+    rank = {v: k for k, v in enumerate(sorted(set(t)))}
+    text = [f"{rank[v]:04d}" for v in t]
     lookup = dict(zip(text, HOURS))
 
     def make(model):
@@ -139,3 +142,104 @@ def test_storage_holds_date_values_exactly():
     held = pickle.loads(pickle.dumps(s)).table.columns["t"]
     assert all(isinstance(v, pd.Timestamp) for v in held)
     assert list(held) == list(t)
+
+
+# ------------------------------------------------- a later call in another date unit
+class SeenModel:
+    """``x`` (the date column ``t`` does not matter), keeping every ``t`` column it sees."""
+
+    def __init__(self) -> None:
+        self.seen: list = []
+
+    def __call__(self, D: pd.DataFrame) -> np.ndarray:
+        self.seen.append(D["t"].copy())
+        return D["x"].to_numpy()
+
+
+def _unit_stream(dtype: str, n: int = 20, seed: int = 0) -> pd.DataFrame:
+    """``n`` rows whose ``t`` is whole seconds (durations, or dates from START) in ``dtype``."""
+    rng = np.random.default_rng(seed)
+    secs = pd.to_timedelta(rng.integers(0, 10**6, n), unit="s")
+    t = pd.Series(secs if dtype.startswith("timedelta") else START + secs).astype(dtype)
+    return pd.DataFrame({"t": t, "x": rng.normal(size=n)})
+
+
+def _explainer(model):
+    return ix.IncrementalPFI(model, "squared_error", random_state=0)
+
+
+@pytest.mark.parametrize(("first", "later"), [
+    ("datetime64[s]", "datetime64[ns]"), ("datetime64[s]", "datetime64[ms]"),
+    ("timedelta64[s]", "timedelta64[ms]")])
+def test_a_later_call_in_a_finer_unit_with_whole_values_goes_through(first, later):
+    """Whole seconds in ``[ns]``/``[ms]`` fit a ``[s]`` stream exactly: the call is taken and
+    the model sees them in ``[s]``, the state equal to a stream given them in ``[s]``."""
+    X0, X1 = _unit_stream(first), _unit_stream(first, 10, seed=1)
+    e, ref = _explainer(SeenModel()), _explainer(SeenModel())
+    for target, batch in ((e, X1.astype({"t": later})), (ref, X1)):
+        target.explain_many(X0, X0.x.to_numpy())
+        target.explain_many(batch, batch.x.to_numpy())
+    assert e.model.seen[-1].dtype == np.dtype(first)
+    pd.testing.assert_series_equal(e.model.seen[-1], ref.model.seen[-1])
+    assert list(e.storage._cat[: e.storage._len, 0]) == list(ref.storage._cat[: ref.storage._len, 0])
+    np.testing.assert_array_equal(e.importances_, ref.importances_)
+
+
+@pytest.mark.parametrize(("first", "later", "fraction"), [
+    ("datetime64[s]", "datetime64[ns]", "500ms"), ("datetime64[s]", "datetime64[ms]", "1ms"),
+    ("timedelta64[s]", "timedelta64[ms]", "1500ms")])
+@pytest.mark.parametrize("one", [False, True])
+def test_a_later_value_the_first_unit_cannot_hold_is_refused(first, later, fraction, one):
+    """A value of a finer unit that is not a whole second was truncated into the ``[s]``
+    stream silently: it is refused, naming the feature, the value, its row and both units,
+    and nothing of the call is taken; the error's ``.dt.floor('s')`` makes the call go
+    through, as the floored values given in ``[s]`` do."""
+    from test_atomic_parts import assert_same, explainer_state
+
+    X0, X1 = _unit_stream(first), _unit_stream(first, 5, seed=1)
+    bad = X1.astype({"t": later})
+    bad.loc[3, "t"] += pd.Timedelta(fraction)
+    e = _explainer(SeenModel())
+    e.explain_many(X0, X0.x.to_numpy())
+    before = explainer_state(e)
+    call = ((lambda b: e.explain_one(b.iloc[3].to_dict(), float(b.x[3]))) if one
+            else (lambda b: e.explain_many(b, b.x.to_numpy())))
+    row = "the observation, stream row 20" if one else "batch row 3, stream row 23"
+    with pytest.raises(ValueError) as info:
+        call(bad)
+    msg = str(info.value)
+    assert msg.startswith(f"IncrementalPFI: feature 't' holds {bad.t[3]!r} ({row}), a ")
+    assert f"fixed it as {first}, which cannot hold it exactly (not a whole number of s)" in msg
+    own = re.search(r", a (\w+\[\w+\]) value", msg).group(1)  # (the value's own unit)
+    assert own != first and own.startswith(first[:9])
+    assert "df['t'] = df['t'].dt.floor('s')" in msg
+    assert_same(explainer_state(e), before)
+    bad["t"] = bad["t"].dt.floor("s")
+    ref = _explainer(SeenModel())
+    ref.explain_many(X0, X0.x.to_numpy())
+    floored = bad.astype({"t": first})
+    if one:
+        e.explain_one(bad.iloc[3].to_dict(), float(bad.x[3]))
+        ref.explain_one(floored.iloc[3].to_dict(), float(floored.x[3]))
+    else:
+        e.explain_many(bad, bad.x.to_numpy())
+        ref.explain_many(floored, floored.x.to_numpy())
+    assert_same(explainer_state(e), explainer_state(ref))
+
+
+def test_a_later_value_out_of_the_first_units_range_is_refused():
+    """A ``[s]`` date of the year 2300 into a ``[ns]`` stream (whose range ends in 2262)
+    wrapped around to 1715 silently; it is refused, saying which unit holds it."""
+    X0 = _unit_stream("datetime64[ns]")
+    later = pd.DataFrame({"t": pd.Series([pd.Timestamp("2300-01-01")]).astype("datetime64[s]"),
+                          "x": [0.5]})
+    e = _explainer(SeenModel())
+    e.explain_many(X0, X0.x.to_numpy())
+    with pytest.raises(ValueError, match=re.escape(
+            "feature 't' holds Timestamp('2300-01-01 00:00:00') (batch row 0, stream row 20), "
+            "a datetime64[s] value, but the stream's first observations fixed it as "
+            "datetime64[ns], which cannot hold it exactly (out of the range of "
+            "datetime64[ns])")) as info:
+        e.explain_many(later, [0.5])
+    assert "df['t'].astype('datetime64[s]')" in str(info.value)
+    assert e.n_seen_ == 20

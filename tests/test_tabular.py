@@ -178,3 +178,41 @@ def test_to_frame_single_dtype_block_equals_the_per_column_frame(dtype):
     expected = pd.DataFrame({c: pd.Series(values[:, i], name=c) for i, c in enumerate(df.columns)})
     pd.testing.assert_frame_equal(table.to_frame(), expected)
     pd.testing.assert_frame_equal(table.tile(2).to_frame().iloc[7:].reset_index(drop=True), expected)
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_records_keep_dates_and_durations_as_pandas_scalars(unit):
+    """``to_native("records")`` made a ``datetime64[ns]`` column integer nanoseconds (numpy's
+    ``tolist``) and other units ``datetime``/``timedelta`` objects (dropping nanoseconds):
+    records now hold pandas Timestamp / Timedelta of every unit, equal to the frame's values
+    (``DataFrame.to_dict('records')`` is the independent reference), NaT for missing."""
+    t = np.array(["2024-01-01T00:00:01", "NaT", "1999-12-31T23:59:59"], dtype=f"M8[{unit}]")
+    t[0] += np.timedelta64(1, unit)  # (a last digit in the column's own unit)
+    df = pd.DataFrame({"t": t, "d": (t - t[2]), "z": pd.Series(t).dt.tz_localize("UTC"),
+                       "x": [1.0, 2.0, 3.0]})
+    assert df["t"].dtype == np.dtype(f"M8[{unit}]") and df["d"].dtype == np.dtype(f"m8[{unit}]")
+    records = as_table(df).to_native("records")
+    expected = df.to_dict("records")
+    for got, want in zip(records, expected):
+        assert list(got) == ["t", "d", "z", "x"]
+        for k in ("t", "d", "z"):
+            if pd.isna(want[k]):
+                assert got[k] is pd.NaT
+            else:
+                assert type(got[k]) is type(want[k]) and got[k] == want[k]
+        assert type(got["x"]) is float
+    assert records[0]["t"] == pd.Timestamp(t[0]) and records[0]["t"].unit == unit
+
+
+def test_records_of_an_array_of_dates_and_numpy_only_units():
+    """A numpy array of days gives Timestamps too; a duration in years (no fixed length)
+    and a date out of pandas' range stay numpy scalars, unchanged."""
+    days = np.array([["2024-01-01"], ["2024-03-01"]], dtype="M8[D]")
+    assert as_table(days).to_native("records") == [
+        {"x0": pd.Timestamp("2024-01-01")}, {"x0": pd.Timestamp("2024-03-01")}]
+    years = np.array([[1], [2]], dtype="m8[Y]")
+    got = as_table(years).to_native("records")
+    assert [type(r["x0"]) for r in got] == [np.timedelta64] * 2
+    assert [r["x0"] for r in got] == [np.timedelta64(1, "Y"), np.timedelta64(2, "Y")]
+    far = np.array([[10**18]], dtype="m8[D]")
+    assert as_table(far).to_native("records") == [{"x0": np.timedelta64(10**18, "D")}]

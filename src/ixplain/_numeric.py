@@ -3,8 +3,60 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
+from typing import Any
 
-__all__ = ["unit_shift"]
+import numpy as np
+
+__all__ = ["model_errstate", "overflow_reported", "unit_shift"]
+
+#: numpy's error settings of the caller of the outermost :func:`overflow_reported` (None
+#: outside it), for the model calls inside it (:func:`model_errstate`).
+_CALLER_ERRSTATE: ContextVar[dict[str, Any] | None] = ContextVar("ixplain_caller_errstate",
+                                                                 default=None)
+_NULL = nullcontext()
+
+
+@contextmanager
+def overflow_reported() -> Iterator[None]:
+    """numpy's overflow and invalid-value warnings off, around a computation whose
+    non-finite results ixplain reports itself (a stream explainer's warning of the rows it
+    skips, :func:`~ixplain._validation.refuse_nonfinite`): numpy's ``RuntimeWarning:
+    overflow encountered in square`` / ``invalid value encountered in subtract`` came next
+    to it, several times, pointing at ixplain's lines. The user's model, called inside,
+    runs with the caller's own settings (:func:`model_errstate`), so its warnings still
+    show. Nested uses keep the outermost caller's settings. A worker thread enters it on its
+    own (a new thread starts with numpy's defaults).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error")
+    ...     with overflow_reported():
+    ...         big = np.array([1e200]) ** 2
+    >>> big
+    array([inf])
+    """
+    if _CALLER_ERRSTATE.get() is not None:
+        yield
+        return
+    token = _CALLER_ERRSTATE.set(dict(np.geterr()))
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            yield
+    finally:
+        _CALLER_ERRSTATE.reset(token)
+
+
+def model_errstate() -> AbstractContextManager[Any]:
+    """Around a call of the user's model: inside :func:`overflow_reported`, the numpy
+    error settings of its caller (the model's own overflow warnings show as without
+    ixplain); elsewhere nothing (a shared no-op context)."""
+    state = _CALLER_ERRSTATE.get()
+    return _NULL if state is None else np.errstate(**state)
 
 
 def unit_shift(top: float) -> int:

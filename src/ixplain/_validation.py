@@ -422,6 +422,21 @@ _DATE_TEXT = {
         "a date as seconds since one fixed start for all the data, a duration as its length "
         "in seconds (one column of each)")),
 }
+#: For each sort (but a mix of dates and durations): the values back from the seconds of
+#: ``_DATE_TEXT``, as pandas code on the number column ``X[{n}]`` (``start`` the same
+#: Timestamp), for a wrapper of a model that reads the dates themselves (``.dt``).
+_DATE_BACK = {
+    "datetime64": "start + pd.to_timedelta(X[{n}], unit='s')",
+    "timedelta64": "pd.to_timedelta(X[{n}], unit='s')",
+    "period": "(start + pd.to_timedelta(X[{n}], unit='s')).dt.to_period(freq)",
+    "datetime": "start + pd.to_timedelta(X[{n}], unit='s')",
+    "date": "start + pd.to_timedelta(X[{n}], unit='s')",
+    "timedelta": "pd.to_timedelta(X[{n}], unit='s')",
+    "Period": "(start + pd.to_timedelta(X[{n}], unit='s')).dt.to_period(freq)",
+}
+_BACK_NOTE = {"timedelta64": "", "timedelta": "",
+              "period": " (the same start; freq the periods' frequency, e.g. 'M')",
+              "Period": " (the same start; freq the periods' frequency, e.g. 'M')"}
 #: The sorts the static accumulated_local_effects bins in time order (the others it reads as
 #: categorical levels: Python dates, periods; a mix of dates and durations).
 _ALE_TIME_SORTS = ("datetime64", "timedelta64", "datetime", "timedelta")
@@ -543,20 +558,47 @@ def refuse_datetime(owner: str, name: str, what: str, hint: str,
         To be raised by the caller; the message names the owner, the feature, its dtype or
         value type, the hint and the conversion to a number the model reads, code that runs
         as shown on a pandas column of that sort (one that holds for any time unit: pandas 3
-        makes microseconds the default, so ``astype('int64') / 1e9`` would not give seconds).
+        makes microseconds the default, so ``astype('int64') / 1e9`` would not give seconds),
+        and, for a model that reads the dates themselves (``X['t'].dt.hour``), the wrapper
+        that turns the numbers back before calling it (not for a mix of dates and
+        durations, which needs two columns).
 
     Examples
     --------
     >>> str(refuse_datetime("f", "t", "dtype timedelta64[s]", "f needs numbers.",
     ...                     "timedelta64"))
-    "f: feature 't' holds durations (dtype timedelta64[s]); f needs numbers. The static accumulated_local_effects bins them in time order. Pass them as a number the model reads, e.g. their length in seconds, X['t'].dt.total_seconds()."
+    "f: feature 't' holds durations (dtype timedelta64[s]); f needs numbers. The static accumulated_local_effects bins them in time order. Pass them as a number the model reads, e.g. their length in seconds, X['t'].dt.total_seconds(). A model that reads the durations themselves (.dt) is explained through a wrapper that turns the numbers back: lambda X: model.predict(X.assign(**{'t': pd.to_timedelta(X['t'], unit='s')}))."
+
+    The wrapper at work: a model of the hour of day (it reads ``.dt``), explained on the
+    seconds since ``start``, gives the PD of the hours.
+
+    >>> import pandas as pd
+    >>> from ixplain import partial_dependence
+    >>> X = pd.DataFrame({"t": pd.date_range("2024-01-01", periods=48, freq="h"),
+    ...                   "x": np.arange(48.0)})
+    >>> def hour_model(D):
+    ...     return D["t"].dt.hour.to_numpy() + D["x"].to_numpy()
+    >>> start = pd.Timestamp("2024-01-01")
+    >>> numbers = X.assign(t=(X["t"] - start).dt.total_seconds())
+    >>> def wrapped(D):
+    ...     return hour_model(D.assign(**{"t": start + pd.to_timedelta(D["t"], unit="s")}))
+    >>> bool((wrapped(numbers) == hour_model(X)).all())
+    True
+    >>> partial_dependence(wrapped, numbers, "t", custom_values={"t": [0.0, 5 * 3600.0]}).average
+    array([[23.5, 28.5]])
     """
     noun, code = _DATE_TEXT[sort]
     ale = (" The static accumulated_local_effects bins them in time order."
            if sort in _ALE_TIME_SORTS else "")
+    n = repr(name)
+    back = _DATE_BACK.get(sort)
+    wrap = "" if back is None else (
+        f" A model that reads the {noun} themselves (.dt) is explained through a wrapper "
+        f"that turns the numbers back: lambda X: model.predict(X.assign(**{{{n}: "
+        f"{back.format(n=n)}}})){_BACK_NOTE.get(sort, ' (the same start)')}.")
     return ValueError(
         f"{owner}: feature {name!r} holds {noun} ({what}); {hint}{ale} Pass them as a number "
-        f"the model reads, e.g. {code.format(n=repr(name))}."
+        f"the model reads, e.g. {code.format(n=n)}.{wrap}"
     )
 
 

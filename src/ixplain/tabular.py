@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._lazy import is_instance, loaded
-from ._validation import check_feature_names
+from ._validation import check_feature_names, missing_value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -222,6 +222,63 @@ def restore_dates(col: Any, dtype: Any) -> Any:
         except (TypeError, ValueError):
             return col
     return out.to_numpy() if isinstance(dtype, np.dtype) else out
+
+
+def date_unit_misfit(values: Any, dtype: Any) -> tuple[int, Any, np.dtype, str] | None:
+    """The first of ``values`` (dates or durations: pandas, Python or numpy scalars) that a
+    column of ``dtype`` (a datetime64/timedelta64 dtype, tz-aware too) cannot hold exactly:
+    one of a finer unit that is not a whole number of ``dtype``'s unit, or one out of its
+    range (numpy's cast would truncate the first and wrap the second around, silently).
+
+    Returns
+    -------
+    (i, value, its_dtype, why) or None
+        Its position, the value, its own numpy dtype (e.g. ``datetime64[ns]``) and why it
+        does not fit (``"not a whole number of s"`` or ``"out of the range of
+        datetime64[ns]"``); None if every value fits (missing values always do).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> date_unit_misfit([pd.Timestamp("2024-01-01 00:00:02")], np.dtype("M8[s]")) is None
+    True
+    >>> date_unit_misfit([pd.Timestamp("2024-01-01 00:00:01.5")], np.dtype("M8[s]"))[3]
+    'not a whole number of s'
+    """
+    target = np.dtype(getattr(dtype, "base", dtype))  # (a tz-aware dtype: its numpy base)
+    unit = np.datetime_data(target)[0]
+    for i, v in enumerate(values):
+        if getattr(v, "unit", None) == unit or missing_value(v):
+            continue
+        own = _numpy_date(v)
+        if own.dtype == target or own.dtype.kind != target.kind:  # (another sort of value:
+            continue  # not a matter of units)
+        try:
+            if own.astype(target).astype(own.dtype) == own:
+                continue
+        except (TypeError, ValueError, OverflowError):  # (years, months: no common divisor)
+            pass
+        coarser = np.can_cast(own.dtype, target, "safe")  # (target's unit the finer one)
+        why = f"out of the range of {target}" if coarser else f"not a whole number of {unit}"
+        return i, v, own.dtype, why
+    return None
+
+
+def _numpy_date(value: Any) -> np.ndarray:
+    """A date or duration as a 0-d numpy datetime64/timedelta64 array of its own unit (a
+    tz-aware Timestamp in UTC; Python datetimes and timedeltas in microseconds, dates in
+    days)."""
+    import datetime
+
+    if hasattr(value, "to_numpy"):  # pandas Timestamp / Timedelta
+        return np.asarray(value.to_numpy())
+    if isinstance(value, datetime.timedelta):
+        return np.asarray(np.timedelta64(value))
+    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    if isinstance(value, datetime.date):
+        return np.asarray(np.datetime64(value))
+    return np.asarray(value)
 
 
 def _is_integer_dtype(dtype: Any) -> bool:
@@ -522,6 +579,21 @@ class Table:
         Returns
         -------
         ndarray of shape (n_rows, n_features), DataFrame, or list of dict
+            Records hold Python scalars (``float``, ``int``, ``str``, ...), and dates and
+            durations as pandas ``Timestamp`` / ``Timedelta`` (missing ones ``NaT``), any
+            unit and time zone: what ``DataFrame.to_dict("records")`` and River's
+            ``stream.iter_pandas`` (for a frame of mixed dtypes) give, never integers (numpy's
+            ``tolist`` makes a ``datetime64[ns]`` column integer nanoseconds). A value
+            pandas cannot hold (out of its range, or a duration in months or years, which
+            have no fixed length) is a numpy ``datetime64`` / ``timedelta64`` scalar.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"t": pd.to_datetime(["2024-01-01 00:00:00.000000001"]),
+        ...                    "x": [1.0]})
+        >>> as_table(df).to_native("records")
+        [{'t': Timestamp('2024-01-01 00:00:00.000000001'), 'x': 1.0}]
         """
         kind = kind or self.schema.source
         if kind == "numpy":
@@ -532,9 +604,7 @@ class Table:
                 return self._to_polars(df)
             return df
         if kind == "records":
-            lists = [
-                c.tolist() if isinstance(c, np.ndarray) else list(c) for c in self.columns.values()
-            ]
+            lists = [_record_values(c) for c in self.columns.values()]
             labels = self.schema.labels  # the user's keys (River's iter_array yields int keys)
             return [dict(zip(labels, row)) for row in zip(*lists)]
         raise ValueError(f"Unknown native input kind {kind!r}.")
@@ -588,6 +658,22 @@ class Table:
         df = pd.DataFrame(data, copy=False)
         df.columns = pd.Index(list(self.schema.labels))
         return df
+
+
+def _record_values(col: Any) -> list[Any]:
+    """A column's values for records (:meth:`Table.to_native`): Python scalars, dates and
+    durations as pandas ``Timestamp`` / ``Timedelta`` (numpy scalars where pandas has no
+    equivalent)."""
+    if not isinstance(col, np.ndarray):
+        return list(col)  # (a pandas extension array: its own scalars, Timestamps included)
+    if col.dtype.kind not in "Mm":
+        return col.tolist()
+    if col.dtype.kind == "m" and np.datetime_data(col.dtype)[0] in ("Y", "M"):
+        return list(col)  # (months and years have no fixed length: pandas would guess one)
+    try:
+        return date_objects(col).tolist()
+    except (OverflowError, ValueError):  # out of pandas' range: numpy's own scalars
+        return list(col)
 
 
 def _lossless_polars_cast(series: Any, dtype: Any) -> bool:

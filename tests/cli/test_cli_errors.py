@@ -27,6 +27,11 @@ def files(tmp_path_factory):
     pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "y": [1.0, 2.0, 3.0, 4.0]}).to_csv(
         d / "ok.csv", index=False
     )
+    hours = pd.to_timedelta(range(40), unit="h")
+    pd.DataFrame({"t": pd.Timestamp("2024-01-01") + hours, "d": hours,
+                  "a": [0.5 * i for i in range(40)], "y": [float(i % 7) for i in range(40)]},
+                 ).to_parquet(d / "dates.parquet")
+    pd.read_parquet(d / "dates.parquet").drop(columns="a").to_parquet(d / "only_dates.parquet")
     (d / "corrupt.joblib").write_bytes(b"\x80\x04not a pickle at all")
     with open(d / "nopredict.pkl", "wb") as fh:
         pickle.dump({"not": "a model"}, fh)
@@ -85,6 +90,19 @@ CASES = [
         "interactions-of-one-feature",
         ["stream", "--data", "{d}/ok.csv", "--target", "y", "--explain", "sage,interactions"],
         "--explain interactions needs at least 2 features; the stream has 1 (a)",
+    ),
+    (
+        # a date column for iPDP stopped the run at its first row (exit 1, model called)
+        "pd-features-date-column",
+        ["stream", "--data", "{d}/dates.parquet", "--target", "y", "--explain", "pfi,pdp",
+         "--pd-features", "a,t"],
+        "--pd-features: 't' holds dates or datetimes (dtype datetime64[",
+    ),
+    (
+        "pd-features-duration-column",
+        ["stream", "--data", "{d}/dates.parquet", "--target", "y", "--explain", "pdp",
+         "--pd-features", "d"],
+        "--pd-features: 'd' holds durations (dtype timedelta64[",
     ),
     (
         "missing-model",
@@ -160,3 +178,43 @@ def test_pd_features_without_a_curve_method_is_a_warning(capsys, files, tmp_path
                             "--out", str(tmp_path / "o"))
     assert code == 0
     assert "ixplain: warning: --pd-features is ignored: it picks the features of pdp and ale" in err
+
+
+def test_a_date_column_for_pdp_is_refused_before_the_model_is_called(capsys, files, tmp_path,
+                                                                      monkeypatch):
+    """The refusal of a date column for pdp comes before any model call and any output."""
+    import river.linear_model
+
+    calls = []
+    for name in ("predict_one", "learn_one"):
+        original = getattr(river.linear_model.LinearRegression, name)
+        monkeypatch.setattr(river.linear_model.LinearRegression, name,
+                            lambda self, *a, _o=original, **k: calls.append(1) or _o(self, *a, **k))
+    code, _, err = run_main(capsys, "stream", "--data", f"{files}/dates.parquet", "--target",
+                            "y", "--explain", "pdp", "--pd-features", "t", "--model", "linear",
+                            "--out", str(tmp_path / "o"))
+    assert code == 2 and "'t' holds dates" in err
+    assert "pdp (iPDP) cannot put them on a grid" in err
+    out = tmp_path / "o"
+    assert calls == [] and not (out.exists() and any(out.iterdir()))  # (no output either)
+
+
+def test_pdp_and_ale_take_no_date_column_by_default(capsys, files, tmp_path):
+    """Without --pd-features, pdp explains the numeric 'a' (never the dates 't', 'd'), and
+    the run goes through."""
+    code, _, err = run_main(capsys, "stream", "--data", f"{files}/dates.parquet", "--target",
+                            "y", "--explain", "pdp", "--no-progress", "--out",
+                            str(tmp_path / "o"))
+    assert code == 0, err
+    assert set(pd.read_csv(tmp_path / "o" / "pd.csv")["feature"]) == {"a"}
+
+
+def test_pdp_of_a_stream_whose_features_are_all_dates_warns(capsys, files, tmp_path):
+    """Every feature a date or a duration: the default took the first ('t'), and iPDP
+    stopped the run at its first row (exit 1); pdp now explains none, with a warning."""
+    code, _, err = run_main(capsys, "stream", "--data", f"{files}/only_dates.parquet",
+                            "--target", "y", "--explain", "pfi,pdp", "--no-progress", "--out",
+                            str(tmp_path / "o"))
+    assert code == 0, err
+    assert ("ixplain: warning: --explain pdp: no feature to explain, every feature holds "
+            "dates or durations (t, d)") in err

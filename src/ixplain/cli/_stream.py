@@ -211,17 +211,47 @@ def _check_method_needs(cfg: StreamConfig, methods: list[str], names: list[str])
         )
 
 
-def _pd_features(cfg: StreamConfig, names: list[str], numeric: list[str]) -> list[str]:
+def _pd_features(cfg: StreamConfig, frame: pd.DataFrame, names: list[str],
+                 numeric: list[str], methods: list[str]) -> list[str]:
+    """The features of pdp and ale: ``--pd-features`` (each a feature; no column of dates or
+    durations for pdp: :func:`_date_column`), else the dataset's defaults, else the first two
+    numeric features, else the first feature that holds no dates (none, with a warning, when
+    every feature does). Checked before the run: iPDP refused a date column only at its
+    first row, after the model had been called (exit code 1)."""
+    dates = {f: found for f in names if (found := _date_column(frame[f])) is not None}
     if cfg.pd_features:
         for f in cfg.pd_features:
             if f not in names:
                 raise CLIError(
                     f"--pd-features: {f!r} is not a feature; features: {', '.join(names)}."
                 )
+            if f in dates and "pdp" in methods:
+                noun, what = dates[f]
+                raise CLIError(
+                    f"--pd-features: {f!r} holds {noun} ({what}); pdp (iPDP) cannot put them "
+                    "on a grid (it would get one grid value per distinct value, without end). "
+                    "Store the column as a number in the file (e.g. seconds since the first "
+                    "date) or pick another feature.")
         return list(cfg.pd_features)
     defaults = DEFAULT_PD_FEATURES.get(cfg.dataset or "", ()) if cfg.data is None else ()
-    chosen = [f for f in defaults if f in names]
-    return chosen or (numeric[:2] if numeric else names[:1])
+    chosen = [f for f in defaults if f in names] or numeric[:2] or [
+        f for f in names if f not in dates][:1]
+    if not chosen:
+        warnings.warn(
+            f"--explain {'/'.join(m for m in methods if m in ('pdp', 'ale'))}: no feature to "
+            f"explain, every feature holds dates or durations ({', '.join(dates)}); store one "
+            "as a number in the file to explain it.", UserWarning, stacklevel=2)
+    return chosen
+
+
+def _date_column(column: pd.Series) -> tuple[str, str] | None:
+    """``(noun, how it showed it)`` for a column of dates, datetimes, durations or periods
+    (:func:`~ixplain._validation.date_sort`: a datetime64/timedelta64/period dtype, or
+    date objects), e.g. ``("dates or datetimes", "dtype datetime64[us]")``; None otherwise."""
+    from .._validation import _DATE_TEXT, date_sort
+
+    found = date_sort(column.tolist() if column.dtype == object else (), column.dtype)
+    return None if found is None else (_DATE_TEXT[found[0]][0], found[1])
 
 
 @dataclass
@@ -272,7 +302,8 @@ def _setup(cfg: StreamConfig) -> _Setup:
                        "target (use squared_error or absolute_error, or --task binary).")
     losses = dict.fromkeys(DEFAULT_LOSS[task], cfg.loss) if cfg.loss else dict(DEFAULT_LOSS[task])
     _check_method_needs(cfg, methods, names)
-    pd_features = _pd_features(cfg, names, numeric) if {"pdp", "ale"} & set(methods) else []
+    pd_features = (_pd_features(cfg, frame, names, numeric, methods)
+                   if {"pdp", "ale"} & set(methods) else [])
     options = ExplainerOptions(
         loss=losses,
         feature_names=names,

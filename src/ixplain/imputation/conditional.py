@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from .._random import keyed_generator, root_seed, uniform_index
-from .._validation import check_int, param_error
+from .._validation import check_int, date_sort, param_error
 from ..storage.base import canonical_columns
 from ..tabular import Table, _take, as_table
 from .base import Removal
@@ -146,7 +146,8 @@ class _Tree:
 
 
 class _Encoder:
-    """Numeric columns as float64, categorical levels as codes 0..L-1 (unseen: NaN)."""
+    """Numeric columns as float64, categorical levels as codes 0..L-1 (unseen: NaN), in the
+    order of :func:`_level_order` (the trees split on the codes as on numbers)."""
 
     def __init__(self, table: Table) -> None:
         self.names = table.names
@@ -158,7 +159,7 @@ class _Encoder:
                 import pandas as pd  # categorical data only (import ixplain stays light)
 
                 values = pd.unique(pd.Series(cols[name], dtype=object).dropna())
-                self.levels[name] = pd.Index(sorted(values, key=repr), dtype=object)
+                self.levels[name] = pd.Index(_level_order(values), dtype=object)
 
     def __call__(self, table: Table) -> np.ndarray:
         cols = canonical_columns(table.select(self.names))
@@ -172,6 +173,31 @@ class _Encoder:
             else:
                 out[:, c] = cols[name]
         return out
+
+
+def _level_order(values: Any) -> list[Any]:
+    """A categorical feature's levels in the order of their codes: dates, datetimes,
+    durations and periods (:func:`~ixplain._validation.date_sort`) in time order, so that a
+    tree's split on the codes is a split in time (by ``repr``, ``Timedelta('10 days')`` came
+    before ``Timedelta('9 days')``); any other levels, and dates that do not compare with each
+    other (naive with tz-aware datetimes, periods of two frequencies, dates mixed with
+    durations), by ``repr`` (a fixed order for objects of no common order).
+
+    Examples
+    --------
+    >>> import datetime
+    >>> _level_order([datetime.timedelta(days=10), datetime.timedelta(days=9)])
+    [datetime.timedelta(days=9), datetime.timedelta(days=10)]
+    >>> _level_order(["b", 10, "a"])
+    ['a', 'b', 10]
+    """
+    values = list(values)
+    if date_sort(values, np.dtype(object)) is not None:
+        try:
+            return sorted(values)
+        except TypeError:  # no common order
+            pass
+    return sorted(values, key=repr)
 
 
 def _auto_leaf(n: int) -> int:

@@ -90,7 +90,13 @@ not aggregated: that row is counted in ``n_skipped_`` and the estimate stays fin
 warning (once) says why, from the first such row: a NaN label; a model returning NaN; or a loss
 that overflowed float64 (squared error of ``y = 1e200`` is inf), naming the stream row, its
 ``y`` and the fix (rescale ``y`` and the model's outputs to ``|y| < 1e100``). Methods that
-report the model's own per-row loss (PFI, SAGE) tell these apart; the others name both.
+report the model's own per-row loss (PFI, SAGE) tell these apart; the others name both. With
+a ``label_free`` drift detector the labels may be the model's own predictions: the text says
+"label" instead of "y". The warning of an :meth:`IncrementalExplainer.explain_many` call comes
+after its last part and counts every row the call skipped (``"399 of 400 observation(s) of
+this call skipped (...)"``), whatever its parts (``max_batch``, a detector's check rows);
+numpy's own overflow warnings of the loss arithmetic are not shown next to it (the model
+itself runs with the caller's numpy settings).
 
 A missing value does not fix a feature's kind: a feature whose values so far were all missing
 (a first record's NaN, a CSV's empty cell, the NaN pandas makes of a None in a Series row)
@@ -117,6 +123,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import is_instance
+from .._numeric import overflow_reported
 from .._random import RowStream, keyed_generator
 from .._validation import (
     ModelEvaluationError,
@@ -127,13 +134,22 @@ from .._validation import (
     check_options,
     param_error,
     refuse_complex_target,
+    user_stacklevel,
 )
 from ..aggregation import EWMean, Mean
 from ..losses import refuse_unusable_labels
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
-from ..tabular import Schema, Table, _all_numbers, _is_na, as_table
+from ..tabular import (
+    Schema,
+    Table,
+    _all_numbers,
+    _is_na,
+    as_table,
+    date_unit_misfit,
+    is_date_dtype,
+)
 
 __all__ = ["IncrementalExplainer", "Sampler"]
 
@@ -516,8 +532,10 @@ class IncrementalExplainer:
         Raises
         ------
         ValueError
-            If a feature is missing from ``x``, a numeric feature holds a non-number, or (with
-            ``nan_policy='raise'``) a value is NaN or infinite.
+            If a feature is missing from ``x``, a numeric feature holds a non-number (a
+            string, ``"2.5"`` as much as ``"a"``: the message names the feature, the value,
+            the row and the ``pandas.to_numeric`` conversion; nothing of the call is taken),
+            or (with ``nan_policy='raise'``) a value is NaN or infinite.
         ModelEvaluationError
             If a model call raises (the explainer's, or an attached drift detector's): nothing
             of the row was taken (the explainer and the detector are as before the call, so
@@ -552,7 +570,10 @@ class IncrementalExplainer:
         ``explain_one``: the state after the call (estimate, variances, ``history_``,
         storage) is bit for bit that of the loop. The explanation values of up to
         ``max_batch`` rows are computed in one model call; the aggregator then takes them in
-        segments that end at the ``history_`` snapshot rows.
+        segments that end at the ``history_`` snapshot rows. Rows skipped (NaN inputs,
+        explanations that are not finite) get one warning after the call's last part, which
+        counts them all (``"399 of 400 observation(s) of this call skipped (...)"``; once per
+        explainer, as every such warning).
 
         Parameters
         ----------
@@ -584,8 +605,15 @@ class IncrementalExplainer:
             is taken back too: a retry with other columns or dtypes is read as the first
             batch.
         """
-        with self._first_call():
-            self._explain_parts(X, y)
+        start = None if self._warned else (self.n_skipped_, self.n_seen_)
+        if start is not None:
+            self.__dict__["_deferred"] = {}  # (the reasons, for one warning: _skip_warning)
+        try:
+            with self._first_call():
+                self._explain_parts(X, y)
+        finally:
+            if start is not None:
+                self._skip_warning(start)
         self._deliver_drift()
         return self.importances_
 
@@ -612,40 +640,50 @@ class IncrementalExplainer:
             self.__dict__.pop("_batch_start", None)
 
     def _first_call(self) -> AbstractContextManager[None]:
-        """Around an explain call: if it raises while no row of the stream was taken, the
-        schema its observations fixed is taken back (:meth:`_schema_undo`); once the stream
-        has a schema, nothing (a shared no-op context: the ``explain_one`` hot path)."""
-        return _NO_UNDO if self._schema is not None else self._undo_first_call()
+        """Around an explain call: if it raises before any of its rows was taken, what
+        converting its observations fixed is taken back (:meth:`_schema_undo`): the schema
+        of the stream's first call, or the kind a feature of unknown kind took from the
+        call's values. Once the stream has a schema and every feature a kind, nothing (a
+        shared no-op context: the ``explain_one`` hot path; conversion then changes
+        nothing)."""
+        if self._schema is not None and not self._unsure:
+            return _NO_UNDO
+        return self._undo_first_call()
 
     @contextmanager
     def _undo_first_call(self) -> Iterator[None]:
+        n_seen = self.n_seen_
         first = self._schema_undo()
         try:
             yield
         except BaseException:
-            if self.n_seen_ == 0:  # no part of the call was taken
+            if self.n_seen_ == n_seen:  # no part of the call was taken
                 first()
             raise
 
     def _schema_undo(self) -> Any:
-        """For the first explain call (no schema yet): a function of no arguments that takes
-        back what converting its observations and processing its first part fixed, for when
-        that part fails -- the schema and what is read from it (``feature_names_``, the
-        features of unknown kind, the record getter, the level cache) and the storage's claim
-        and buffers (made from the failed part's kinds) -- so that a retry with other
-        columns or dtypes is read as the first observations, not judged against the failed
-        ones. Called only while no row was taken (the part's own undo has run)."""
+        """For an explain call that can fix the schema (the first call, or one while a
+        feature's kind is unknown): a function of no arguments that takes back what
+        converting its observations and processing its first part fixed, for when the call
+        fails before any of its rows was taken -- the explainer's attributes as before the
+        call (the schema and what is read from it: ``feature_names_``, the features of
+        unknown kind, the record getter, the level cache, a class's own, e.g. iPDP's
+        feature), the storage's claim and its buffers when they were made or dropped since
+        (they were made from the failed call's kinds) -- so that a retry with other columns
+        or dtypes is read as if the failed call had not been made. Called only while no row
+        was taken (the part's own undo has run): the storage holds no row of the call."""
         storage = self.storage
         owner = storage.__dict__.get("_owned_by")
         buffers = storage._schema  # a storage given with rows keeps its columns
-        unsure, names = list(self._unsure), self.feature_names_
+        state, unsure = dict(self.__dict__), list(self._unsure)  # (_settle_kinds edits it)
 
         def undo() -> None:
-            self._schema, self._get, self._unsure, self.feature_names_ = None, None, unsure, names
-            self.__dict__.pop("_levels", None)
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            self._unsure = unsure
             storage._owned_by = owner
-            if buffers is None:
-                storage._schema = None  # its buffers are made again at the next first row
+            if storage._schema is not buffers:
+                storage._schema = None  # its buffers are made again at the next stored row
         return undo
 
     def _run_part(self, cols: dict[str, np.ndarray], y: np.ndarray | None,
@@ -883,8 +921,9 @@ class IncrementalExplainer:
         keep = sampler.available if self.requires_storage else np.ones(n, dtype=bool)
         values = None
         if keep.any():
-            values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
-                                dtype=np.float64)
+            with overflow_reported():  # (a non-finite value: our warning, not numpy's)
+                values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
+                                    dtype=np.float64)
         self._store_rows(cols, slots, y)
         if values is None:
             return None, None, None
@@ -895,7 +934,7 @@ class IncrementalExplainer:
         bad = int((keep & ~finite).sum())
         if bad:
             self.n_skipped_ += bad
-            self._warn(self._nonfinite_reason(y, keep & ~finite, rows, losses), depth=1)
+            self._warn("values", self._nonfinite_reason(y, keep & ~finite, rows, losses), bad, n)
         return values, keep & finite, losses
 
     def _aggregate(
@@ -936,11 +975,12 @@ class IncrementalExplainer:
             sampler = Sampler(storage, cols, slots, (self.n_seen_,), self._streams,  # type: ignore[arg-type]
                               self._make_table)
             matrix = getattr(cols, "matrix", None)
-            if matrix is not None and held:
-                values = self._explain_numeric_row(matrix, y, self.n_seen_, sampler)
-            if values is None:
-                values = np.asarray(self._explain_batch(self._make_table(cols), y, sampler),
-                                    dtype=np.float64)
+            with overflow_reported():  # (a non-finite value: our warning, not numpy's)
+                if matrix is not None and held:
+                    values = self._explain_numeric_row(matrix, y, self.n_seen_, sampler)
+                if values is None:
+                    values = np.asarray(self._explain_batch(self._make_table(cols), y,
+                                                            sampler), dtype=np.float64)
             losses = _reported_losses(sampler, 1)
         self._store_rows(cols, slots, y)
         # finite only if every value is (the sum is cheaper than isfinite.all)
@@ -956,38 +996,44 @@ class IncrementalExplainer:
             self.n_explained_ += 1
         elif values is not None:
             self.n_skipped_ += 1
-            self._warn(self._nonfinite_reason(y, np.ones(1, dtype=bool), [self.n_seen_], losses),
-                       depth=1)
+            self._warn("values", self._nonfinite_reason(y, np.ones(1, dtype=bool),
+                                                        [self.n_seen_], losses), 1, 1)
         self._after(1)
 
     def _nonfinite_reason(self, y: np.ndarray | None, bad: np.ndarray, rows: Any,
                           losses: np.ndarray | None) -> str:
         """Why the explanations of the batch rows ``bad`` (mask, shape (B,)) are not finite,
-        for the warning: a NaN or infinite label; else, from the first such row (stream index
-        ``rows[i]``) and the model's own loss ``losses`` a method reported (shape (B,)): an
-        infinite loss of finite values overflowed float64 (e.g. squared error of
-        ``y = 1e200``); a NaN one, or no loss at all (iPDP, iALE), means the model returned
-        NaN; with a finite one, a perturbed copy's prediction or loss was not finite."""
-        n = int(bad.sum())
+        for the warning (:meth:`_warn`, which adds the count): a NaN or infinite label; else,
+        from the first such row (stream index ``rows[i]``) and the model's own loss
+        ``losses`` a method reported (shape (B,)): an infinite loss of finite values
+        overflowed float64 (e.g. squared error of ``y = 1e200``); a NaN one, or no loss at
+        all (iPDP, iALE), means the model returned NaN; with a finite one, a perturbed copy's
+        prediction or loss was not finite. With a ``label_free`` drift detector the labels
+        may be the model's own predictions: the text calls them "the label", not "y"."""
+        free = bool(getattr(self.__dict__.get("drift_detector"), "label_free", False))
+        y_name = "label" if free else "y"  # (in |prediction - y|)
         if _nan_labels(y, bad):
-            return f"{n} observation(s) have a NaN or infinite label y"
-        head = f"{n} explanation(s) were not finite"
+            return f"a NaN or infinite label{'' if free else ' y'}"
+        head = "explanations that were not finite"
         i = int(np.flatnonzero(bad)[0])
-        rescale = ("rescale y (and the model's outputs) to units where |y| < 1e100, e.g. "
-                   "thousands instead of units")
+        big = "|label|" if free else "|y|"
+        rescale = (f"rescale {'the labels and' if free else 'y (and'} the model's outputs"
+                   f"{'' if free else ')'} to units where {big} < 1e100, e.g. thousands "
+                   "instead of units")
         if getattr(self, "_loss", None) is None:
             return f"{head} (does the model return NaN or inf?)"
         if losses is None or np.isnan(losses[i]):
             return (f"{head}, first at stream row {rows[i]}: the model returned NaN, or the "
-                    "loss overflowed float64 (|prediction - y| too large to square); if "
-                    f"|y| is large, {rescale}")
-        y_text = "" if y is None else f" with y = {np.asarray(y[i]).tolist()!r}"
+                    f"loss overflowed float64 (|prediction - {y_name}| too large to square); "
+                    f"if {big} is large, {rescale}")
+        value = None if y is None else np.asarray(y[i]).tolist()
+        y_text = "" if y is None else (f" with label {value!r}" if free else f" with y = {value!r}")
         if np.isinf(losses[i]):
             return (f"{head}: the loss overflowed float64 at stream row {rows[i]} (the loss "
-                    f"of the model's prediction{y_text} is inf: |prediction - y| is too large "
-                    f"to square, or the prediction itself is infinite); {rescale}")
+                    f"of the model's prediction{y_text} is inf: |prediction - {y_name}| is too "
+                    f"large to square, or the prediction itself is infinite); {rescale}")
         return (f"{head}, first at stream row {rows[i]}{y_text}: the loss of a perturbed copy "
-                "overflowed float64 or the model returned NaN for it; if |y| or the "
+                f"overflowed float64 or the model returned NaN for it; if {big} or the "
                 f"predictions are large, {rescale}")
 
     def _after(self, B: int) -> None:
@@ -997,15 +1043,38 @@ class IncrementalExplainer:
         if every and self.n_seen_ // every > before // every and self._aggregator.n > 0:
             self.history_.append((self.n_seen_, self.importances_, self.variances_))
 
-    def _warn(self, message: str, depth: int = 0) -> None:
-        """Warn once; ``depth``: extra frames between :meth:`_process` and this call."""
-        if not self._warned:
-            warnings.warn(
-                f"{self._owner}: {message}; such rows are skipped (n_skipped_ counts them).",
-                RuntimeWarning,
-                stacklevel=5 + depth,  # (the frames up to the public call)
-            )
+    def _warn(self, kind: str, reason: str, n: int, B: int) -> None:
+        """The warning of skipped rows (once per explainer): ``n`` of a part's ``B`` rows
+        were skipped for ``reason`` (of sort ``kind``: ``"nan"`` inputs or ``"values"`` not
+        finite). Inside :meth:`explain_many` it is kept for the call's one warning
+        (:meth:`_skip_warning`), whose count covers every part of the call (the call is cut
+        in parts of ``max_batch`` rows, at a drift detector's check rows, at iALE's re-grid
+        rows); elsewhere (:meth:`explain_one`, a drift detector's own copies) it is issued
+        at once."""
+        if self._warned:
+            return
+        deferred = self.__dict__.get("_deferred")
+        if deferred is not None:
+            if kind not in deferred:  # (rebound, not changed: a failing part's undo drops it)
+                self.__dict__["_deferred"] = {**deferred, kind: reason}
+            return
+        self._warned = True
+        warnings.warn(f"{self._owner}: {n} of {B} observation(s) skipped ({reason}); "
+                      "n_skipped_ counts them.", RuntimeWarning, stacklevel=user_stacklevel())
+
+    def _skip_warning(self, start: tuple[int, int]) -> None:
+        """After :meth:`explain_many` (also when a later part raised): one warning of the
+        rows the call skipped (NaN inputs, explanations not finite), kept by :meth:`_warn`,
+        with the number ``n_skipped_`` counted for the call (``start``: ``n_skipped_`` and
+        ``n_seen_`` before it) out of the rows it took, and the first reason of each sort."""
+        reasons = self.__dict__.pop("_deferred", None)
+        k = self.n_skipped_ - start[0]
+        if reasons and k > 0 and not self._warned:
             self._warned = True
+            warnings.warn(
+                f"{self._owner}: {k} of {self.n_seen_ - start[1]} observation(s) of this call "
+                f"skipped ({'; '.join(reasons.values())}); n_skipped_ counts them.",
+                RuntimeWarning, stacklevel=user_stacklevel())
 
     def _apply_nan_policy(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, B: int
@@ -1042,7 +1111,7 @@ class IncrementalExplainer:
         if self.nan_policy == "raise":
             self._raise_nan(cols, y, int(np.argmax(bad)), numeric)
         self.n_skipped_ += int(bad.sum())
-        self._warn(f"observations with NaN or infinite values (first in {first_bad})")
+        self._warn("nan", f"NaN or infinite values (first in {first_bad})", int(bad.sum()), B)
         good = ~bad
         return {k: v[good] for k, v in cols.items()}, None if y is None else y[good], good
 
@@ -1157,20 +1226,15 @@ class IncrementalExplainer:
             schema = self._schema
             assert schema is not None
         kinds = schema.kinds
-        if "categorical" not in kinds:
-            try:
-                num = np.array(values, dtype=np.float64)
-            except (TypeError, ValueError):
-                num = None
-            if num is not None:
-                # the dot product is finite when every value is (inf or NaN give inf or NaN; a
-                # finite overflow only sends the row through the policy's check), and cheaper
-                # than np.isfinite(num).all() on one row
-                dot = num @ num
-                return (Batch.from_matrix(num.reshape(1, -1), schema.names),
-                        not math.isfinite(dot))
+        if "categorical" not in kinds and _FLOAT_TYPES.issuperset(map(type, values)):
+            num = np.array(values, dtype=np.float64)
+            # the dot product is finite when every value is (inf or NaN give inf or NaN; a
+            # finite overflow only sends the row through the policy's check), and cheaper
+            # than np.isfinite(num).all() on one row
+            dot = num @ num
+            return Batch.from_matrix(num.reshape(1, -1), schema.names), not math.isfinite(dot)
         cols = {
-            name: self._as_column(name, kind, [v])
+            name: self._as_column(name, kind, [v], single=True)
             for name, kind, v in zip(schema.names, kinds, values)
         }
         has_nan = any(
@@ -1186,19 +1250,99 @@ class IncrementalExplainer:
             self._get = _Getter(self._schema.labels)
         return self._get
 
-    def _as_column(self, name: str, kind: str, values: Any) -> np.ndarray:
+    def _as_column(self, name: str, kind: str, values: Any, single: bool = False) -> np.ndarray:
+        """Feature ``name``'s values (a list, or a 1-D array of the call's rows) as a canonical
+        column: float64 for a numeric feature (missing values NaN), object otherwise.
+
+        Raises
+        ------
+        ValueError
+            For a value of a numeric feature that is not a number (:meth:`_not_a_number`): a
+            string among them, ``"2.5"`` as much as ``"a"`` (numpy would read ``"2.5"`` as
+            2.5, a string of another row of the same column as an error). For a date or
+            duration that the feature's dtype, fixed by the stream's first observations,
+            cannot hold exactly (:meth:`_check_date_unit`).
+        """
         if kind != "numeric":
-            return np.asarray(values, dtype=object).reshape(-1)
-        try:
-            return np.asarray(values, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError):
-            flat = np.asarray(values, dtype=object).reshape(-1)
-            bad = next((v for v in flat if not (_is_number(v) or _is_na(v))), None)
-            if bad is None:  # pandas NA: a missing value, for the nan_policy
-                return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
-            raise ValueError(
-                f"{self._owner}: feature {name!r} is numeric but an observation holds {bad!r}."
-            ) from None
+            out = np.asarray(values, dtype=object).reshape(-1)
+            dates = self._date_dtypes()
+            if dates and name in dates:
+                self._check_date_unit(name, out, dates[name], single)
+            return out
+        if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+            return values.astype(np.float64, copy=False).reshape(-1)
+        flat = np.asarray(values, dtype=object).reshape(-1)
+        if _FLOAT_TYPES.issuperset(map(type, flat)):
+            return flat.astype(np.float64)
+        for i, v in enumerate(flat):
+            if isinstance(v, _TEXT) or not (_is_number(v) or _is_na(v)):
+                raise self._not_a_number(name, v, i, single)
+        # pandas NA (a missing value, for the nan_policy), Decimal, ...
+        return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
+
+    def _where(self, i: int, single: bool) -> str:
+        """Row ``i`` of the call being converted, e.g. ``"batch row 3, stream row 1003"``."""
+        stream_row = self.n_seen_ + i  # (a call is converted before any of its rows is taken)
+        return ("the observation" if single else f"batch row {i}") + f", stream row {stream_row}"
+
+    def _date_dtypes(self) -> dict[str, Any]:
+        """The features whose dtype (fixed by the stream's first observations) is a
+        datetime64/timedelta64 one, name -> dtype (kept per schema)."""
+        cache = self.__dict__.get("_dates")
+        schema = self._schema
+        if cache is None or cache[0] is not schema:
+            assert schema is not None
+            dates = {n: d for n, d in zip(schema.names, schema.dtypes) if is_date_dtype(d)}
+            cache = self.__dict__["_dates"] = (schema, dates)
+        return cache[1]  # type: ignore[no-any-return]
+
+    def _check_date_unit(self, name: str, values: np.ndarray, dtype: Any, single: bool) -> None:
+        """Refuse a date or duration of feature ``name`` that its ``dtype`` cannot hold
+        exactly (:func:`~ixplain.tabular.date_unit_misfit`): the rows reach the model, and the
+        storage's draws, in ``dtype``, and the cast would truncate a finer unit's fraction or
+        wrap a value out of the unit's range around, silently. A lossless cast (whole
+        seconds in ``datetime64[ns]`` into a ``datetime64[s]`` stream) goes through.
+
+        Raises
+        ------
+        ValueError
+            Naming the feature, the value, its row, both units and what to do.
+        """
+        misfit = date_unit_misfit(values, dtype)
+        if misfit is None:
+            return
+        i, value, own, why = misfit
+        unit, n = np.datetime_data(np.dtype(getattr(dtype, "base", dtype)))[0], repr(name)
+        if why.startswith("not a whole"):
+            fix = (f"round the values yourself if the loss is acceptable (df[{n}] = "
+                   f"df[{n}].dt.floor({unit!r})), or start the stream with the finer unit")
+        else:
+            fix = ("start the stream with a unit whose range holds the values (e.g. "
+                   f"df[{n}].astype('{own}') for the first observations too)")
+        raise ValueError(
+            f"{self._owner}: feature {name!r} holds {value!r} ({self._where(i, single)}), a "
+            f"{own} value, but the stream's first observations fixed it as {dtype}, which "
+            f"cannot hold it exactly ({why}); casting it would change it. Give every call the "
+            f"same unit: {fix}.")
+
+    def _not_a_number(self, name: str, value: Any, i: int, single: bool) -> ValueError:
+        """The refusal of ``value``, row ``i`` of the call, for the numeric feature ``name``:
+        names the feature, the value and the row (of the batch and of the stream), and how to
+        convert the values."""
+        where = self._where(i, single)
+        if isinstance(value, _TEXT):
+            assert self._schema is not None
+            j, n = self._schema.index(name), repr(name)
+            why = ("a string is not read as a number, even one that looks like it. Convert the "
+                   f"values first with pandas.to_numeric: df[{n}] = pandas.to_numeric(df[{n}]) "
+                   f"for a DataFrame column, x[{n}] = pandas.to_numeric(x[{n}]) for a record, "
+                   f"X[:, {j}] = pandas.to_numeric(X[:, {j}]) for an array; with "
+                   "errors='coerce' the strings that are not numbers become NaN, which "
+                   "nan_policy handles")
+        else:
+            why = "a numeric feature takes real numbers and missing values (None, NaN) only"
+        return ValueError(f"{self._owner}: feature {name!r} is numeric but an observation holds "
+                          f"{value!r} ({where}); {why}.")
 
     def _convert(self, X: Any, single: bool) -> dict[str, np.ndarray]:
         """Any observation(s) -> canonical columns in feature order."""
@@ -1270,7 +1414,7 @@ class IncrementalExplainer:
             self._settle_kinds({n: table.columns[n] for n in list(self._unsure)})
         raw = canonical_columns(table)
         return {
-            name: self._as_column(name, kind, raw[name])
+            name: self._as_column(name, kind, raw[name], single)
             for name, kind in zip(self._schema.names, self._schema.kinds)
         }
 
@@ -1300,11 +1444,6 @@ class IncrementalExplainer:
                 f"{self._owner}: observation {i} has no feature {missing!r} (expected keys "
                 f"{labels}; got {list(rec.keys())})."
             ) from None
-        if numeric:
-            try:
-                return Batch.from_matrix(np.array(rows, dtype=np.float64), schema.names)
-            except (TypeError, ValueError):
-                pass  # a non-number somewhere: _as_column names it
         obj = np.empty((len(rows), len(labels)), dtype=object)
         obj[:] = rows
         return {
@@ -1426,18 +1565,14 @@ def child_seed(seed: int, name: str) -> int:
 
 def _records_matrix(X: Any, getter: _Getter, d: int) -> np.ndarray | None:
     """All-numeric records as a (len(X), d) float64 matrix, every value converted in C
-    (itemgetter per record, one fromiter); None if a value is not a number. Raises KeyError
-    for a missing feature."""
+    (itemgetter per record, one fromiter); None if a value is not of a number type
+    (:data:`_FLOAT_TYPES`: a string, a missing value, ...; numpy would read ``"2.5"`` as
+    2.5), for the general path. Raises KeyError for a missing feature."""
     get = getter.get  # the C itemgetter (one value for one feature)
-    try:
-        flat = np.fromiter(
-            map(get, X) if getter.single else itertools.chain.from_iterable(map(get, X)),
-            dtype=np.float64,
-            count=len(X) * d,
-        )
-    except (TypeError, ValueError):
+    values = list(map(get, X) if getter.single else itertools.chain.from_iterable(map(get, X)))
+    if not _FLOAT_TYPES.issuperset(map(type, values)):
         return None
-    return flat.reshape(len(X), d)
+    return np.fromiter(values, dtype=np.float64, count=len(X) * d).reshape(len(X), d)
 
 
 def _reported_losses(sampler: Sampler, n: int) -> np.ndarray | None:
@@ -1463,6 +1598,14 @@ def _nan_labels(y: np.ndarray | None, rows: np.ndarray) -> bool:
 
 
 _COMPLEX = (complex, np.complexfloating)
+_TEXT = (str, bytes)  # (numpy's str_ and bytes_ subclass them)
+#: The value types a numeric feature's values are converted from in one C call (the record
+#: fast paths, an object column); a value of any other type (a string, None, pandas NA, a
+#: Decimal) takes the general path of ``_as_column``, which refuses strings.
+_FLOAT_TYPES = frozenset({
+    float, int, bool, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16,
+    np.int8, np.uint64, np.uint32, np.uint16, np.uint8, np.bool_,
+})
 
 
 def _is_missing(v: Any) -> bool:

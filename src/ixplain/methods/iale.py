@@ -258,7 +258,6 @@ class IncrementalALE(IncrementalExplainer):
         self.n_outside_ = 0
         self._method: ALEFunction | None = None
         self._shift: int | None = None  # the moments' power of two (ALEFunction's shift)
-        self._deferred: list[str] | None = None
         super().__init__(
             model, feature_names=feature_names, storage=storage, aggregation=aggregation,
             alpha=alpha, bias_corrected=False, history_every=history_every,
@@ -321,49 +320,6 @@ class IncrementalALE(IncrementalExplainer):
             out = (x < self.edges_[0]) | (x > self.edges_[-1])
             self.n_outside_ += int((out & ~missing).sum())
         return values
-
-    def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
-        """Explain a mini-batch (see the base class); one warning counts every skipped row.
-
-        The batch is cut at the re-grid points (and at ``max_batch``): a warning about
-        skipped rows (NaN observations, a model returning NaN) is issued once, after the
-        whole batch, with the number of its rows that ``n_skipped_`` counted.
-
-        Parameters
-        ----------
-        X : ndarray of shape (B, n_features), DataFrame or list of dict
-        y : array-like of shape (B,), optional
-            Not used by ALE (accepted as by every incremental explainer).
-
-        Returns
-        -------
-        ndarray
-            The estimate after the last row (:attr:`importances_`, a copy).
-
-        Raises
-        ------
-        ModelEvaluationError
-            If a model call raises: the parts of the batch before it are kept, the failing
-            part is taken back whole, and the message says which rows were kept and how to
-            go on (see ``IncrementalExplainer.explain_many``).
-        """
-        skipped, seen, self._deferred = self.n_skipped_, self.n_seen_, []
-        try:
-            out = super().explain_many(X, y)
-        finally:
-            reasons, self._deferred = self._deferred, None
-        if reasons and not self._warned:
-            IncrementalExplainer._warn(
-                self, f"{self.n_skipped_ - skipped} of {self.n_seen_ - seen} observation(s) "
-                f"skipped ({'; '.join(dict.fromkeys(reasons))})", depth=-1)
-        return out
-
-    def _warn(self, message: str, depth: int = 0) -> None:
-        deferred = getattr(self, "_deferred", None)
-        if deferred is None:
-            super()._warn(message, depth + 2)  # this frame and the splitting _process
-        else:  # the reason without the partial count (re-worded after the batch)
-            deferred.append(message.split(" ", 1)[1] if message[:1].isdigit() else message)
 
     def _part_state(self, full: bool, n_rows: int) -> list[Any]:
         """A part of iALE runs in pieces cut at the re-grid rows, each aggregated before the

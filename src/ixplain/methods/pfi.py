@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import overflow_reported
 from .._random import RowStream, keyed_generator, uniform_index
 from .._validation import (
     check_2d,
@@ -572,9 +573,10 @@ def permutation_importance(
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
         model.observe_labels(y_arr)
-        imp, se = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
-                                              seed, ConditionalSampler().fit(table),
-                                              memory_budget, report)
+        sampler = ConditionalSampler().fit(table)
+        with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+            imp, se = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets,
+                                                  groups, seed, sampler, memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)
         settings.update(loss=loss_obj.name, removal="conditional", standard_error=se.tolist())
         return FeatureImportance.from_importances(imp, labels, settings)
@@ -584,8 +586,9 @@ def permutation_importance(
                                                                   response_method), owner=owner)
         model.refuse_nan_outputs(owner)
         model.observe_labels(y_arr)
-        imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
-                             memory_budget, report)
+        with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+            imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
+                                 memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)
         settings["loss"] = loss_obj.name
         settings["standard_error"] = se.tolist()
@@ -909,8 +912,9 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
     if batched is not None:
         model = as_model(estimator, response_method="predict", owner=owner)
         model.refuse_nan_outputs(owner)
-        imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w, subsets,
-                             perms, groups, memory_budget, progress)
+        with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+            imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w,
+                                 subsets, perms, groups, memory_budget, progress)
         refuse_nonfinite(imp, owner, "score decrease", labels)
         scales = _r2_scales(subsets, y, w) if batched == "r2" else np.ones(len(subsets))
         if np.all(scales > 0):

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import overflow_reported
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
     check_2d,
@@ -369,6 +370,10 @@ def estimate_sage(
     y_arr = np.asarray(y)
 
     def run(task: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        with overflow_reported():  # (in a worker thread too: it starts with numpy's defaults)
+            return _run_task(task)
+
+    def _run_task(task: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         rows, orders, draw_idx = task
         if removal is not None:  # conditional: draw_idx holds the draws' uniforms
             x = table.take(rows)
@@ -593,13 +598,13 @@ def _run(
     assert bs is not None
     _check_sizes(len(table.names), len(players), s, exact_inner,
                  bs if n_perm is None else min(bs, n_perm), owner)
-    return estimate_sage(
-        mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
-        players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
-        batch_size=bs, rng=seed, n_jobs=jobs, control_variate=bool(control_variate),
-        removal=sampler,
-        progress=report,
-    )
+    with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+        return estimate_sage(
+            mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s,
+            exact_inner=exact_inner, players=players, col_player=col_player,
+            n_permutations=n_perm, threshold=thr, batch_size=bs, rng=seed, n_jobs=jobs,
+            control_variate=bool(control_variate), removal=sampler, progress=report,
+        )
 
 
 def _to_result(est: SageEstimate, settings: dict[str, Any]) -> FeatureImportance:

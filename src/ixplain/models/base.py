@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import model_errstate
 from .._validation import MIN_MEMORY_BUDGET, ModelEvaluationError
 from ..tabular import Table, mixed_column_hint
 
@@ -268,7 +269,8 @@ class Model:
     def _call_native(self, native: Any, n_rows: int, kind: str, names: list[str]) -> np.ndarray:
         start = time.perf_counter()
         try:
-            out = self._predict_native(native)
+            with model_errstate():  # (the caller's numpy settings, not ixplain's)
+                out = self._predict_native(native)
         except ModelEvaluationError:
             raise
         except Exception as exc:  # the user's model failed: add context, keep the cause
