@@ -49,8 +49,11 @@ def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
     if undo is not None:
         memo[id(undo)] = None
     clone = copy.deepcopy(explainer, memo)
-    for transient in ("_undo", "_batch_start", "_resume_as"):  # (of the call under way)
-        clone.__dict__.pop(transient, None)
+    for transient in ("_undo", "_batch_start", "_resume_as", "_deferred"):  # (of the call
+        clone.__dict__.pop(transient, None)                                 # under way)
+    # the explainer's own warning covers the rows its copies skip (and names them as the
+    # user gave them: a label-free copy's labels are the model's predictions)
+    clone._warned = True
     clone._on_values = None
     clone.history_every = 0
     clone.history_ = type(explainer.history_)(maxlen=1)
