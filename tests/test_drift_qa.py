@@ -330,3 +330,31 @@ def test_explain_change_and_losses_errors_name_the_problem():
     with pytest.raises(TypeError, match="losses must be numbers"):
         det.update_values(np.zeros((3, 2)), losses=["a", "b", "c"])
     assert det.n_rows_ == 0  # nothing was taken
+
+
+@pytest.mark.parametrize("bad", ["x", -1, True, 1.5])
+def test_a_bad_random_state_is_named_with_its_value(bad):
+    """QA (session 11): the detector's message said "Got str instead" (the type) where the
+    explainers' said "Got 'x' instead" (the value), and raised ValueError where they raised
+    TypeError: both now show the value and raise the same error."""
+    from ixplain import IncrementalPFI
+
+    for build in (lambda: ExplanationDriftDetector(random_state=bad),
+                  lambda: IncrementalPFI(lambda X: X[:, 0], "squared_error", random_state=bad)):
+        error = ValueError if bad == -1 else TypeError  # (a wrong type: TypeError, as before)
+        with pytest.raises(error, match=f"'random_state' parameter .* Got {bad!r} instead"):
+            build()
+
+
+def test_explain_change_takes_list_indices_and_says_so():
+    """``explain_change(-1)`` is the last event (as for a list); an index out of range names
+    both ranges it accepts (QA, session 11: the message gave ``0..n-1`` only)."""
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(4000, 2))
+    v[2000:, 0] += 2.0
+    det = ExplanationDriftDetector(random_state=0).update_values(v, feature_names=["a", "b"])
+    n = len(det.events_)
+    assert n >= 1
+    assert det.explain_change(-1) is det.explain_change(n - 1)
+    with pytest.raises(ValueError, match=rf"an index of events_ \(0\.\.{n - 1}, or -{n}\.\.-1"):
+        det.explain_change(n)

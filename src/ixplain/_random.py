@@ -56,28 +56,26 @@ def root_seed(random_state: Any, owner: str = "ixplain") -> int:
     Raises
     ------
     ValueError
-        If ``random_state`` is a negative int or of another type (a legacy ``RandomState`` too).
+        If ``random_state`` is a negative int.
+    TypeError
+        If it is of another type (a bool, a float, a legacy ``RandomState`` too), as for
+        :func:`ixplain._validation.check_random_state`; the message shows the value.
     """
     if random_state is None:
         return int(np.random.SeedSequence().entropy) & ((1 << 127) - 1)  # type: ignore[arg-type]
-    if isinstance(random_state, (bool, np.bool_)):
-        raise ValueError(
-            f"The 'random_state' parameter of {owner} must be None, an int >= 0 or a "
-            f"numpy.random.Generator. Got {random_state!r} instead."
-        )
-    if isinstance(random_state, (int, np.integer)):
-        if random_state < 0:
-            raise ValueError(
-                f"The 'random_state' parameter of {owner} must be None, an int >= 0 or a "
-                f"numpy.random.Generator. Got {random_state!r} instead."
-            )
-        return int(random_state)
-    if isinstance(random_state, np.random.Generator):
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state,
+                                                                        (bool, np.bool_)):
+        if random_state >= 0:
+            return int(random_state)
+    elif isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**63 - 1))
-    raise ValueError(
-        f"The 'random_state' parameter of {owner} must be None, an int >= 0 or a "
-        f"numpy.random.Generator. Got {type(random_state).__name__} instead."
-    )
+    from ._validation import param_error  # (not at import: _validation imports this module)
+
+    rule = "None, an int >= 0 or a numpy.random.Generator"
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state,
+                                                                        (bool, np.bool_)):
+        raise param_error(owner, "random_state", rule, random_state)  # (a negative int)
+    raise param_error(owner, "random_state", rule, random_state, exc=TypeError)
 
 
 def _key(seed: int, names: tuple[Any, ...]) -> np.ndarray:

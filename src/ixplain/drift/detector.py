@@ -561,7 +561,8 @@ class ExplanationDriftDetector:
         Parameters
         ----------
         event : DriftEvent or int
-            An event of :attr:`events_` or its index.
+            An event of :attr:`events_` or its index (a negative index counts from the end,
+            as for a list: -1 is the last event).
 
         Returns
         -------
@@ -579,8 +580,10 @@ class ExplanationDriftDetector:
             if not self.events_:
                 raise ValueError(f"{_OWNER}.explain_change: there are no events yet.")
             if not -len(self.events_) <= idx < len(self.events_):
+                n = len(self.events_)
                 raise param_error(f"{_OWNER}.explain_change", "event",
-                                  f"an index of events_ (0..{len(self.events_) - 1})", event)
+                                  f"an index of events_ (0..{n - 1}, or -{n}..-1 from the end)",
+                                  event)
         return self._changes[idx]
 
     def events_frame(self) -> pd.DataFrame:
