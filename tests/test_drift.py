@@ -272,6 +272,28 @@ def test_model_change_the_error_cannot_see_fires_the_model_channel_only():
     assert change.loc["x0", "before"] > 1.0 > change.loc["x0", "after"]
 
 
+def test_a_model_event_starts_after_the_last_check_that_found_no_change():
+    """QA (session 11): a model event's ``start`` was the row after the reference point (the
+    first check, row 249 here) although the checks at rows 499 to 1,999 found no change, so
+    ``start`` said the model might have changed 1,750 rows before it did. The model switches
+    copy at row 2,000 (chunks of 50, checks every 250 rows: the last quiet check is row
+    1,999); the event, at row 2,249 or earlier by the screen, starts at row 2,000."""
+    X, y = copies_stream(4000, 0)
+    model = SwitchingModel()
+    det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
+    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
+                          feature_names=["x0", "x1", "x2"], drift_detector=det)
+    for s in range(0, 4000, 50):
+        if s == 2000:
+            model.use = 1
+        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+    first = det.events_[0]
+    assert first.channel == "model" and 2000 <= first.row <= 2249
+    assert first.start == 2000, first
+    again = [e for e in det.events_ if e.channel == "model" and e.row > first.row]
+    assert all(e.start > first.row for e in again)  # (after the new reference point)
+
+
 class MixingModel:
     """``(1 - w) x0 + w x1``; ``w`` set by the test."""
 

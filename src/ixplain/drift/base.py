@@ -602,7 +602,9 @@ class DriftEvent:
     start : int
         Estimated first row of the new regime (the split of the values since the feature's
         previous change, as its test saw them, with the largest standardised mean difference;
-        at least 2 values after it).
+        at least 2 values after it). For a model event: the row after the last model check
+        that found no change (or after the reference point): the change was found
+        in ``[start, row]``.
     feature : str
         The feature (or group / pair) whose explanation changed.
     channel : {"data", "model", "values"}

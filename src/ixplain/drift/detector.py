@@ -980,7 +980,9 @@ class ExplanationDriftDetector:
         events = self._model_events(row, now, level)
         if events:
             self._record_model(events, now, row)
-        elif self._stale_reference:
+            return
+        self._quiet = row  # (the model had not changed by this row)
+        if self._stale_reference:
             # a loss change since the reference point: its rows' labels are out of date
             self._new_reference(now, row, snapshot=False)
 
@@ -1001,7 +1003,7 @@ class ExplanationDriftDetector:
         ma, sa = summary(now)
         test = f"paired z (level={level:.3g}, min_change={self.min_change})"
         events = [
-            make_event(row, self._ref_row + 1, self.feature_names_[j], "model", test,
+            make_event(row, self._quiet_row() + 1, self.feature_names_[j], "model", test,
                        (mb[j], sb[j], n), (ma[j], sa[j], n), statistic=float(z[j]))
             for j in np.flatnonzero(fire)
         ]
@@ -1040,6 +1042,12 @@ class ExplanationDriftDetector:
             self._emit(e, change)
         self._n_checks = 0
         self._new_reference(now, row)
+
+    def _quiet_row(self) -> int:
+        """The last row at which the model was found unchanged since the reference point:
+        the reference row or a later check that raised nothing (a model event's ``start`` is
+        the row after it)."""
+        return max(self._ref_row, int(self.__dict__.get("_quiet", self._ref_row)))
 
     def _move_reference_rows(self) -> None:
         """After a data channel's loss change: the reference sample becomes the last
@@ -1091,7 +1099,7 @@ class ExplanationDriftDetector:
             now = now.reshape(len(now), -1)[:, :self._k]
             if self.screen_every:
                 self._ref_pred = reference_predictions(self.explainer, self._screen_rows())
-        self._ref_values, self._ref_row = now, row
+        self._ref_values, self._ref_row, self._quiet = now, row, row
         self._ref_curve = self._ref_fixed.get("curve")
         self._ref_model = detached_copy(self.explainer)  # the model at the reference point
         if snapshot:
