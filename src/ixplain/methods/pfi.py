@@ -37,7 +37,7 @@ from .._validation import (
 )
 from ..drift.detector import attach_detector
 from ..imputation import ConditionalSampler, check_removal
-from ..losses import Loss, get_loss
+from ..losses import Loss, get_loss, label_shape_guard
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
@@ -572,9 +572,10 @@ def permutation_importance(
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
         model.observe_labels(y_arr)
-        imp, se = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets, groups,
-                                              seed, ConditionalSampler().fit(table),
-                                              memory_budget, report)
+        with label_shape_guard(loss_obj, owner, y, y_arr, model):
+            imp, se = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets,
+                                                  groups, seed, ConditionalSampler().fit(table),
+                                                  memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)
         settings.update(loss=loss_obj.name, removal="conditional", standard_error=se.tolist())
         return FeatureImportance.from_importances(imp, labels, settings)
@@ -584,8 +585,9 @@ def permutation_importance(
                                                                   response_method), owner=owner)
         model.refuse_nan_outputs(owner)
         model.observe_labels(y_arr)
-        imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
-                             memory_budget, report)
+        with label_shape_guard(loss_obj, owner, y, y_arr, model):
+            imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
+                                 memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)
         settings["loss"] = loss_obj.name
         settings["standard_error"] = se.tolist()

@@ -26,7 +26,7 @@ from .._validation import (
     refuse_nonfinite,
 )
 from ..imputation import ConditionalSampler, check_removal
-from ..losses import Loss, get_loss
+from ..losses import Loss, get_loss, label_shape_guard
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
@@ -593,13 +593,13 @@ def _run(
     assert bs is not None
     _check_sizes(len(table.names), len(players), s, exact_inner,
                  bs if n_perm is None else min(bs, n_perm), owner)
-    return estimate_sage(
-        mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s, exact_inner=exact_inner,
-        players=players, col_player=col_player, n_permutations=n_perm, threshold=thr,
-        batch_size=bs, rng=seed, n_jobs=jobs, control_variate=bool(control_variate),
-        removal=sampler,
-        progress=report,
-    )
+    with label_shape_guard(loss_obj, owner, y, y_arr, mdl):
+        return estimate_sage(
+            mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s,
+            exact_inner=exact_inner, players=players, col_player=col_player,
+            n_permutations=n_perm, threshold=thr, batch_size=bs, rng=seed, n_jobs=jobs,
+            control_variate=bool(control_variate), removal=sampler, progress=report,
+        )
 
 
 def _to_result(est: SageEstimate, settings: dict[str, Any]) -> FeatureImportance:
