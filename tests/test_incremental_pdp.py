@@ -931,3 +931,22 @@ def test_a_categorical_level_averages_the_rows_from_its_first_one():
     np.testing.assert_allclose(e.pd_.average[0], [ref[v][0] for v in "abc"], rtol=1e-13)
     assert [ref[v][1] for v in "abc"] == [6, 4, 2]
     np.testing.assert_array_equal(e.pd_.extra["n_effective"], [6, 4, 2])
+
+
+@pytest.mark.parametrize("cls", ["IncrementalPDP", "IncrementalALE"])
+def test_an_unknown_feature_is_refused_at_construction_when_the_names_are_given(cls):
+    """QA qa13: ``IncrementalPDP(f, "nope", feature_names=[...])`` failed only at the first
+    row; with the names given, the typo (or a position outside them) is refused at once."""
+    import ixplain
+
+    make = getattr(ixplain, cls)
+    with pytest.raises(ValueError, match=r"unknown feature 'nope'.*\['a', 'b'\]"):
+        make(lambda A: A[:, 0], "nope", feature_names=["a", "b"])
+    with pytest.raises(ValueError, match=r"'feature' parameter .*\[0, 1\]"):
+        make(lambda A: A[:, 0], 2, feature_names=["a", "b"])
+    ex = make(lambda A: A[:, 0], "nope")  # names unknown yet: refused at the first row
+    with pytest.raises(ValueError, match="unknown feature 'nope'"):
+        ex.explain_many(np.zeros((3, 2)))
+    ok = make(lambda A: A[:, 0], "b", feature_names=["a", "b"])
+    ok.explain_many(np.arange(40.0).reshape(20, 2))
+    assert ok.n_seen_ == 20

@@ -121,12 +121,16 @@ def test_river_metrics_without_a_per_row_loss_are_refused(metric, hint):
         IncrementalPFI(lambda x: 0.0, metric)
 
 
-def test_river_classifier_with_labels_of_another_type_warns(classifier):
-    """The model predicts True/False; labels "yes"/"no" never match: warn (once)."""
+def test_river_classifier_with_labels_of_another_type_is_refused(classifier):
+    """The model's classes are True/False; labels "yes"/"no" never match: the first is
+    refused (the tree keeps its classes, so they are known before any model call)."""
     text = np.where(YC, "yes", "no").tolist()
     for loss in ("zero_one", "log_loss"):
-        with pytest.warns(RuntimeWarning, match="None of the labels y .* never match"):
-            run(IncrementalPFI(classifier, loss, random_state=0), text[:20], RECORDS[:20])
+        ex = IncrementalPFI(classifier, loss, random_state=0)
+        with pytest.raises(ValueError, match=r"stream row 0\) is '(yes|no)' \(str\), which "
+                                             r"cannot be one of the model's classes"):
+            run(ex, text[:20], RECORDS[:20])
+        assert ex.n_seen_ == 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         run(IncrementalPFI(classifier, "zero_one", random_state=0), YC.tolist()[:20], RECORDS[:20])

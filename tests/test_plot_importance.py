@@ -217,3 +217,17 @@ def test_ipdp_result_draws_with_the_pd_display():
 def test_pd_trace_bad_snapshot():
     with pytest.raises(ValueError, match="2 grid values but 3 PD values"):
         PartialDependenceTraceDisplay([(1, np.zeros(2), np.zeros(3))], "x")
+
+
+def test_trace_colors_are_one_per_shown_feature():
+    from matplotlib.colors import to_hex
+
+    from ixplain import ImportanceTraceDisplay
+
+    disp = ImportanceTraceDisplay([1, 2, 3], np.arange(9.0).reshape(3, 3), None, ["a", "b", "c"])
+    disp.plot(features=["c", "a"], colors=["#112233", "#445566"])
+    assert [to_hex(line.get_color()) for line in disp.lines_] == ["#112233", "#445566"]
+    assert [line.get_label() for line in disp.lines_] == ["c", "a"]
+    with pytest.raises(ValueError, match="'colors' parameter .*one colour per shown feature"):
+        disp.plot(features=["c", "a"], colors=["red"])
+    plt.close("all")

@@ -145,6 +145,10 @@ def test_river_label_type_warning_is_true_for_brier():
     for x, t in zip(rows, X[:, 0] > 0):
         model.learn_one(x, "yes" if t else "no")
     e = IncrementalPFI(model, "brier", random_state=0)
+    # GaussianNB's classes are known from its first predictions (it has no ``classes``
+    # attribute): the first labels warn, the next one is refused before its model call
     with pytest.warns(RuntimeWarning, match=r"never match.*noise with brier"):
-        for x, t in zip(rows, X[:, 0] > 0):
-            e.explain_one(x, int(t))
+        with pytest.raises(ValueError, match=r"stream row 2\) is [01] \(int\), which cannot"):
+            for x, t in zip(rows, X[:, 0] > 0):
+                e.explain_one(x, int(t))
+    assert e.n_seen_ == 2

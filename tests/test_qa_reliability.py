@@ -220,8 +220,9 @@ def test_qa_campaign_bad_errors_now_name_the_problem():
             pdp.explain_one(np.array([np.inf if i == 10 else float(i), float(i)]))
     assert np.isfinite(pdp.pd_.grid_values[0]).all() and pdp.n_skipped_ == 1
     ipfi = IncrementalPFI(lambda A: A[:, 0], "squared_error", random_state=0)
-    with pytest.raises(ValueError, match=r"predictions of shape \(\d+,\) and targets of shape"):
-        for i in range(3):  # a 2-value label for a 1-output model: the batch path's message
+    with pytest.raises(ValueError, match=r"explain_one: y has shape \(2,\), but the loss "
+                                         r"'squared_error' takes the model's 1 output"):
+        for i in range(3):  # a 2-value label for a 1-output model: the caller's shape named
             ipfi.explain_one(X[i], np.array([YC[i], YC[i]]))
 
 

@@ -55,7 +55,10 @@ def test_y_none_is_a_clear_error(data, lin, explain):
 @pytest.mark.parametrize("explain", [_pfi, _sage])
 def test_y_with_wrong_shape_for_model_output(data, lin, explain):
     X, y = data
-    with pytest.raises(ValueError, match=r"predictions of shape .*targets of shape"):
+    n = len(y)  # the caller's shapes, not the rows the method evaluates
+    with pytest.raises(ValueError, match=rf"y has shape \({n}, 2\), but the loss "
+                                         rf"'squared_error' takes the model's 1 output per "
+                                         rf"observation, so y needs shape \({n},\)"):
         explain(lin, X, np.c_[y, y])  # 2-D targets, 1-D predictions
 
 

@@ -15,7 +15,8 @@ Conventions for ``y_pred`` (the output of :class:`ixplain.models.Model`):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -258,6 +259,126 @@ def _label_family(v: Any) -> str:
     if isinstance(v, (str, bytes)):
         return "text"
     return type(v).__name__
+
+
+def foreign_label(y: np.ndarray, classes: Any) -> int | None:
+    """The position of the first label in ``y`` that no class of ``classes`` can equal: None,
+    or a label of another type than every class (``"yes"`` or ``"1"`` for the classes
+    ``[0, 1]``, ``0`` for ``["no", "yes"]``; bool counts as a number, ``True == 1``). A label
+    of the classes' type that is not among them (a class new in a stream) is not foreign, nor
+    is a NaN (a missing value, the explainers' ``nan_policy``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        The labels.
+    classes : array-like of shape (n_classes,)
+        The classes the model predicts (not empty).
+
+    Returns
+    -------
+    int or None
+        The row of the first foreign label; None when every label can be a class.
+
+    Examples
+    --------
+    >>> foreign_label(np.array([0, 1, "yes"], dtype=object), [0, 1])
+    2
+    >>> foreign_label(np.array([0, 2, 1.0, True]), [0, 1]) is None
+    True
+    """
+    cls = np.asarray(classes)
+    numeric = "iufb"
+    if y.dtype.kind in numeric and cls.dtype.kind in numeric:
+        return None  # numbers against numbers: the hot path of a numeric stream
+    families = {_label_family(c) for c in cls.tolist()}
+    if y.dtype.kind in numeric:
+        return None if "number" in families else 0
+    if y.dtype.kind in "US":
+        return None if "text" in families else 0
+    for i, v in enumerate(y.tolist()):
+        if v is None or (_label_family(v) not in families
+                         and not (isinstance(v, float) and v != v)):
+            return i
+    return None
+
+
+def label_row_shape(loss: Loss, output_shape: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The shape of one observation's label that the built-in ``loss`` needs: ``()`` (one
+    class label) for ``zero_one``, ``log_loss`` and ``brier``; for ``squared_error`` and
+    ``absolute_error`` the model's output shape per row (``()`` for one output, ``(k,)`` for
+    ``k``), None while no model call told it; None for any other loss (it decides).
+
+    Examples
+    --------
+    >>> label_row_shape(LOSSES["squared_error"], (2,)), label_row_shape(LOSSES["brier"], None)
+    ((2,), ())
+    """
+    if loss.function in (zero_one, log_loss, brier):
+        return ()
+    if loss.function in (squared_error, absolute_error):
+        return output_shape
+    return None
+
+
+def label_shape_error(loss: Loss, where: str, y_given: Any, y: np.ndarray,
+                      output_shape: tuple[int, ...] | None, single: bool = False) -> str | None:
+    """The error message for labels whose shape is not the one the built-in ``loss`` needs
+    (:func:`label_row_shape`), naming y's shape as given and the expected one; None when
+    it fits, or is not known yet (a regression loss before the model's first call).
+
+    Parameters
+    ----------
+    loss : Loss
+    where : str
+        The public call, e.g. ``"IncrementalPFI.explain_many"``.
+    y_given : object
+        The labels as the caller gave them (their shape is named).
+    y : ndarray of shape (n,) or (n, k)
+        The labels as converted (a ``(n, 1)`` column raveled to ``(n,)``).
+    output_shape : tuple of int or None
+        :attr:`ixplain.models.Model.output_shape`.
+    single : bool, default=False
+        ``y`` is the label of one observation (``explain_one``).
+
+    Examples
+    --------
+    >>> y = np.zeros((10, 2))
+    >>> label_shape_error(LOSSES["squared_error"], "f", y, y, ())
+    "f: y has shape (10, 2), but the loss 'squared_error' takes the model's 1 output per \
+observation, so y needs shape (10,)."
+    """
+    expected = label_row_shape(loss, output_shape)
+    if expected is None or y.shape[1:] == expected:
+        return None
+    if single:
+        want = "a single value" if expected == () else f"shape {expected}"
+    else:
+        want = f"shape {(y.shape[0], *expected)}"
+    k = int(np.prod(expected)) if expected else 1
+    why = ("one class label per observation" if label_row_shape(loss, None) == ()
+           else f"the model's {k} output{'s' if k > 1 else ''} per observation")
+    return (f"{where}: y has shape {np.shape(y_given)}, but the loss {loss.name!r} takes {why}, "
+            f"so y needs {want}.")
+
+
+@contextmanager
+def label_shape_guard(loss: Loss, where: str, y_given: Any, y: np.ndarray,
+                      model: Any) -> Iterator[None]:
+    """Around a static method's computation: refuse labels of the wrong shape
+    (:func:`label_shape_error`) before any model call when the loss tells the shape (the
+    class losses), and turn a ``ValueError`` raised inside into that error once the model's
+    first call told its output shape (a regression loss), chained to the original."""
+    msg = label_shape_error(loss, where, y_given, y, model.output_shape)
+    if msg is not None:
+        raise ValueError(msg)
+    try:
+        yield
+    except ValueError as exc:
+        msg = label_shape_error(loss, where, y_given, y, model.output_shape)
+        if msg is None:
+            raise
+        raise ValueError(msg) from exc
 
 
 def _refuse_foreign_labels(y: np.ndarray, classes: Any, wrong: np.ndarray) -> None:

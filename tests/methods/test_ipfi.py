@@ -584,11 +584,10 @@ def test_explain_many_bad_batches_name_the_problem():
     assert e.n_seen_ == 2 and e.n_explained_ == 1
 
 
-def test_labels_of_another_type_than_the_classes_warn_and_zero_one_refuses_them():
+def test_labels_of_another_type_than_the_classes_are_refused_by_zero_one():
     """y given as 0/1 to a classifier fitted on "no"/"yes": no label can ever be predicted
-    (0-1 importances were all 0); the adapter warns and the 0-1 loss refuses the labels (as
-    log_loss does). A refused batch is taken back whole (the engine's all-or-nothing parts),
-    the adapter's first-labels check with it, so each of the two refused calls warns once.
+    (0-1 importances were all 0); the explainer refuses the labels before any model call
+    (as log_loss does), naming the first one, and takes nothing of the call.
     A class of the classes' type that the model has not seen (a stream may start with one)
     is no error: it counts wrong."""
     from sklearn.linear_model import LogisticRegression
@@ -598,12 +597,12 @@ def test_labels_of_another_type_than_the_classes_warn_and_zero_one_refuses_them(
     labels = np.where(X[:, 0] > 0, "yes", "no")
     model = LogisticRegression().fit(X, labels)
     e = IncrementalPFI(model, "zero_one", random_state=0)
-    with pytest.warns(RuntimeWarning, match="classes") as record:
-        for part in (slice(0, 100), slice(100, 200)):
-            with pytest.raises(ValueError, match="is not one of the model's classes"):
-                e.explain_many(X[part], (X[part, 0] > 0).astype(int))
-    assert len([w for w in record if "classes" in str(w.message)]) == 2
-    assert e.n_seen_ == 0
+    for part in (slice(0, 100), slice(100, 200)):
+        with pytest.raises(ValueError, match=r"batch row 0 \(stream row 0\) is [01] \(int\), "
+                                             r"which cannot be one of the model's classes "
+                                             r"\['no', 'yes'\] \(str\)"):
+            e.explain_many(X[part], (X[part, 0] > 0).astype(int))
+    assert e.n_seen_ == 0 and len(e.storage) == 0 and e._model.n_calls == 0
     new_class = np.where(labels == "no", "maybe", labels)  # the model never predicts "maybe"
     unseen = IncrementalPFI(model, "zero_one", random_state=0)
     unseen.explain_many(X, new_class)

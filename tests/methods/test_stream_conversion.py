@@ -161,7 +161,10 @@ def test_zero_one_refuses_labels_of_another_type_than_the_classes(how):
 
     model, X, y = _int_classifier()
     ys = y.astype(str)
-    match = r"The true label '[01]' is not one of the model's classes \[0, 1\] \(str"
+    match = (r"The true label '[01]' is not one of the model's classes \[0, 1\] \(str"
+             if how in ("permutation_importance", "sage") else  # the stream names the row:
+             r"batch row 0 \(stream row 0\) is '[01]' \(str\), which cannot be one of the "
+             r"model's classes \[0, 1\] \(int\)")
     with pytest.raises(ValueError, match=match):
         if how in ("permutation_importance", "sage"):
             getattr(ixplain, how)(model, X, ys, loss="zero_one", random_state=0)
@@ -320,25 +323,26 @@ def _str_class_stream(n=40, seed=0):
     return X, np.where(X[:, 0] > 0, "yes", "no"), (X[:, 0] > 0).astype(int)
 
 
-@pytest.mark.parametrize(("loss", "match"), [
-    ("zero_one", r"The true label 1 is not one of the model's classes \['no', 'yes'\] \(int, "),
-    ("log_loss", r"The true label 1 is not one of the model's classes \['no', 'yes'\]\.")])
-def test_the_first_row_with_labels_of_another_type_is_refused_as_the_later_ones(loss, match):
+@pytest.mark.parametrize("loss", ["zero_one", "log_loss"])
+def test_the_first_row_with_labels_of_another_type_is_refused_as_the_later_ones(loss):
     """A scikit-learn classifier of str classes, int labels: the first explain_one only warned
     and took the row (n_seen_ 1, importances 0: nothing is stored, so no loss was computed);
-    the second raised. Now the first raises the same error (after the adapter's warning) and
-    takes nothing, as the batch does; a label of the classes' type that the model lacks is still taken (counted wrong)."""
+    the second raised. Now every call refuses the first such label before any model call
+    and takes nothing, as the batch does; a label of the classes' type that the model lacks
+    is still taken (counted wrong, with the adapter's warning)."""
     from sklearn.linear_model import LogisticRegression
 
     X, ys, yi = _str_class_stream()
     m = LogisticRegression().fit(X, ys)
     for rows, labels in ((X[0], yi[0]), (X[:5], yi[:5])):
         e = IncrementalPFI(m, loss, random_state=0)
-        with pytest.warns(RuntimeWarning, match="None of the labels y"):  # the adapter's
-            for _ in range(2):
-                with pytest.raises(ValueError, match=match):
-                    (e.explain_one if rows.ndim == 1 else e.explain_many)(rows, labels)
-                assert e.n_seen_ == 0
+        where = r"the observation \(stream row 0\)" if rows.ndim == 1 else r"batch row 0"
+        match = (where + r".* is 1 \(int\), which cannot be one of the model's classes "
+                 r"\['no', 'yes'\] \(str\)")
+        for _ in range(2):
+            with pytest.raises(ValueError, match=match):
+                (e.explain_one if rows.ndim == 1 else e.explain_many)(rows, labels)
+            assert e.n_seen_ == 0
     e = IncrementalPFI(m, "zero_one", random_state=0)
     with pytest.warns(RuntimeWarning, match=r"None of the labels y \('maybe'"):
         e.explain_one(X[0], "maybe")
@@ -347,9 +351,11 @@ def test_the_first_row_with_labels_of_another_type_is_refused_as_the_later_ones(
 
 
 @pytest.mark.parametrize("mode", ["one", "many"])
-def test_a_river_classifier_with_labels_of_another_type_warns_once(mode):
-    """River learns its classes from the stream, so labels are not refused; but int labels for
-    a tree of str classes warn once, in an explain_one loop as in explain_many."""
+def test_a_river_classifier_refuses_labels_of_another_type(mode):
+    """River learns its classes from the stream, but a tree keeps the classes it learnt: int
+    labels for a tree of str classes are refused from the first row (they were taken with a
+    warning, every importance 0), in an explain_one loop as in explain_many; a new label of
+    the classes' type is taken (River learners meet new classes)."""
     from river import tree
 
     X, ys, yi = _str_class_stream()
@@ -358,10 +364,15 @@ def test_a_river_classifier_with_labels_of_another_type_warns_once(mode):
     for r, t in zip(recs, ys):
         rm.learn_one(r, t)
     e = IncrementalPFI(rm, "zero_one", random_state=0)
-    with pytest.warns(RuntimeWarning, match="None of the labels y") as record:
+    match = r"is [01] \(int\), which cannot be one of the model's classes \['no', 'yes'\]"
+    with pytest.raises(ValueError, match=match):
         if mode == "one":
             for r, t in zip(recs, yi.tolist()):
                 e.explain_one(r, t)
         else:
             e.explain_many(recs, yi.tolist())
-    assert sum("None of the labels y" in str(w.message) for w in record) == 1
+    assert e.n_seen_ == 0
+    labels = ys.tolist()
+    labels[3] = "maybe"
+    e.explain_many(recs, labels)
+    assert e.n_seen_ == len(recs)

@@ -2,8 +2,9 @@
 
 An :class:`~ixplain.ExplanationDriftDetector` at its default settings watches the per-row values
 of the run's iPFI explainer (iSAGE's when iPFI is not run); the report lists its events (row,
-feature, channel, before -> after) and marks them on the importance traces next to the known
-change points and ADWIN's detections on the prequential error.
+feature, channel, before -> after) and marks them, in their feature's colour, on the importance
+traces (``importance_traces.png`` and ``drift_events.png``, which shows only the watched
+method) next to the known change points and ADWIN's detections on the prequential error.
 """
 
 from __future__ import annotations
@@ -87,16 +88,11 @@ def _draw_events(ax: Any, run: StreamRun, method: str, det: Any) -> None:
         ax.text(0.5, 0.5, "no snapshot yet", ha="center", transform=ax.transAxes)
         return
     rows, values = np.asarray(trace.rows), np.vstack(trace.values)
-    fired = [names.index(e.feature) for e in events if e.feature in names]
-    shown = list(dict.fromkeys(fired + list(_plots._top(values[-1], 4))))[:8]
-    colors = _plots._palette(len(shown))
-    for c, j in enumerate(shown):
-        ax.plot(rows, values[:, j], color=colors[c], lw=1.4, label=str(names[j]))
-        for e in events:
-            if e.feature == names[j]:
-                y = float(np.interp(e.row, rows, values[:, j]))
-                ax.plot(e.row, y, marker="v" if e.channel == "data" else "s", ms=8,
-                        color=colors[c], markeredgecolor="black", ls="none")
+    shown = _plots.shown_features(values[-1], events, names, n_top=4)
+    colors = _plots.feature_colors(len(names))  # as in importance_traces.png
+    for j in shown:
+        ax.plot(rows, values[:, j], color=colors[j], lw=1.4, label=_plots._text(names[j]))
+    _plots.mark_events(ax, events, rows, values, names, shown, colors)
     _plots._drift_lines(ax, run.known_drift_seen, run.detected_drift)
     ax.set_title(f"{_plots._TITLES.get(method, method)}: {len(events)} explanation drift "
                  "event(s)")

@@ -9,14 +9,18 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "feature_colors",
+    "mark_events",
     "plot_importance_bars",
     "plot_importance_traces",
     "plot_metric",
     "plot_pd_curves",
     "plot_pd_over_time",
+    "shown_features",
 ]
 
 _MAX_LINES = 8
+_EVENT_MARKERS = {"data": "v", "model": "s"}
 _TITLES = {"pfi": "iPFI", "sage": "iSAGE", "pdp": "iPDP"}
 #: Titles of the static methods (``ixplain explain``).
 STATIC_TITLES = {"pfi": "PFI", "sage": "SAGE"}
@@ -52,6 +56,49 @@ def _drift_lines(ax: Any, known: Sequence[int], detected: Sequence[int]) -> None
         )
 
 
+def feature_colors(n_features: int) -> list[Any]:
+    """One colour per feature, by its position among the run's features, so that the same
+    feature has the same colour in every figure of a run (``importance_traces.png``,
+    ``drift_events.png``): matplotlib's ``tab10`` for up to 10 features, ``tab20`` (repeated
+    beyond 20 features) for more."""
+    from matplotlib import colormaps
+
+    listed = colormaps["tab10" if n_features <= 10 else "tab20"]  # a ListedColormap
+    base = list(listed.colors)  # type: ignore[attr-defined]
+    return (base * (n_features // len(base) + 1))[:n_features]
+
+
+def shown_features(values: np.ndarray, events: Sequence[Any], names: Sequence[str],
+                   k: int = _MAX_LINES, n_top: int = _MAX_LINES) -> list[int]:
+    """The features a trace panel draws: those with an explanation drift event first (every
+    event gets its line), then the ``n_top`` largest final importances, at most ``k`` in
+    all."""
+    fired = [names.index(e.feature) for e in events if e.feature in names]
+    return list(dict.fromkeys(fired + list(_top(values, n_top))))[:k]
+
+
+def mark_events(ax: Any, events: Sequence[Any], rows: np.ndarray, values: np.ndarray,
+                names: Sequence[str], shown: Sequence[int], colors: Sequence[Any]) -> None:
+    """Mark each explanation drift event on its feature's trace, in the feature's colour: a
+    thin vertical line at the event's row and a marker on the trace (triangle: data channel;
+    square: model channel), with one legend entry per channel (a white marker: the colour
+    is the feature's)."""
+    channels: dict[str, None] = {}
+    for e in events:
+        if e.feature not in names or names.index(e.feature) not in shown:
+            continue
+        j = names.index(e.feature)
+        ax.axvline(e.row, color=colors[j], ls="-.", lw=1.0, alpha=0.8)
+        y = float(np.interp(e.row, rows, values[:, j]))
+        ax.plot(e.row, y, marker=_EVENT_MARKERS.get(e.channel, "o"), ms=8, color=colors[j],
+                markeredgecolor="black", ls="none")
+        channels.setdefault(e.channel, None)
+    for channel in channels:
+        ax.plot([], [], marker=_EVENT_MARKERS.get(channel, "o"), ms=8, color="white",
+                markeredgecolor="black", ls="none",
+                label=f"explanation drift ({channel} channel)")
+
+
 def _top(values: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(-np.nan_to_num(values, nan=-np.inf))
     return order[:k]
@@ -65,13 +112,18 @@ def plot_importance_traces(
     known_drift: Sequence[int] = (),
     detected_drift: Sequence[int] = (),
     losses: dict[str, str] | None = None,
+    events: dict[str, Sequence[Any]] | None = None,
 ) -> Path:
     """One panel per method: importance of the top features over stream rows, with bands.
 
     The band is the importance plus/minus its confidence bound (``confidence_bound(0.05)``);
-    dashed red lines mark known drift points, dotted grey lines detected changes.
+    dashed red lines mark known drift points, dotted grey lines detected changes (ADWIN on
+    the error); ``events`` (method -> its detector's explanation drift events) are marked
+    on their feature's trace in its colour (:func:`mark_events`, the features with an
+    event always drawn). A feature has the colour :func:`feature_colors` gives it.
     """
     fig, axes = _figure(len(traces), width=9.0)
+    colors = feature_colors(len(feature_names))
     for ax, (method, trace) in zip(axes, traces.items()):
         rows = np.asarray(trace.rows)
         if len(rows) == 0:
@@ -79,15 +131,18 @@ def plot_importance_traces(
             continue
         values = np.vstack(trace.values)
         bounds = np.vstack(trace.bounds)
-        top = _top(values[-1], _MAX_LINES)
+        fired = list((events or {}).get(method, ()))
+        top = shown_features(values[-1], fired, list(feature_names))
         display = _display("ImportanceTraceDisplay")
         if display is not None:  # the library's Display; drift markers drawn below
             names = [_text(n) for n in feature_names]
             display(rows, values, np.where(np.isfinite(bounds), bounds, 0.0), names).plot(
-                ax=ax, features=[names[j] for j in top], legend=False
+                ax=ax, features=[names[j] for j in top], legend=False,
+                colors=[colors[j] for j in top],
             )
         else:
-            _draw_traces(ax, rows, values, bounds, feature_names, top)
+            _draw_traces(ax, rows, values, bounds, feature_names, top, colors)
+        mark_events(ax, fired, rows, values, list(feature_names), top, colors)
         _drift_lines(ax, known_drift, detected_drift)
         finite = values[np.isfinite(values)]
         if finite.size:
@@ -110,17 +165,17 @@ def _draw_traces(
     values: np.ndarray,
     bounds: np.ndarray,
     feature_names: Sequence[str],
-    top: np.ndarray,
+    top: Sequence[int],
+    colors: Sequence[Any],
 ) -> None:
     """Fallback drawing of importance lines and bands (without the library's Display)."""
-    colors = _palette(_MAX_LINES)
-    for c, j in enumerate(top):
-        ax.plot(rows, values[:, j], color=colors[c], lw=1.6, label=_text(feature_names[j]))
+    for j in top:
+        ax.plot(rows, values[:, j], color=colors[j], lw=1.6, label=_text(feature_names[j]))
         b = bounds[:, j]
         ok = np.isfinite(b) & np.isfinite(values[:, j])
         if ok.any():
             lo, hi = (values[:, j] - b)[ok], (values[:, j] + b)[ok]
-            ax.fill_between(rows[ok], lo, hi, color=colors[c], alpha=0.15, lw=0)
+            ax.fill_between(rows[ok], lo, hi, color=colors[j], alpha=0.15, lw=0)
 
 
 def plot_importance_bars(

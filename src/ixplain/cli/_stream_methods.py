@@ -310,6 +310,7 @@ def _plot_importances(run: StreamRun, out: Path) -> list[Image]:
         known_drift=run.known_drift_seen,
         detected_drift=run.detected_drift,
         losses=run.losses,
+        events={m: det.events_ for m, det in run.explainers.drift.items()},
     )
     labels = {m: _plots.importance_label(m, loss) for m, loss in run.losses.items()}
     bars = _plots.plot_importance_bars(
@@ -320,7 +321,9 @@ def _plot_importances(run: StreamRun, out: Path) -> list[Image]:
     )
     return [
         (
-            "Importances over the stream (top features), with 95% confidence bands; "
+            "Importances over the stream (top features and those with an explanation drift "
+            "event), with 95% confidence bands; dash-dot lines in a feature's colour with a "
+            "triangle (data channel) or square (model channel): its explanation drift events; "
             "dashed red: known change points; dotted grey: changes detected by ADWIN on "
             "the model's prequential error.",
             traces,

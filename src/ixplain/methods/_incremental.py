@@ -137,7 +137,7 @@ from .._validation import (
     user_stacklevel,
 )
 from ..aggregation import EWMean, Mean
-from ..losses import refuse_unusable_labels
+from ..losses import foreign_label, label_row_shape, label_shape_error, refuse_unusable_labels
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
@@ -535,7 +535,14 @@ class IncrementalExplainer:
             If a feature is missing from ``x``, a numeric feature holds a non-number (a
             string, ``"2.5"`` as much as ``"a"``: the message names the feature, the value,
             the row and the ``pandas.to_numeric`` conversion; nothing of the call is taken),
-            or (with ``nan_policy='raise'``) a value is NaN or infinite.
+            (with ``nan_policy='raise'``) a value is NaN or infinite, or before any model call
+            for a label the loss cannot use: ``y`` missing, a shape other than the loss and
+            the model's outputs take (named as given: ``y has shape (2,) ... needs a single
+            value``; a regression loss knows the model's outputs from its first call, which
+            is then taken back), or with the class losses (``zero_one``, ``log_loss``,
+            ``brier``) a label no class of the model can equal (None, a str among numbers:
+            the message names it, its stream row and the classes). A label of the classes'
+            type the model lacks is taken (River learners meet new classes).
         ModelEvaluationError
             If a model call raises (the explainer's, or an attached drift detector's): nothing
             of the row was taken (the explainer and the detector are as before the call, so
@@ -551,6 +558,8 @@ class IncrementalExplainer:
             else:
                 cols = self._convert(x, single=True)
             yarr = self._convert_y(y, 1, single=True)
+            if yarr is not None:
+                self._refuse_labels(y, yarr, "explain_one")
             try:
                 if (self._on_values is None
                         and type(self)._process is IncrementalExplainer._process):
@@ -558,6 +567,7 @@ class IncrementalExplainer:
                 else:
                     self._run_part(cols, yarr, has_nan)
             except BaseException as exc:
+                exc = self._label_shape_failure(exc, y, yarr, "explain_one")
                 self._raise_part_failed(exc, "explain_one", 0, self.n_seen_, yarr is not None)
         self._deliver_drift()
         return self.importances_
@@ -588,7 +598,8 @@ class IncrementalExplainer:
         Raises
         ------
         ValueError
-            For a bad observation or label (as :meth:`explain_one`).
+            For a bad observation or label (as :meth:`explain_one`); a refused label
+            (its batch row is named) refuses the whole batch before any model call.
         ModelEvaluationError
             If a model call raises (the explainer's, or an attached drift detector's) while
             the batch is processed in parts (``max_batch`` rows, cut at the detector's check
@@ -622,6 +633,8 @@ class IncrementalExplainer:
         cols = self._convert(X, single=False)
         B = len(next(iter(cols.values())))
         yarr = self._convert_y(y, B, single=False)
+        if yarr is not None:
+            self._refuse_labels(y, yarr, "explain_many")
         n0 = self.n_seen_
         self.__dict__["_batch_start"] = n0  # (the NaN error names the batch row)
         try:
@@ -635,6 +648,7 @@ class IncrementalExplainer:
                 try:
                     self._run_part(part, None if yarr is None else yarr[s:e])
                 except BaseException as exc:
+                    exc = self._label_shape_failure(exc, y, yarr, "explain_many")
                     self._raise_part_failed(exc, "explain_many", s, n0 + s, yarr is not None)
         finally:
             self.__dict__.pop("_batch_start", None)
@@ -1454,7 +1468,7 @@ class IncrementalExplainer:
     def _convert_y(self, y: Any, B: int, single: bool) -> np.ndarray | None:
         if y is None:
             if self.requires_labels:
-                raise ValueError(f"{self._owner} needs the label y of each observation.")
+                self._refuse_missing_labels(single)
             return None
         if single:
             if isinstance(y, (bool, int, float, np.number)) and not isinstance(y, _COMPLEX):
@@ -1468,6 +1482,8 @@ class IncrementalExplainer:
             return arr
         pandas = is_instance(y, "pandas", "Series", "DataFrame")
         arr = np.asarray(y.to_numpy() if pandas else y)
+        if arr.dtype.kind in "US" and arr.ndim == 1 and not all(isinstance(v, str) for v in y):
+            arr = np.array(list(y), dtype=object)  # numpy made [0, 1, "yes"] all str
         if arr.ndim == 0:
             raise ValueError(
                 f"{self._owner}.explain_many needs one label per observation ({B} of them); "
@@ -1479,6 +1495,90 @@ class IncrementalExplainer:
             arr = arr[:, 0]  # (the model adapter ravels a one-output model's predictions)
         refuse_complex_target(arr, self._owner)
         return arr
+
+    def _refuse_missing_labels(self, single: bool) -> None:
+        """Raise for ``y=None`` (an explainer that needs labels): for one observation of a
+        classifier, the message of a None among the labels (:meth:`_refuse_labels`); with an
+        attached ``label_free`` detector, the pointer to its :meth:`update`, which labels the
+        rows with the model's predictions."""
+        loss = getattr(self, "_loss", None)
+        if single and loss is not None and label_row_shape(loss, None) == ():
+            classes = self._model.label_classes()
+            if classes is not None and len(classes):
+                self._refuse_foreign(None, None, classes, "explain_one")
+        msg = f"{self._owner} needs the label y of each observation."
+        detector = self.__dict__.get("drift_detector")
+        if detector is not None and getattr(detector, "label_free", False):
+            x = "x" if single else "X"
+            msg += (f" For label-free drift detection call detector.update{'' if single else '_many'}"
+                    f"({x}) on the attached detector (label_free=True): it gives the explainer "
+                    "the model's predictions as labels.")
+        raise ValueError(msg)
+
+    def _refuse_labels(self, y_given: Any, y: np.ndarray, method: str) -> None:
+        """Refuse, before any model call and for the whole call, labels the loss cannot use:
+        a shape other than the loss and the model's output need (:meth:`_label_shape_msg`),
+        and for the class losses a label no class can equal (None, a str among numbers:
+        :func:`~ixplain.losses.foreign_label`), naming its row and the classes. A label of
+        the classes' type that the model lacks passes (River learners meet new classes)."""
+        msg = self._label_shape_msg(y_given, y, method)
+        if msg is not None:
+            raise ValueError(msg)
+        loss = getattr(self, "_loss", None)
+        if loss is None or y.ndim != 1 or label_row_shape(loss, None) != ():
+            return
+        classes = self._model.label_classes()
+        if classes is None or not len(classes):
+            return
+        i = foreign_label(y, classes)
+        if i is not None:
+            self._refuse_foreign(y[i], None if method == "explain_one" else i, classes, method)
+
+    def _refuse_foreign(self, v: Any, i: int | None, classes: Any, method: str) -> None:
+        """The error of :meth:`_refuse_labels` for the label ``v`` of batch row ``i`` (None:
+        the one observation of ``explain_one``)."""
+        row = self.n_seen_ + (i or 0)
+        where = (f"the observation (stream row {row})" if i is None
+                 else f"batch row {i} (stream row {row})")
+        v = v.item() if isinstance(v, np.generic) else v
+        class_list = [c.item() if isinstance(c, np.generic) else c for c in classes]
+        try:
+            class_list.sort()
+        except TypeError:  # classes that do not compare (mixed types): as they are
+            pass
+        types = ", ".join(sorted({type(c).__name__ for c in class_list}))
+        what = "None" if v is None else f"{v!r} ({type(v).__name__})"
+        need = ("every observation needs its label" if v is None
+                else "give y with the model's class labels")
+        raise ValueError(
+            f"{self._owner}.{method}: the label y of {where} is {what}, which cannot be one of "
+            f"the model's classes {class_list} ({types}): {need}. Nothing of this call was "
+            "taken.")
+
+    def _label_shape_msg(self, y_given: Any, y: np.ndarray, method: str) -> str | None:
+        """The error for labels whose shape is not the one the built-in loss needs (one
+        class label per observation; for a regression loss the model's output shape, known
+        from its last call): :func:`~ixplain.losses.label_shape_error`; else None."""
+        loss = getattr(self, "_loss", None)
+        if loss is None:
+            return None
+        return label_shape_error(loss, f"{self._owner}.{method}", y_given, y,
+                                 self._model.output_shape, method == "explain_one")
+
+    def _label_shape_failure(self, exc: BaseException, y_given: Any, y: np.ndarray | None,
+                             method: str) -> BaseException:
+        """For a part that raised a ValueError: the label shape error of
+        :meth:`_label_shape_msg` (chained to ``exc``) if the model call told an output shape
+        the labels do not fit (the stream's first model call: not known before); else
+        ``exc``."""
+        if not isinstance(exc, ValueError) or y is None:
+            return exc
+        msg = self._label_shape_msg(y_given, y, method)
+        if msg is None:
+            return exc
+        new = ValueError(msg)
+        new.__cause__ = exc
+        return new
 
     def _make_table(self, cols: dict[str, np.ndarray]) -> Table:
         """Canonical columns -> a Table in the model's schema (pandas categories restored)."""

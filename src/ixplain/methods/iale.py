@@ -264,6 +264,8 @@ class IncrementalALE(IncrementalExplainer):
             history_size=history_size, response_method=response_method, nan_policy=nan_policy,
             random_state=random_state,
         )
+        if self.feature_names is not None:  # the features are known: refuse a typo now
+            self._feature_name(tuple(self.feature_names))
         from collections import deque
 
         self.edges_history_: deque = deque(maxlen=self.history_size)

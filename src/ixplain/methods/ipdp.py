@@ -259,7 +259,9 @@ class IncrementalPDP(IncrementalExplainer):
         The model to explain (see :func:`ixplain.as_model`). A River model may keep learning
         between calls: each ICE curve uses the model as it is at that step.
     feature : str or int
-        The feature (its name, or its position in the data's columns).
+        The feature (its name, or its position in the data's columns). With
+        ``feature_names`` given, a name not among them (or a position outside them) is
+        refused at construction (``ValueError`` listing them).
     grid_resolution : int, default=20
         For ``grid="range"``: the largest number of grid values in the tracked range. The step is
         the smallest value of the 1-2-5 ladder (..., 0.5, 1, 2, 5, 10, ...) that puts at most
@@ -499,6 +501,8 @@ class IncrementalPDP(IncrementalExplainer):
             max_batch=max_batch,
         )
         self.feature = feature
+        if self.feature_names is not None:  # the features are known: refuse a typo now
+            self._feature_name(list(self.feature_names))
         self.grid_resolution = _int(grid_resolution, "grid_resolution", 2)
         if self.grid_resolution > MAX_GRID_RESOLUTION:
             raise ValueError(
@@ -825,10 +829,9 @@ class IncrementalPDP(IncrementalExplainer):
         if name == self.feature_name_:
             self.feature_name_ = None
 
-    def _start(self, cols: dict[str, np.ndarray]) -> None:
-        schema = self._schema
-        assert schema is not None
-        names = schema.names
+    def _feature_name(self, names: Any) -> str:
+        """The name of the explained feature among the features ``names`` (a name, or a
+        position); ValueError naming it and listing them."""
         feature = self.feature
         if isinstance(feature, numbers.Integral):
             if not 0 <= int(feature) < len(names):
@@ -836,13 +839,17 @@ class IncrementalPDP(IncrementalExplainer):
                     _OWNER, "feature", f"a feature name or a position in [0, {len(names) - 1}]",
                     feature,
                 )
-            name = names[int(feature)]
-        elif feature in names:
-            name = feature
-        else:
+            return str(names[int(feature)])
+        if feature not in names:
             raise ValueError(
                 f"{_OWNER}: unknown feature {feature!r}. Available features: {list(names)}."
             )
+        return str(feature)
+
+    def _start(self, cols: dict[str, np.ndarray]) -> None:
+        schema = self._schema
+        assert schema is not None
+        name = self._feature_name(schema.names)
         kind = schema.kind(name)
         dtype = schema.dtypes[schema.index(name)]
         # datetime64 (tz-aware too), timedelta64, Period, or objects that are all date-like

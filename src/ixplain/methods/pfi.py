@@ -38,7 +38,7 @@ from .._validation import (
 )
 from ..drift.detector import attach_detector
 from ..imputation import ConditionalSampler, check_removal
-from ..losses import Loss, get_loss
+from ..losses import Loss, get_loss, label_shape_guard
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
@@ -574,7 +574,8 @@ def permutation_importance(
                                                                   response_method), owner=owner)
         model.observe_labels(y_arr)
         sampler = ConditionalSampler().fit(table)
-        with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+        with overflow_reported(), label_shape_guard(loss_obj, owner, y, y_arr, model):
+            # (a non-finite loss: refuse_nonfinite's error, not numpy's)
             imp, se = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets,
                                                   groups, seed, sampler, memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)
@@ -586,7 +587,8 @@ def permutation_importance(
                                                                   response_method), owner=owner)
         model.refuse_nan_outputs(owner)
         model.observe_labels(y_arr)
-        with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+        with overflow_reported(), label_shape_guard(loss_obj, owner, y, y_arr, model):
+            # (a non-finite loss: refuse_nonfinite's error, not numpy's)
             imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
                                  memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)

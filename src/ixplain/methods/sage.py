@@ -27,7 +27,7 @@ from .._validation import (
     refuse_nonfinite,
 )
 from ..imputation import ConditionalSampler, check_removal
-from ..losses import Loss, get_loss
+from ..losses import Loss, get_loss, label_shape_guard
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.importance import FeatureImportance
 from ..storage.base import canonical_columns, seed_of
@@ -598,7 +598,8 @@ def _run(
     assert bs is not None
     _check_sizes(len(table.names), len(players), s, exact_inner,
                  bs if n_perm is None else min(bs, n_perm), owner)
-    with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+    with overflow_reported(), label_shape_guard(loss_obj, owner, y, y_arr, mdl):
+        # (a non-finite loss: refuse_nonfinite's error, not numpy's)
         return estimate_sage(
             mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s,
             exact_inner=exact_inner, players=players, col_player=col_player,

@@ -324,6 +324,9 @@ class CallableModel(Model):
             for v in values[: _MAX_PENDING_LABELS - len(labels)]:
                 labels.setdefault(v, None)
 
+    def label_classes(self) -> Any:
+        return None if self._rows is None else self._rows.label_classes()
+
     def _pending_labels(self) -> dict[Any, None]:
         labels = self._labels
         if isinstance(labels, list):  # (pickled before the labels were a dict)
@@ -437,6 +440,17 @@ class RiverModel(Model):
             self._check_labels()
         self._add_classes(values)
 
+    def label_classes(self) -> Any:
+        """The ``classes`` given; else the classes the model's outputs named so far, or
+        those its ``classes`` attribute holds (River's Hoeffding trees keep one);
+        None before either is known, and for a regressor."""
+        if self._fixed_classes:
+            return self.classes_
+        if not self.is_classifier:
+            return None
+        known = self._predicted or getattr(self._final, "classes", None)
+        return list(known) if isinstance(known, (set, frozenset, list, tuple)) and known else None
+
     def _check_labels(self) -> None:
         """Warn once when the labels y and the classes the model predicts share no value
         (1 for "1", 0/1 for "no"/"yes"): every loss would compare values that never match."""
@@ -452,8 +466,8 @@ class RiverModel(Model):
             warnings.warn(
                 f"None of the labels y ({labels}) is of the type of the classes the River model "
                 f"predicts ({predicted}): every loss compares values that never match, so the "
-                "importances mean nothing (0 with the 0-1 and log losses, noise with brier). "
-                "Give y with the model's class labels.",
+                "importances mean nothing (0 with the 0-1 and log losses, noise with brier); "
+                "the next calls refuse such labels. Give y with the model's class labels.",
                 RuntimeWarning,
                 stacklevel=4,
             )

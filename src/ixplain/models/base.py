@@ -120,12 +120,16 @@ class Model:
         How many native model calls were made and how many rows they held (for benchmarks).
     time_in_model : float
         Seconds spent inside the wrapped model's calls.
+    output_shape : tuple of int or None
+        The shape of one row of the last call's output: ``()`` for one value per row,
+        ``(k,)`` for ``k`` outputs; None before the first call.
     """
 
     response_method: str = "__call__"
     is_classifier: bool = False
     classes_: np.ndarray | None = None
     target: Any = None
+    output_shape: tuple[int, ...] | None = None
 
     @property
     def classes_fixed(self) -> bool:
@@ -197,6 +201,12 @@ class Model:
 
     def observe_labels(self, y: Any) -> None:
         """Tell the adapter which labels exist (used by River classifiers; no-op elsewhere)."""
+
+    def label_classes(self) -> Any:
+        """The classes a label must be able to equal (of their type: see
+        :func:`ixplain.losses.foreign_label`), as far as they are known before a model call:
+        a fitted classifier's ``classes_``; None for a regressor or a plain function."""
+        return self.classes_ if self.classes_fixed else None
 
     #: The attributes :meth:`observe_labels` (and the class bookkeeping of the predictions)
     #: may change: an explainer keeps them to put them back when a part of its stream fails.
@@ -288,6 +298,7 @@ class Model:
                 f"{self.describe()} returned {out.shape[0]} predictions for {n_rows} rows "
                 f"(output shape {out.shape})."
             )
+        self.output_shape = out.shape[1:]
         if self._nan_owner is not None and out.dtype.kind == "f" and np.isnan(out).any():
             self._raise_nan(out, n_rows, names)
         return out

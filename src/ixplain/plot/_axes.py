@@ -11,8 +11,11 @@ from ._matplotlib import import_pyplot
 __all__ = ["axes_for", "check_axes", "check_plot_input", "time_colors"]
 
 
-def axes_for(ax: Any = None, *, figsize: tuple[float, float] | None = None) -> tuple[Any, Any]:
-    """``(figure, axes)``: the given axes and its figure, or a new single-axes figure.
+def axes_for(ax: Any = None, *, figsize: tuple[float, float] | None = None,
+             layout: str | None = None) -> tuple[Any, Any]:
+    """``(figure, axes)``: the given axes and its figure, or a new single-axes figure (with
+    matplotlib's ``layout`` engine, e.g. ``"constrained"`` to fit long tick labels; a given
+    ``ax``'s figure is never changed).
 
     Raises
     ------
@@ -23,7 +26,7 @@ def axes_for(ax: Any = None, *, figsize: tuple[float, float] | None = None) -> t
         check_axes(ax)
         return ax.figure, ax
     plt = import_pyplot()
-    fig, new_ax = plt.subplots(figsize=figsize)
+    fig, new_ax = plt.subplots(figsize=figsize, layout=layout)
     return fig, new_ax
 
 

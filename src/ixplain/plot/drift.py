@@ -77,7 +77,10 @@ class DriftExplanationDisplay:
         return cls(detector.explain_change(event))
 
     def plot(self, ax: Any = None) -> DriftExplanationDisplay:
-        """Draw on ``ax`` (a new figure if None); return ``self``."""
+        """Draw on ``ax`` (a new figure if None, with matplotlib's constrained layout so that
+        long feature names fit a plain ``savefig``; a given ``ax``'s figure is left as it
+        is); return ``self``. The legend names the rows behind each side, or for a model
+        event ``"model at row N"`` (the model at the last reference point, and now)."""
         self.bars_before_: Any = None
         self.bars_after_: Any = None
         self.order_: Any = None
@@ -91,15 +94,15 @@ class DriftExplanationDisplay:
         k = len(frame)
         order = np.argsort(-np.abs(frame["change"].to_numpy()), kind="stable")
         self.order_ = order
-        fig, ax = axes_for(ax, figsize=(6.0, 0.5 + 0.45 * k))
+        fig, ax = axes_for(ax, figsize=(6.0, 0.5 + 0.45 * k), layout="constrained")
         pos = np.arange(k)[::-1].astype(float)
         h = 0.4
         self.bars_before_ = ax.barh(pos + h / 2, frame["before"].to_numpy()[order], h,
                                     xerr=_err(frame, "before", order), color="#9ecae1",
-                                    label=f"before (rows {r.before_rows[0]}-{r.before_rows[1]})")
+                                    label=_rows_label("before", r))
         self.bars_after_ = ax.barh(pos - h / 2, frame["after"].to_numpy()[order], h,
                                    xerr=_err(frame, "after", order), color="#08519c",
-                                   label=f"after (rows {r.after_rows[0]}-{r.after_rows[1]})")
+                                   label=_rows_label("after", r))
         ax.set_yticks(pos, [frame["feature"].iloc[i] for i in order])
         e = r.event
         ax.set_title(f"{e.channel} change in {e.feature!r} at row {e.row}")
@@ -108,19 +111,17 @@ class DriftExplanationDisplay:
         self.ax_, self.figure_ = ax, fig
         return self
 
-
     def _plot_curves(self, ax: Any) -> DriftExplanationDisplay:
         r = self.result
-        fig, ax = axes_for(ax, figsize=(6.0, 4.0))
+        fig, ax = axes_for(ax, figsize=(6.0, 4.0), layout="constrained")
         grid = np.asarray(r.grid_values)
         x = grid if grid.dtype.kind in "iuf" else np.arange(len(grid))
         n_out = np.asarray(r.before_curve).shape[0]
-        for which, color, rows in (("before", "#9ecae1", r.before_rows),
-                                   ("after", "#08519c", r.after_rows)):
+        for which, color in (("before", "#9ecae1"), ("after", "#08519c")):
             mean = np.asarray(getattr(r, f"{which}_curve"))
             se = np.asarray(getattr(r, f"{which}_curve_se"))
             for o in range(n_out):
-                label = f"{which} (rows {rows[0]}-{rows[1]})" + (f" [{o}]" if n_out > 1 else "")
+                label = _rows_label(which, r) + (f" [{o}]" if n_out > 1 else "")
                 (line,) = ax.plot(x, mean[o], color=color, marker=".", label=label)
                 getattr(self, f"lines_{which}_").append(line)
                 half = np.where(np.isfinite(se[o]), 1.959963984540054 * se[o], 0.0)
@@ -135,6 +136,15 @@ class DriftExplanationDisplay:
         ax.legend(loc="best", fontsize="small")
         self.ax_, self.figure_ = ax, fig
         return self
+
+
+def _rows_label(which: str, result: Any) -> str:
+    """The legend entry of the ``which`` ("before"/"after") side: its stream rows, or for a
+    model event (both sides one model, at a check row) ``"model at row N"``."""
+    first, last = getattr(result, f"{which}_rows")
+    if result.event.channel == "model":
+        return f"model at row {last}"
+    return f"{which} (rows {first}-{last})"
 
 
 def _err(frame: Any, which: str, order: np.ndarray) -> np.ndarray:

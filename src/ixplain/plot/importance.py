@@ -383,6 +383,7 @@ class ImportanceTraceDisplay:
         features: Sequence[str] | None = None,
         band_alpha: float = 0.2,
         legend: bool = True,
+        colors: Sequence[Any] | None = None,
     ) -> ImportanceTraceDisplay:
         """Draw one line (and band) per feature, and the drift markers.
 
@@ -394,6 +395,9 @@ class ImportanceTraceDisplay:
         band_alpha : float in [0, 1], default=0.2
             Opacity of the bands.
         legend : bool, default=True
+        colors : sequence of matplotlib colours, optional
+            One per shown feature, in ``features`` order (to give a feature the same colour
+            in several figures); default the ``C0``-``C9`` cycle.
 
         Returns
         -------
@@ -401,13 +405,16 @@ class ImportanceTraceDisplay:
         """
         check_float(band_alpha, "band_alpha", "ImportanceTraceDisplay.plot", low=0.0, high=1.0)
         self.features_ = _feature_indices(self.feature_names, features)
+        if colors is not None and len(colors) != len(self.features_):
+            raise param_error("ImportanceTraceDisplay.plot", "colors",
+                              f"one colour per shown feature ({len(self.features_)})", colors)
         self.figure_, self.ax_ = axes_for(ax)
         self.lines_, self.bands_ = [], []
         for k, j in enumerate(self.features_):
             line, band = _draw_trace(
                 self.ax_, self.times, self.importances[:, j],
                 None if self.bands is None else self.bands[:, j],
-                f"C{k % 10}", self.feature_names[j], band_alpha,
+                f"C{k % 10}" if colors is None else colors[k], self.feature_names[j], band_alpha,
             )
             self.lines_.append(line)
             if band is not None:
