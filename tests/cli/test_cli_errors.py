@@ -32,6 +32,12 @@ def files(tmp_path_factory):
                   "a": [0.5 * i for i in range(40)], "y": [float(i % 7) for i in range(40)]},
                  ).to_parquet(d / "dates.parquet")
     pd.read_parquet(d / "dates.parquet").drop(columns="a").to_parquet(d / "only_dates.parquet")
+    # a CSV's dates are text (one level per row); ids too
+    many = pd.to_timedelta(range(150), unit="h")
+    pd.DataFrame({"t": (pd.Timestamp("2024-01-01") + many).astype(str),
+                  "id": [f"u{i}" for i in range(150)], "c": ["p", "q", "r"] * 50,
+                  "a": [0.5 * i for i in range(150)], "y": [float(i % 7) for i in range(150)]},
+                 ).to_csv(d / "text_dates.csv", index=False)
     (d / "corrupt.joblib").write_bytes(b"\x80\x04not a pickle at all")
     with open(d / "nopredict.pkl", "wb") as fh:
         pickle.dump({"not": "a model"}, fh)
@@ -103,6 +109,22 @@ CASES = [
         ["stream", "--data", "{d}/dates.parquet", "--target", "y", "--explain", "pdp",
          "--pd-features", "d"],
         "--pd-features: 'd' holds durations (dtype timedelta64[",
+    ),
+    (
+        # QA (session 11): a CSV's dates are text; pdp took them as 150 levels, a grid that
+        # grows by one value per row and output that grows with the square of the rows
+        "pd-features-dates-as-text",
+        ["stream", "--data", "{d}/text_dates.csv", "--target", "y", "--explain", "pdp",
+         "--pd-features", "t"],
+        "--pd-features: 't' has 150 distinct values (at most 100 for pdp, whose grid of a "
+        "categorical feature holds every level seen): it holds dates written as text (e.g. "
+        "'2024-01-01 00:00:00')",
+    ),
+    (
+        "pd-features-id-column",
+        ["stream", "--data", "{d}/text_dates.csv", "--target", "y", "--explain", "pdp",
+         "--pd-features", "id"],
+        "it is a text column; pick a feature with fewer levels, or a number.",
     ),
     (
         "missing-model",
@@ -218,3 +240,12 @@ def test_pdp_of_a_stream_whose_features_are_all_dates_warns(capsys, files, tmp_p
     assert code == 0, err
     assert ("ixplain: warning: --explain pdp: no feature to explain, every feature holds "
             "dates or durations (t, d)") in err
+
+
+def test_pdp_takes_a_text_column_of_few_levels(capsys, files, tmp_path):
+    """A text column of 3 levels is still a pdp feature (the limit is on many levels)."""
+    code, _, err = run_main(capsys, "stream", "--data", f"{files}/text_dates.csv", "--target",
+                            "y", "--explain", "pdp", "--pd-features", "c", "--no-progress",
+                            "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    assert set(pd.read_csv(tmp_path / "o" / "pd.csv")["feature"]) == {"c"}

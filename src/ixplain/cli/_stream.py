@@ -232,16 +232,48 @@ def _pd_features(cfg: StreamConfig, frame: pd.DataFrame, names: list[str],
                     "on a grid (it would get one grid value per distinct value, without end). "
                     "Store the column as a number in the file (e.g. seconds since the first "
                     "date) or pick another feature.")
+            many = _too_many_levels(frame[f]) if "pdp" in methods else None
+            if many is not None:
+                raise CLIError(f"--pd-features: {f!r} {many}")
         return list(cfg.pd_features)
     defaults = DEFAULT_PD_FEATURES.get(cfg.dataset or "", ()) if cfg.data is None else ()
     chosen = [f for f in defaults if f in names] or numeric[:2] or [
-        f for f in names if f not in dates][:1]
+        f for f in names if f not in dates and _too_many_levels(frame[f]) is None][:1]
     if not chosen:
         warnings.warn(
             f"--explain {'/'.join(m for m in methods if m in ('pdp', 'ale'))}: no feature to "
             f"explain, every feature holds dates or durations ({', '.join(dates)}); store one "
             "as a number in the file to explain it.", UserWarning, stacklevel=2)
     return chosen
+
+
+#: Distinct values of a text column above which ``ixplain stream`` refuses it for pdp: iPDP's
+#: grid of a categorical feature holds every level seen, so a column of IDs or of dates
+#: written as text (a CSV's) gives one grid value per row and output that grows with the
+#: square of the rows (QA: 200 rows, 20,101 lines of pd.csv).
+MAX_PD_LEVELS = 100
+
+
+def _too_many_levels(column: pd.Series) -> str | None:
+    """Why a text (object, string or category) column cannot be pdp's feature, or None: more
+    than :data:`MAX_PD_LEVELS` distinct values (named as dates when the first ones read as
+    ISO 8601 dates)."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return None
+    if pd.api.types.is_datetime64_any_dtype(column.dtype) or column.dtype.kind == "m":
+        return None  # (dates: _date_column)
+    n = int(column.nunique(dropna=True))
+    if n <= MAX_PD_LEVELS:
+        return None
+    sample = column.dropna().astype(str).head(20)
+    try:
+        pd.to_datetime(sample, format="ISO8601")
+        what = ("holds dates written as text (e.g. " f"{sample.iloc[0]!r}); store them as a "
+                "number (e.g. seconds since the first date) to explain them")
+    except (ValueError, TypeError):
+        what = "is a text column; pick a feature with fewer levels, or a number"
+    return (f"has {n:,} distinct values (at most {MAX_PD_LEVELS} for pdp, whose grid of a "
+            f"categorical feature holds every level seen): it {what}.")
 
 
 def _date_column(column: pd.Series) -> tuple[str, str] | None:
