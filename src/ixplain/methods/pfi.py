@@ -575,7 +575,6 @@ def permutation_importance(
         model.observe_labels(y_arr)
         sampler = ConditionalSampler().fit(table)
         with overflow_reported(), label_shape_guard(loss_obj, owner, y, y_arr, model):
-            # (a non-finite loss: refuse_nonfinite's error, not numpy's)
             imp, se = conditional_pfi_importances(model, loss_obj, table, y_arr, w, subsets,
                                                   groups, seed, sampler, memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)
@@ -588,7 +587,6 @@ def permutation_importance(
         model.refuse_nan_outputs(owner)
         model.observe_labels(y_arr)
         with overflow_reported(), label_shape_guard(loss_obj, owner, y, y_arr, model):
-            # (a non-finite loss: refuse_nonfinite's error, not numpy's)
             imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
                                  memory_budget, report)
         refuse_nonfinite(imp, owner, "loss increase", labels)

@@ -369,11 +369,8 @@ def estimate_sage(
                    0 if removal is None else removal.width(len(col_player)))
     y_arr = np.asarray(y)
 
+    @overflow_reported()  # (in a worker thread too: it starts with numpy's defaults)
     def run(task: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        with overflow_reported():  # (in a worker thread too: it starts with numpy's defaults)
-            return _run_task(task)
-
-    def _run_task(task: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         rows, orders, draw_idx = task
         if removal is not None:  # conditional: draw_idx holds the draws' uniforms
             x = table.take(rows)
@@ -599,7 +596,6 @@ def _run(
     _check_sizes(len(table.names), len(players), s, exact_inner,
                  bs if n_perm is None else min(bs, n_perm), owner)
     with overflow_reported(), label_shape_guard(loss_obj, owner, y, y_arr, mdl):
-        # (a non-finite loss: refuse_nonfinite's error, not numpy's)
         return estimate_sage(
             mdl, table, y_arr, loss=loss_obj, background=bg, n_samples=s,
             exact_inner=exact_inner, players=players, col_player=col_player,
