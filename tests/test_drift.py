@@ -250,48 +250,38 @@ def copies_stream(n, seed):
     return X, z
 
 
-def test_model_change_the_error_cannot_see_fires_the_model_channel_only():
-    """Type 3: two redundant copies of the signal; at row 2000 the model switches from copy 0
-    to copy 1. The error distribution is unchanged (both copies carry noise of sd 0.1), the data
-    too; only the model channel may fire, naming x0 (decrease) or x1 (increase)."""
-    X, y = copies_stream(4000, 0)
-    model = SwitchingModel()
+def _copies_run(model, switch, n=4000, at=2000):
+    """iPFI with a detector (checks every 250 rows) on :func:`copies_stream` in chunks of 50;
+    ``switch(model)`` at row ``at``."""
+    X, y = copies_stream(n, 0)
     det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
     ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
                           feature_names=["x0", "x1", "x2"], drift_detector=det)
-    for s in range(0, 4000, 50):
-        if s == 2000:
-            model.use = 1
+    for s in range(0, n, 50):
+        if s == at:
+            switch(model)
         ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+    return det
+
+
+def test_model_change_the_error_cannot_see_fires_the_model_channel_only():
+    """Type 3: two redundant copies of the signal; at row 2000 the model switches from copy 0
+    to copy 1. The error distribution is unchanged (both copies carry noise of sd 0.1), the data
+    too; only the model channel may fire, naming x0 (decrease) or x1 (increase). Its
+    ``start`` is the row after the last check that found no change (row 1,999: chunks of 50,
+    checks every 250 rows); it was the row after the reference point, the first check (row
+    249), though the checks at rows 499 to 1,999 found nothing (QA, session 11)."""
+    det = _copies_run(SwitchingModel(), lambda m: setattr(m, "use", 1))
     assert det.events_, "the switch was not detected"
     assert {e.channel for e in det.events_} == {"model"}
     first = det.events_[0]
     assert first.feature in ("x0", "x1") and 2000 <= first.row <= 2250
     assert {e.feature for e in det.events_ if e.row == first.row} == {"x0", "x1"}
+    assert first.start == 2000, first
+    again = [e for e in det.events_ if e.row > first.row]
+    assert all(e.start > first.row for e in again)  # (after the new reference point)
     change = det.explain_change(0).to_frame().set_index("feature")
     assert change.loc["x0", "before"] > 1.0 > change.loc["x0", "after"]
-
-
-def test_a_model_event_starts_after_the_last_check_that_found_no_change():
-    """QA (session 11): a model event's ``start`` was the row after the reference point (the
-    first check, row 249 here) although the checks at rows 499 to 1,999 found no change, so
-    ``start`` said the model might have changed 1,750 rows before it did. The model switches
-    copy at row 2,000 (chunks of 50, checks every 250 rows: the last quiet check is row
-    1,999); the event, at row 2,249 or earlier by the screen, starts at row 2,000."""
-    X, y = copies_stream(4000, 0)
-    model = SwitchingModel()
-    det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
-    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
-                          feature_names=["x0", "x1", "x2"], drift_detector=det)
-    for s in range(0, 4000, 50):
-        if s == 2000:
-            model.use = 1
-        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
-    first = det.events_[0]
-    assert first.channel == "model" and 2000 <= first.row <= 2249
-    assert first.start == 2000, first
-    again = [e for e in det.events_ if e.channel == "model" and e.row > first.row]
-    assert all(e.start > first.row for e in again)  # (after the new reference point)
 
 
 class MixingModel:
@@ -313,15 +303,7 @@ def test_a_model_event_reports_the_paired_statistic_it_passed():
     the two means is -1.8; the event now reports the paired z, beyond its critical value."""
     from statistics import NormalDist
 
-    X, y = copies_stream(4000, 0)
-    model = MixingModel()
-    det = ExplanationDriftDetector(random_state=0, check_every=250, n_reference=300)
-    ipfi = IncrementalPFI(model, "squared_error", alpha=0.01, random_state=0,
-                          feature_names=["x0", "x1", "x2"], drift_detector=det)
-    for s in range(0, 4000, 50):
-        if s == 2000:
-            model.w = 0.1
-        ipfi.explain_many(X[s:s + 50], y[s:s + 50])
+    det = _copies_run(MixingModel(), lambda m: setattr(m, "w", 0.1))
     e = next(e for e in det.events_ if e.channel == "model")
     assert (e.feature, e.row, e.direction) == ("x0", 2249, "decrease")
     level = float(e.test.split("level=")[1].split(",")[0])
