@@ -149,3 +149,17 @@ def test_missing_y_points_to_the_label_free_detector_only_when_one_is_attached()
     with pytest.raises(ValueError) as err:
         ex.explain_one(X[0])
     assert "label-free" not in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["permutation_importance", "sage", "shapley_interactions"])
+def test_static_methods_name_the_label_shape_as_given(name):
+    """The static methods name y's shape as the caller gave it, not the loss's internal rows
+    (``shapley_interactions`` said "predictions of shape (80,) and targets of shape (80, 2)"
+    for 40 rows of two coalitions; session 11)."""
+    import ixplain
+
+    method = getattr(ixplain, name)
+    with pytest.raises(ValueError, match=re.escape(
+            f"{name}: y has shape (40, 2), but the loss 'squared_error' takes the model's 1 "
+            "output per observation, so y needs shape (40,).")):
+        method(one_output, X[:40], np.c_[Y[:40], Y[:40]], loss="squared_error", random_state=0)

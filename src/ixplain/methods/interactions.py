@@ -31,7 +31,7 @@ from .._validation import (
 )
 from ..aggregation import Mean
 from ..imputation import ConditionalSampler
-from ..losses import Loss, get_loss
+from ..losses import Loss, get_loss, label_shape_guard
 from ..models import Model, as_model
 from ..results.interactions import ShapleyInteractions
 from ..storage.base import canonical_columns
@@ -340,7 +340,9 @@ def shapley_interactions(
         batch_size=batch_size, n_jobs=n_jobs, progress=progress, removal=removal,
     )
     _refuse_endless_exact(prob)
-    agg, converged, ratio = _estimate(prob)
+    fn = prob.function
+    with label_shape_guard(fn.loss, _OWNER, y, prob.y, fn.model):
+        agg, converged, ratio = _estimate(prob)
     return _to_result(prob, agg, converged, ratio, loss, random_state)
 
 
