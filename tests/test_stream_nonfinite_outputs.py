@@ -123,3 +123,35 @@ def test_ipdp_of_huge_outputs_has_an_infinite_standard_error_and_no_numpy_warnin
     np.testing.assert_allclose(pd_[0].average[0], 1e300 * GRID, rtol=1e-12)
     assert np.isinf(pd_[0].extra["standard_error"][0, GRID != 0]).all()
     assert np.isinf(pd_[1][0, GRID != 0]).all()
+
+
+def _huge_ale_model(A):
+    with np.errstate(all="ignore"):  # (the model's own overflow: inf beyond |x0| ~ 0.18)
+        return np.asarray(A)[:, 0] * 1e308 * 10
+
+
+def test_iale_beyond_the_float_range_warns_itself_not_numpy():
+    """Effects near 1e308 per bin: the rows whose effect is inf are skipped (their warning);
+    the curve of the others overflows when its moments are scaled back: ixplain says so
+    (the edges where it is +-inf), numpy's "overflow encountered in ldexp" is gone."""
+    X = np.random.default_rng(0).normal(size=(400, 3))
+    e = ix.IncrementalALE(_huge_ale_model, 0, random_state=0)
+    _, caught = _caught(lambda: e.explain_many(X))
+    assert _numpy_warnings(caught) == [] and len(caught) == 1
+    assert "observation(s) of this call skipped" in str(caught[0].message)
+    assert e.n_skipped_ > 0
+    ale, read = _caught(lambda: e.ale_)
+    n_inf = int(np.isinf(ale.average).any(axis=0).sum())
+    assert 0 < n_inf < len(e.edges_)
+    assert [str(w.message) for w in read] == [
+        f"IncrementalALE: the ALE of feature 'x0' is beyond the float range (|ALE| > 1.8e308) "
+        f"at {n_inf} of {len(e.edges_)} edges, where it is +-inf: the model's effects are too "
+        "large to add up in float64; rescale its outputs (e.g. thousands instead of units)."]
+    assert read[0].filename == __file__
+    # the same model on a thousandth of the scale: a finite curve, 1e-3 times as large
+    small = ix.IncrementalALE(lambda A: _huge_ale_model(A) / 1e3, 0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        small.explain_many(X)
+    fine = np.isfinite(ale.average)
+    np.testing.assert_allclose(ale.average[fine] / 1e3, small.ale_.average[fine], rtol=1e-9)
