@@ -97,6 +97,9 @@ def test_a_string_in_a_numeric_feature_is_refused_and_nothing_changes(method, ki
                                f"holds {v} ({row}, stream row {stream_row}); a string is not "
                                "read as a number") for v in shown), text  # (pandas: str_ -> str)
     assert "pandas.to_numeric" in text
+    # a batch is refused whole, and the message says so (as a failing model call's does)
+    taken = "Nothing of this call was taken (n_seen_ is still 30)."
+    assert text.endswith(taken) == (row != "the observation") and text.count(taken) <= 1
     assert e._schema is schema and e.n_seen_ == 30
     assert_same(explainer_state(e), before)
     X2, y2 = _rows(20, 1)

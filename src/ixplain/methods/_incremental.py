@@ -1331,15 +1331,18 @@ class IncrementalExplainer:
                       source: str | None = None) -> ValueError:
         """The refusal of ``value``, row ``i`` of the call, for the numeric feature ``name``:
         names the feature, the value and the row (of the batch and of the stream), how to
-        convert the values of that sort of input (``source``, :meth:`_number_fix`)."""
+        convert the values of that sort of input (``source``, :meth:`_number_fix`) and, for
+        a batch, that none of its rows was taken."""
         where = self._where(i, single)
         if isinstance(value, _TEXT):
             why = ("a string is not read as a number, even one that looks like it. "
                    + self._number_fix(name, source))
         else:
             why = "a numeric feature takes real numbers and missing values (None, NaN) only"
+        taken = "" if single else (f" Nothing of this call was taken (n_seen_ is still "
+                                   f"{self.n_seen_}).")
         return ValueError(f"{self._owner}: feature {name!r} is numeric but an observation holds "
-                          f"{value!r} ({where}); {why}.")
+                          f"{value!r} ({where}); {why}.{taken}")
 
     def _number_fix(self, name: str, source: str | None) -> str:
         """The conversion of numbers given as text, as code for the input's sort ``source``
