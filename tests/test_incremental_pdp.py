@@ -569,9 +569,11 @@ def test_string_feature_needs_categorical_and_changed_columns_raise():
 
 
 def test_model_returning_nan_is_reported():
+    """A NaN ICE curve skips its row with a warning (as an infinite one; it raised before)."""
     exp = IncrementalPDP(lambda X: np.full(len(X), np.nan), "x0")
-    with pytest.raises(ValueError, match="returned NaN"):
+    with pytest.warns(RuntimeWarning, match="the model returned NaN or inf"):
         exp.explain_one(np.array([1.0, 2.0]))
+    assert exp.n_skipped_ == 1 and exp.n_explained_ == 0
 
 
 def test_pd_before_any_observation():

@@ -97,6 +97,9 @@ def test_a_string_in_a_numeric_feature_is_refused_and_nothing_changes(method, ki
                                f"holds {v} ({row}, stream row {stream_row}); a string is not "
                                "read as a number") for v in shown), text  # (pandas: str_ -> str)
     assert "pandas.to_numeric" in text
+    # a batch is refused whole, and the message says so (as a failing model call's does)
+    taken = "Nothing of this call was taken (n_seen_ is still 30)."
+    assert text.endswith(taken) == (row != "the observation") and text.count(taken) <= 1
     assert e._schema is schema and e.n_seen_ == 30
     assert_same(explainer_state(e), before)
     X2, y2 = _rows(20, 1)
@@ -105,34 +108,87 @@ def test_a_string_in_a_numeric_feature_is_refused_and_nothing_changes(method, ki
     assert_same(explainer_state(e), explainer_state(ref))
 
 
-@pytest.mark.parametrize("kind", ["records", "pandas", "numpy"])
-def test_the_conversion_the_error_shows_makes_the_batch_go_through(kind):
-    """The error's ``pandas.to_numeric`` (for this input type) turns the strings into the
-    numbers they spell: the converted batch gives the state of the batch given as floats."""
+def _text(X2: np.ndarray) -> np.ndarray:
+    """``X2`` with column ``a`` as the strings of its numbers (repr: read back exactly)."""
+    text = X2.astype(object)
+    text[:, 0] = [repr(float(v)) for v in X2[:, 0]]
+    return text
+
+
+#: Per input sort: the refused call's input made from the floats ``X2``, the name the pasted
+#: code uses for it, the code the error must show, and the call.
+PASTE = {
+    "records": (lambda X2: _as("records", _text(X2)), "records",
+                "for x in records: x['a'] = pandas.to_numeric(x['a'])", "many"),
+    "pandas": (lambda X2: _as("pandas", _text(X2)), "df",
+               "df['a'] = pandas.to_numeric(df['a'])", "many"),
+    "object array": (_text, "X", "X[:, 0] = pandas.to_numeric(X[:, 0])", "many"),
+    "str array": (lambda X2: np.array([[repr(v) for v in r] for r in X2.tolist()]), "X",
+                  "X = X.astype(float)", "many"),
+    "bytes array": (lambda X2: np.array([[repr(v) for v in r] for r in X2.tolist()], dtype="S"),
+                    "X", "X = X.astype(float)", "many"),
+    "record": (lambda X2: dict(zip(NAMES, _text(X2)[0])), "x",
+               "x['a'] = pandas.to_numeric(x['a'])", "one"),
+    "series": (lambda X2: pd.Series(_text(X2)[0], index=NAMES), "x",
+               "x['a'] = pandas.to_numeric(x['a'])", "one"),
+    "object row": (lambda X2: _text(X2)[0], "x", "x[0] = pandas.to_numeric(x[0])", "one"),
+    "str row": (lambda X2: np.array([repr(v) for v in X2[0].tolist()]), "x",
+                "x = x.astype(float)", "one"),
+}
+
+
+@pytest.mark.parametrize("kind", list(PASTE))
+def test_the_conversion_the_error_shows_makes_the_call_go_through_when_pasted(kind):
+    """The code the error shows for this sort of input, run as it stands on the refused
+    input, makes the call go through with the state of the numbers given as floats. For a
+    numpy array of strings (dtype <U, S) that is ``X = X.astype(float)``: the
+    ``X[:, 0] = pandas.to_numeric(X[:, 0])`` shown before wrote the numbers back as text."""
+    make_input, var, code, how = PASTE[kind]
     X, y = _rows(30, 0)
     X2, y2 = _rows(10, 1)
-    text = X2.astype(object)
-    text[:, 0] = [repr(float(v)) for v in X2[:, 0]]  # (repr: the float read back exactly)
     e, ref = MAKERS["pfi"](), MAKERS["pfi"]()
     for target in (e, ref):
-        target.explain_many(_as(kind, X), y)
-    batch = _as(kind, text)
-    with pytest.raises(ValueError, match="pandas.to_numeric") as info:
-        e.explain_many(batch, y2)
-    msg = str(info.value)
-    if kind == "records":
-        assert "x['a'] = pandas.to_numeric(x['a'])" in msg
-        for x in batch:
-            x["a"] = pd.to_numeric(x["a"])
-    elif kind == "pandas":
-        assert "df['a'] = pandas.to_numeric(df['a'])" in msg
-        batch["a"] = pd.to_numeric(batch["a"])
-    else:
-        assert "X[:, 0] = pandas.to_numeric(X[:, 0])" in msg
-        batch[:, 0] = pd.to_numeric(batch[:, 0])
-    e.explain_many(batch, y2)
-    ref.explain_many(_as(kind, X2), y2)
+        target.explain_many(X, y)
+    if how == "one":
+        X2, y2 = X2[:1], y2[:1]
+    bad = make_input(X2)
+
+    def call(target, data):
+        return (target.explain_one(data, y2[0]) if how == "one"
+                else target.explain_many(data, y2))
+
+    with pytest.raises(ValueError, match="pandas.to_numeric|astype") as info:
+        call(e, bad)
+    assert code in str(info.value), str(info.value)
+    namespace = {var: bad, "pandas": pd}
+    exec(code, namespace)  # (as pasted)
+    call(e, namespace[var])
+    call(ref, X2[0] if how == "one" else X2)
     assert_same(explainer_state(e), explainer_state(ref))
+
+
+def test_a_str_array_with_a_categorical_feature_converts_the_numeric_columns():
+    """A numpy array of strings whose stream has a categorical feature too: ``astype(float)``
+    would fail on its levels, so the error converts the numeric columns alone (the array
+    becomes an object one); pasted, it works."""
+    def f(A):
+        A = np.asarray(A, dtype=object)
+        return A[:, 0].astype(float) + (A[:, 1] == "u")
+
+    rng = np.random.default_rng(0)
+    X = np.empty((30, 2), dtype=object)
+    X[:, 0], X[:, 1] = rng.normal(size=30), rng.choice(["u", "v"], 30)
+    e = IncrementalPDP(f, "a", feature_names=NAMES, grid_resolution=5)
+    e.explain_many(X)
+    bad = X.astype(str)
+    with pytest.raises(ValueError) as info:
+        e.explain_many(bad)
+    code = "X = X.astype(object); X[:, [0]] = X[:, [0]].astype(float)"
+    assert code in str(info.value), str(info.value)
+    namespace = {"X": bad}
+    exec(code, namespace)
+    e.explain_many(namespace["X"])
+    assert e.n_seen_ == 60 and e.n_skipped_ == 0
 
 
 def test_a_call_that_would_settle_a_kind_takes_it_back_when_refused():

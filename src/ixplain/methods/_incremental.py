@@ -1248,7 +1248,7 @@ class IncrementalExplainer:
             dot = num @ num
             return Batch.from_matrix(num.reshape(1, -1), schema.names), not math.isfinite(dot)
         cols = {
-            name: self._as_column(name, kind, [v], single=True)
+            name: self._as_column(name, kind, [v], single=True, source="record")
             for name, kind, v in zip(schema.names, kinds, values)
         }
         has_nan = any(
@@ -1264,9 +1264,11 @@ class IncrementalExplainer:
             self._get = _Getter(self._schema.labels)
         return self._get
 
-    def _as_column(self, name: str, kind: str, values: Any, single: bool = False) -> np.ndarray:
+    def _as_column(self, name: str, kind: str, values: Any, single: bool = False,
+                   source: str | None = None) -> np.ndarray:
         """Feature ``name``'s values (a list, or a 1-D array of the call's rows) as a canonical
-        column: float64 for a numeric feature (missing values NaN), object otherwise.
+        column: float64 for a numeric feature (missing values NaN), object otherwise
+        (``source``: the sort of input, for the refusal's fix, see :func:`_input_kind`).
 
         Raises
         ------
@@ -1290,7 +1292,7 @@ class IncrementalExplainer:
             return flat.astype(np.float64)
         for i, v in enumerate(flat):
             if isinstance(v, _TEXT) or not (_is_number(v) or _is_na(v)):
-                raise self._not_a_number(name, v, i, single)
+                raise self._not_a_number(name, v, i, single, source)
         # pandas NA (a missing value, for the nan_policy), Decimal, ...
         return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
 
@@ -1339,24 +1341,53 @@ class IncrementalExplainer:
             f"cannot hold it exactly ({why}); casting it would change it. Give every call the "
             f"same unit: {fix}.")
 
-    def _not_a_number(self, name: str, value: Any, i: int, single: bool) -> ValueError:
+    def _not_a_number(self, name: str, value: Any, i: int, single: bool,
+                      source: str | None = None) -> ValueError:
         """The refusal of ``value``, row ``i`` of the call, for the numeric feature ``name``:
-        names the feature, the value and the row (of the batch and of the stream), and how to
-        convert the values."""
+        names the feature, the value and the row (of the batch and of the stream), how to
+        convert the values of that sort of input (``source``, :meth:`_number_fix`) and, for
+        a batch, that none of its rows was taken."""
         where = self._where(i, single)
         if isinstance(value, _TEXT):
-            assert self._schema is not None
-            j, n = self._schema.index(name), repr(name)
-            why = ("a string is not read as a number, even one that looks like it. Convert the "
-                   f"values first with pandas.to_numeric: df[{n}] = pandas.to_numeric(df[{n}]) "
-                   f"for a DataFrame column, x[{n}] = pandas.to_numeric(x[{n}]) for a record, "
-                   f"X[:, {j}] = pandas.to_numeric(X[:, {j}]) for an array; with "
-                   "errors='coerce' the strings that are not numbers become NaN, which "
-                   "nan_policy handles")
+            why = ("a string is not read as a number, even one that looks like it. "
+                   + self._number_fix(name, source))
         else:
             why = "a numeric feature takes real numbers and missing values (None, NaN) only"
+        taken = "" if single else (f" Nothing of this call was taken (n_seen_ is still "
+                                   f"{self.n_seen_}).")
         return ValueError(f"{self._owner}: feature {name!r} is numeric but an observation holds "
-                          f"{value!r} ({where}); {why}.")
+                          f"{value!r} ({where}); {why}.{taken}")
+
+    def _number_fix(self, name: str, source: str | None) -> str:
+        """The conversion of numbers given as text, as code for the input's sort ``source``
+        (:func:`_input_kind`; None: every sort). A numpy array of strings (dtype ``<U``,
+        ``S``) is converted whole: an assignment into it writes the numbers back as text."""
+        assert self._schema is not None
+        j, n = self._schema.index(name), repr(name)
+        numeric = [k for k, kind in enumerate(self._schema.kinds) if kind == "numeric"]
+        coerce = ("with errors='coerce' the strings that are not numbers become NaN, which "
+                  "nan_policy handles")
+        if source in ("text", "text row"):
+            v, at = ("X", f"[:, {numeric}]") if source == "text" else ("x", f"[{numeric}]")
+            if len(numeric) < len(self._schema.kinds):  # categorical strings too: keep them
+                return (f"Convert the numeric columns first: {v} = {v}.astype(object); "
+                        f"{v}{at} = {v}{at}.astype(float)")
+            return (f"Convert the array first: {v} = {v}.astype(float) ({v} = "
+                    f"pandas.to_numeric({v}.ravel(), errors='coerce').reshape({v}.shape) "
+                    "makes the strings that are not numbers NaN, which nan_policy handles)")
+        fixes = {
+            "frame": f"df[{n}] = pandas.to_numeric(df[{n}])",
+            "record": f"x[{n}] = pandas.to_numeric(x[{n}])",
+            "records": f"for x in records: x[{n}] = pandas.to_numeric(x[{n}])",
+            "array": f"X[:, {j}] = pandas.to_numeric(X[:, {j}])",
+            "row": f"x[{j}] = pandas.to_numeric(x[{j}])",
+        }
+        if source in fixes:
+            return f"Convert the values first: {fixes[source]} ({coerce})"
+        return (f"Convert the values first with pandas.to_numeric: {fixes['frame']} for a "
+                f"DataFrame column, {fixes['record']} for a record, {fixes['array']} for an "
+                "object array (X = X.astype(float) for a numpy array of strings, dtype '<U' "
+                f"or 'S'); {coerce}")
 
     def _convert(self, X: Any, single: bool) -> dict[str, np.ndarray]:
         """Any observation(s) -> canonical columns in feature order."""
@@ -1367,7 +1398,8 @@ class IncrementalExplainer:
         elif is_instance(X, "pandas", "Series"):
             # a row's dtype is the row's, not its features' (pandas makes a None NaN in a
             # float row): a missing value in it does not fix its feature's kind, as in a dict
-            return self._table_columns(as_table(X, owner=self._owner), single, row=True)
+            return self._table_columns(as_table(X, owner=self._owner), single, row=True,
+                                       source="record")
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
             return self._convert_records(X)
         else:
@@ -1381,7 +1413,7 @@ class IncrementalExplainer:
                 elif self.feature_names is not None:
                     arr_names = list(self.feature_names)
             table = as_table(X, arr_names, owner=self._owner)
-        return self._table_columns(table, single)
+        return self._table_columns(table, single, source=_input_kind(X))
 
     def _check_width(self, X: Any) -> None:
         """Refuse an array whose rows have another number of values than the explainer's
@@ -1400,10 +1432,11 @@ class IncrementalExplainer:
                 f"{list(self._schema.names)}."
             )
 
-    def _table_columns(self, table: Table, single: bool,
-                       row: bool = False) -> dict[str, np.ndarray]:
+    def _table_columns(self, table: Table, single: bool, row: bool = False,
+                       source: str | None = None) -> dict[str, np.ndarray]:
         """A table's columns in the explainer's schema (fixed by the first table; ``row``: the
-        table is one pandas Series, whose dtypes say nothing of a missing value's kind)."""
+        table is one pandas Series, whose dtypes say nothing of a missing value's kind;
+        ``source``: the sort of input, :func:`_input_kind`)."""
         if not table.columns:
             raise ValueError(f"{self._owner} got observations without features (0 columns).")
         if table.n_rows == 0:
@@ -1428,7 +1461,7 @@ class IncrementalExplainer:
             self._settle_kinds({n: table.columns[n] for n in list(self._unsure)})
         raw = canonical_columns(table)
         return {
-            name: self._as_column(name, kind, raw[name], single)
+            name: self._as_column(name, kind, raw[name], single, source)
             for name, kind in zip(self._schema.names, self._schema.kinds)
         }
 
@@ -1461,7 +1494,7 @@ class IncrementalExplainer:
         obj = np.empty((len(rows), len(labels)), dtype=object)
         obj[:] = rows
         return {
-            name: self._as_column(name, kind, obj[:, j])
+            name: self._as_column(name, kind, obj[:, j], source="records")
             for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
         }
 
@@ -1731,6 +1764,27 @@ def _is_number(v: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _input_kind(X: Any) -> str | None:
+    """The sort of observations ``X`` for the fix of a refused string
+    (:meth:`IncrementalExplainer._number_fix`): ``"frame"`` (a DataFrame), ``"text"`` /
+    ``"text row"`` (a 2-D / 1-D numpy array of strings, dtype ``<U`` or ``S``), ``"array"`` /
+    ``"row"`` (any other 2-D / 1-D numpy array); None for anything else (lists, tables).
+
+    Examples
+    --------
+    >>> _input_kind(np.array([["1.5"]])), _input_kind(np.array([1.0, "a"], dtype=object))
+    ('text', 'row')
+    """
+    if is_instance(X, "pandas", "DataFrame"):
+        return "frame"
+    if not isinstance(X, np.ndarray) or X.ndim not in (1, 2):
+        return None
+    text = X.dtype.kind in "US"
+    if X.ndim == 1:
+        return "text row" if text else "row"
+    return "text" if text else "array"
 
 
 def _is_array(X: Any) -> bool:

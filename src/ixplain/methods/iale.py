@@ -460,8 +460,9 @@ class IncrementalALE(IncrementalExplainer):
         share = sums[0, 0]
         A = accumulation_matrix("numeric", share if share.sum() > 0 else np.ones_like(share))
         ale, std = mean @ A.T, accumulated_std(var, A)
-        if self._shift:  # the moments are those of the effects times 2**shift: back (exact)
-            ale, std = np.ldexp(ale, -self._shift), np.ldexp(std, -self._shift)
+        if self._shift:  # the moments are those of the effects times 2**shift: back (exact;
+            with np.errstate(over="ignore"):  # +-inf beyond the float range: ale_ warns)
+                ale, std = np.ldexp(ale, -self._shift), np.ldexp(std, -self._shift)
         return ale, std, share
 
     @property
@@ -474,10 +475,26 @@ class IncrementalALE(IncrementalExplainer):
             (a ``ValueError`` and ``AttributeError``, as ``IncrementalPDP.pd_`` raises) before
             the first explained observation, and while the first edges are not yet fixed
             (the warm-up: the message says how many rows were seen and stored).
+
+        Warns
+        -----
+        RuntimeWarning
+            When the curve is beyond the float range at some edges (``|ALE| > 1.8e308``: the
+            model's effects are near 1e308 per bin, e.g. an empty bin that takes such a
+            slope over its width): those values are ``+-inf``. The rows whose own effect
+            was not finite were skipped (``n_skipped_``); the effects kept are finite, their
+            sum is not.
         """
         ale, std, share = self._curve()
         assert self._schema is not None and self.edges_ is not None
         name = self._feature_name(self._schema.names)
+        if np.isinf(ale).any():
+            warnings.warn(
+                f"{self._owner}: the ALE of feature {name!r} is beyond the float range "
+                f"(|ALE| > 1.8e308) at {int(np.isinf(ale).any(axis=0).sum())} of {ale.shape[1]} "
+                "edges, where it is +-inf: the model's effects are too large to add up in "
+                "float64; rescale its outputs (e.g. thousands instead of units).",
+                RuntimeWarning, stacklevel=2)
         return AccumulatedLocalEffects(
             grid_values=[self.edges_.copy()], average=ale, std=std, bin_counts=share,
             features=(name,), feature_kinds=("numeric",), deciles=[None],

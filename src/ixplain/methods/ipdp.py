@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._lazy import is_instance
+from .._numeric import overflow_reported
 from .._validation import (
     check_float,
     check_int,
@@ -327,7 +328,12 @@ class IncrementalPDP(IncrementalExplainer):
     nan_policy : {"skip", "raise", "pass"}, default="skip"
         Observations with NaN in a numeric feature: skipped (counted in ``n_skipped_``), an
         error, or passed to the model; with ``"pass"`` a missing value of the explained feature
-        does not move the range (its ICE curve is still evaluated).
+        does not move the range (its ICE curve is still evaluated). In every policy an
+        observation whose ICE curve is not finite (the model returned NaN or +-inf at one of
+        its grid values; NaN and inf alike) is skipped whole: it enters no grid value's
+        estimate, counts in ``n_skipped_`` and gets the skip warning (once per explainer;
+        one per ``explain_many`` call, counting its rows), as the other stream explainers
+        skip explanations that are not finite. Its feature value still moves the range.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the default storage; the iPDP itself is deterministic.
     max_batch : int, default=10000
@@ -355,13 +361,18 @@ class IncrementalPDP(IncrementalExplainer):
     pd_ : PartialDependence
         The current iPDP: ``grid_values[0]`` the active grid (n_grid,), ``average`` of shape
         (n_outputs, n_grid); ``extra`` holds ``"weight"`` (n_grid,), ``"standard_error"``
-        (n_outputs, n_grid) and ``"n_effective"`` (n_grid,).
+        (n_outputs, n_grid) and ``"n_effective"`` (n_grid,). The standard error is ``inf``
+        where the ICE values are too large to square in float64 (beyond about 1e154).
     importances_ : ndarray of shape (n_outputs, n_grid)
         The current PD values (``pd_.average``), for the common incremental interface.
     variances_ : ndarray of shape (n_outputs, n_grid)
-        Weighted variance of the ICE values at each grid value.
+        Weighted variance of the ICE values at each grid value (``inf`` where their squares
+        overflow float64).
     n_seen_ : int
         Observations received.
+    n_skipped_ : int
+        Observations left out: those the ``nan_policy`` skipped, and those whose ICE curve
+        was not finite.
     history_ : collections.deque of PDSnapshot
         ``(n_seen, average, variance, grid_values)`` every ``history_every`` observations.
     ice_history_ : list of tuple (ndarray of shape (g,), ndarray of shape (n_outputs, g))
@@ -379,8 +390,9 @@ class IncrementalPDP(IncrementalExplainer):
         value would not end; the message names its dtype, or the value type for date
         objects, and the conversion to numbers, as :func:`~ixplain.partial_dependence` and
         ``IncrementalALE`` do); a later new level that is date-like is refused alike;
-        later, for a record without a feature the stream had, NaN with
-        ``nan_policy="raise"``, or a model returning NaN.
+        later, for a record without a feature the stream had, or NaN with
+        ``nan_policy="raise"`` (a model returning NaN is not an error: the row is skipped,
+        see ``nan_policy``).
     ModelEvaluationError
         If the model raises (with the failing batch described).
 
@@ -394,7 +406,7 @@ class IncrementalPDP(IncrementalExplainer):
               \sum_{s \in A_t(v)} w_s .
 
     *Which rows each grid value averages.* ``A_t(v)`` holds the explained rows ``s <= t``
-    (not those the ``nan_policy`` skipped or whose ICE value was not finite) whose own grid
+    (not those the ``nan_policy`` skipped or whose ICE curve was not finite) whose own grid
     contained ``v``. Row ``s``'s grid is, for a fixed ``grid``, all of it (every value
     averages the same rows: one ICE mean); for a numeric feature with ``grid="range"``, the
     lattice (or the few integer values) between the ``percentiles`` of the feature values
@@ -623,8 +635,7 @@ class IncrementalPDP(IncrementalExplainer):
         ids = self._sorted_ids()
         st = self._store
         S, Q, W, _ = st.gather(ids)
-        mean = S / W[:, None]
-        return np.maximum(Q / W[:, None] - mean**2, 0.0).T.copy()
+        return _mean_var(S, Q, W)[1].T.copy()
 
     def confidence_bound(self, delta: float = 0.05) -> np.ndarray:
         """Chebyshev half-width per grid value: ``P(|PD_t(v) - E PD_t(v)| > eps) <= delta``.
@@ -679,14 +690,21 @@ class IncrementalPDP(IncrementalExplainer):
             counts = np.fromiter((len(r) for r in row_ids), dtype=np.intp, count=B_kept)
             ids = np.concatenate(row_ids)
             rows = np.repeat(np.arange(B_kept), counts)
-            ice = self._evaluate(self._make_table(cols), ids, rows)
-            if self._on_values is not None:
-                self._report_values(ids, counts, ice, positions, cols, y, parts)
-            self._store.ensure(ice.shape[1])
-            self._accumulate(ids, counts, ice, positions, B)
+            with overflow_reported():  # (a non-finite value: our warning, not numpy's)
+                ice = self._evaluate(self._make_table(cols), ids, rows)
+                good = self._finite_rows(ice, rows, B_kept, y, positions)
+                if self._on_values is not None:
+                    self._report_values(ids, counts, ice, positions, cols, y, parts, good)
+                if not good.all():  # the rows whose ICE curve is not finite: left out
+                    ids, ice = ids[good[rows]], ice[good[rows]]
+                    counts, positions = counts[good], positions[good]
+                    row_ids = [r for r, g in zip(row_ids, good.tolist()) if g]
+                self._store.ensure(ice.shape[1])
+                self._accumulate(ids, counts, ice, positions, B)
             self._remember_ice(row_ids, counts, ice)
-            self._active = row_ids[-1]
-            self.n_explained_ += B_kept
+            if row_ids:
+                self._active = row_ids[-1]
+            self.n_explained_ += len(row_ids)
             self._prune()
         else:
             empty = np.empty(0, dtype=np.intp)
@@ -723,22 +741,26 @@ class IncrementalPDP(IncrementalExplainer):
     def _report_values(
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, positions: np.ndarray,
         cols: dict[str, np.ndarray], y: np.ndarray | None, parts: list[_CorePart],
+        good: np.ndarray,
     ) -> None:
         """Give the ``_on_values`` hook (the drift detector) each kept row's ICE-curve
         summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature on the core
         grid, see :meth:`_core_summary`, or the spread across levels), shape
         (B_kept, n_values), and as ``restarts`` the stream rows from which a core fixed again
         is used (``parts``, see :meth:`_grid_ids`: the detector starts the channel of these
-        summaries afresh there)."""
+        summaries afresh there). A row not in ``good`` (mask (B_kept,): its ICE curve is not
+        finite, the row is skipped) is given as not ok, with its summary of zeros."""
         from ..drift._curves import curve_summary
 
+        if not good.all():
+            ice = np.where(good[np.repeat(np.arange(len(counts)), counts)][:, None], ice, 0.0)
         restarts: list[int] = []
         if self.feature_kind_ == "numeric":
             values, ok = self._core_summary(ids, counts, ice, parts)
             restarts = [int(self.n_seen_ + positions[i]) for i, _, again in parts if again]
         else:
             values, ok = curve_summary(np.zeros(len(ids)), counts, ice, False)
-        self._on_values(values, ok, self.n_seen_ + positions, cols, y, restarts=restarts)
+        self._on_values(values, ok & good, self.n_seen_ + positions, cols, y, restarts=restarts)
 
     def _core_summary(
         self, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray, parts: list[_CorePart]
@@ -1140,12 +1162,24 @@ class IncrementalPDP(IncrementalExplainer):
         if self._needs_upcast(table, keys[ids]):
             table = replace(table, upcast=table.upcast | {name})
         out, _ = ice_predict(self._model, table, [name], [keys], rows, ids, owner=_OWNER)
-        if np.isnan(out).any():
-            raise ValueError(
-                f"{_OWNER}: the model returned NaN for {int(np.isnan(out).any(axis=1).sum())} of "
-                f"{len(ids)} ICE evaluations of feature {self.feature_name_!r}."
-            )
         return out
+
+    def _finite_rows(self, ice: np.ndarray, rows: np.ndarray, B: int, y: np.ndarray | None,
+                     positions: np.ndarray) -> np.ndarray:
+        """The mask (B,) of the rows whose ICE values (pairs ``ice`` of rows ``rows``) are all
+        finite; the others (a NaN or +-inf at some grid value) are counted in ``n_skipped_``
+        with the skip warning (:meth:`IncrementalExplainer._warn`)."""
+        bad_pairs = ~np.isfinite(ice).all(axis=1)
+        if not bad_pairs.any():
+            return np.ones(B, dtype=bool)
+        bad = np.bincount(rows[bad_pairs], minlength=B) > 0
+        n_bad = int(bad.sum())
+        self.n_skipped_ += n_bad
+        i = int(np.flatnonzero(bad)[0])
+        self._warn("values", f"ICE curves that were not finite, first at stream row "
+                   f"{self.n_seen_ + int(positions[i])}: the model returned NaN or inf at a "
+                   f"value of feature {self.feature_name_!r}", n_bad, B)
+        return ~bad
 
     def _needs_upcast(self, table: Table, grid_values: np.ndarray) -> bool:
         """An integer 2-D array source and non-integer grid values: the model gets floats
@@ -1200,16 +1234,19 @@ class IncrementalPDP(IncrementalExplainer):
     def _current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(grid (g,), average (k, g), standard error (k, g), weight (g,), n_effective (g,))."""
         if len(self._active) == 0:
+            seen = self.n_seen_
             raise NotStartedError(
                 f"This {_OWNER} has not explained any observation yet; call explain_one or "
-                "explain_many first."
+                "explain_many first." if not seen or self.n_skipped_ < seen else
+                f"This {_OWNER} has not explained any observation yet: all {seen} seen were "
+                "skipped (n_skipped_: NaN inputs, or ICE curves that were not finite; the "
+                "warning said why)."
             )
         grid, order = self._sorted_active()
         ids = self._active[order]
         st = self._store
         S, Q, W, W2 = st.gather(ids)
-        mean = S / W[:, None]
-        var = np.maximum(Q / W[:, None] - mean**2, 0.0)
+        mean, var = _mean_var(S, Q, W)
         se = np.sqrt(var * (W2 / W**2)[:, None])
         if not self.bias_corrected:
             mean, se = mean * W[:, None], se * W[:, None]
@@ -1263,6 +1300,25 @@ def _sorted_quantile(values: np.ndarray, q: float) -> float:
     if i >= values.size - 1:
         return float(values[-1])
     return float(sg.lerp(float(values[i]), float(values[i + 1]), pos - i))
+
+
+def _mean_var(S: np.ndarray, Q: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted mean and variance (each (n_points, n_outputs)) from the sums ``S = sum w f``,
+    ``Q = sum w f**2`` and ``W = sum w`` (n_points,) of :class:`_PointStore`. Where ``Q``
+    overflowed float64 (ICE values beyond about 1e154 in magnitude: their squares are) the
+    variance is ``inf``, without numpy's overflow warnings (the mean is still right).
+
+    Examples
+    --------
+    >>> mean, var = _mean_var(np.array([[2e300]]), np.array([[np.inf]]), np.array([2.0]))
+    >>> mean, var
+    (array([[1.e+300]]), array([[inf]]))
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = S / W[:, None]
+        second = Q / W[:, None]
+        var = np.where(np.isinf(second), np.inf, np.maximum(second - mean**2, 0.0))
+    return mean, var
 
 
 def _int(value: Any, name: str, min_value: int) -> int:
