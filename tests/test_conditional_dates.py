@@ -216,3 +216,16 @@ def test_python_dates_and_datetimes_are_one_time_axis():
     codes = s.encode(s.data_)[:, 0]
     np.testing.assert_array_equal(codes, [43200.0, 0.0, np.nan, -43200.0])
 
+
+def test_a_categorical_of_many_levels_fits_without_scikit_learn_warning():
+    """A true categorical feature keeps its classification tree (its levels have no order),
+    and scikit-learn's "unique classes greater than 50% of the samples" warning, about a
+    target it takes for a regression one, no longer reaches the user once per tree."""
+    rng = np.random.default_rng(0)
+    ids = np.array([f"id{i}" for i in range(200)], dtype=object)
+    df = pd.DataFrame({"id": ids, "x": rng.normal(size=200)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = ConditionalSampler().fit(df)
+    assert "id" in s._encoder.levels and "id" not in s._encoder.dates
+    assert set(s.sample(df, ["id"], random_state=0).to_native()["id"]) <= set(ids)

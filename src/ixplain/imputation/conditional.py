@@ -48,6 +48,7 @@ splits on it (the row descends by weight there).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -252,7 +253,9 @@ def _fit_tree(Z: np.ndarray, j: int, categorical: bool, min_leaf: int,
         return _single_leaf(np.sort(np.concatenate([fit_rows, pool_rows])), n)
     cls = DecisionTreeClassifier if categorical else DecisionTreeRegressor
     est = cls(min_samples_leaf=min_leaf, max_depth=max_depth, random_state=0)
-    est.fit(Z[np.ix_(fit_rows, others)], Z[fit_rows, j])
+    with warnings.catch_warnings():  # a categorical target with many levels is one still
+        warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
+        est.fit(Z[np.ix_(fit_rows, others)], Z[fit_rows, j])
     t = est.tree_
     feature = np.where(t.feature >= 0, others[np.maximum(t.feature, 0)], -1).astype(np.intp)
     left, right = t.children_left.astype(np.intp), t.children_right.astype(np.intp)
