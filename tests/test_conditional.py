@@ -602,10 +602,11 @@ def test_ignored_independent_feature_is_zero_exactly_when_the_sampler_ignores_it
     checks.EXPLAINER_CHECKS["ignored_feature"](case)
 
 
-def test_duration_levels_are_coded_in_time_order():
+def test_durations_are_coded_as_seconds_in_time_order():
     """The levels of a categorical feature of durations were coded by ``repr``
     (``Timedelta('10 days')`` before ``Timedelta('9 days')``), so a tree's split on the codes
-    was no split in time. Now in value order: x = the number of days of d, and one split of
+    was no split in time. Durations are now numbers, seconds from the median duration (10
+    days: the 500th of 1000 values, 50 per day): x = the number of days of d, and one split of
     the tree for x given d (max_depth=1) puts the draws for the short durations (1-10 days)
     among the short ones' x exactly; with the repr order the split mixed 2-9 days with
     11-19."""
@@ -615,7 +616,7 @@ def test_duration_levels_are_coded_in_time_order():
     df = pd.DataFrame({"d": pd.to_timedelta(days, unit="D"), "x": days.astype(float)})
     s = ConditionalSampler(max_depth=1, min_samples_leaf=5).fit(df)
     codes = s.encode(s.data_)[:, 0]
-    np.testing.assert_array_equal(codes, days - 1)  # (dense ranks of the durations)
+    np.testing.assert_array_equal(codes, (days - 10) * 86400.0)
     drawn = s.sample(df, ["x"], random_state=0).to_native()["x"].to_numpy()
     short = days <= 10
     assert drawn[short].max() <= 10 and drawn[~short].min() >= 11

@@ -14,8 +14,8 @@ ids of the fitted rows that reach them (a per-leaf pool of *observed* values). T
    on down to ``j_1``.
 
 The removed values of the query row never enter (no leak), every draw is a value of the data
-(it stays in the support; categorical levels are drawn as levels), and the whole batch goes
-down each tree level by level in numpy. The blocks are drawn last column first (``j_m`` is the
+(it stays in the support; categorical levels are drawn as levels, dates as dates), and the
+whole batch goes down each tree level by level in numpy. The blocks are drawn last column first (``j_m`` is the
 block's last column in feature order).
 
 Honest trees: tree ``j`` is fitted twice; copy ``k`` learns its splits on a fixed random half
@@ -33,13 +33,22 @@ Tiny leaves: the trees are grown with ``min_samples_leaf`` rows per leaf (defaul
 from its own leaf (``exclude``) leaves one fewer. A leaf pool never gets empty; a feature
 whose values are all missing cannot be fitted (ValueError).
 
-Missing values: rows whose ``x_j`` is NaN are not in tree ``j``'s pools; a NaN (or an unseen
-categorical level) in an available feature of a query row is treated as unavailable at the
+Dates, datetimes, durations and periods are ordered quantities, not levels: the trees read
+them as numbers (:mod:`ixplain.imputation._dates`: seconds -- or periods -- from the fitted
+column's median value, tz-aware ones in UTC, the same code in any unit) and predict them with
+regression trees, so a date after the last fit needs no level of its own; the values drawn
+are the observed dates themselves, in the column's dtype. Other categorical features are
+levels, coded 0..L-1 (classification trees).
+
+Missing values: rows whose ``x_j`` is missing are not in tree ``j``'s pools; a missing value
+(or an unseen categorical level, or a value a date column cannot order, e.g. a naive datetime
+in a tz-aware column) in an available feature of a query row is treated as unavailable at the
 splits on it (the row descends by weight there).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +58,7 @@ from .._random import keyed_generator, root_seed, uniform_index
 from .._validation import check_int, date_sort, param_error
 from ..storage.base import canonical_columns
 from ..tabular import Table, _take, as_table
+from ._dates import DateCoder
 from .base import Removal
 
 __all__ = ["ConditionalSampler"]
@@ -146,42 +156,55 @@ class _Tree:
 
 
 class _Encoder:
-    """Numeric columns as float64, categorical levels as codes 0..L-1 (unseen: NaN), in the
-    order of :func:`_level_order` (the trees split on the codes as on numbers)."""
+    """Numeric columns as float64; dates, datetimes, durations and periods as numbers too
+    (:class:`~ixplain.imputation._dates.DateCoder`: seconds or periods from the fitted
+    column's median value); other categorical columns' levels as codes 0..L-1 (unseen: NaN),
+    in the order of :func:`_level_order` (the trees split on the codes as on numbers)."""
 
     def __init__(self, table: Table) -> None:
         self.names = table.names
         self.kinds = table.schema.kinds
-        cols = canonical_columns(table)
+        self.dates: dict[str, DateCoder] = {}
         self.levels: dict[str, Any] = {}
         for name, kind in zip(self.names, self.kinds):
-            if kind != "numeric":
-                import pandas as pd  # categorical data only (import ixplain stays light)
+            if kind == "numeric":
+                continue
+            coder = DateCoder.fit(table.columns[name])
+            if coder is not None:
+                self.dates[name] = coder
+                continue
+            import pandas as pd  # categorical data only (import ixplain stays light)
 
-                values = pd.unique(pd.Series(cols[name], dtype=object).dropna())
-                self.levels[name] = pd.Index(_level_order(values), dtype=object)
+            col = canonical_columns(table.select([name]))[name]
+            values = pd.unique(pd.Series(col, dtype=object).dropna())
+            self.levels[name] = pd.Index(_level_order(values), dtype=object)
 
     def __call__(self, table: Table) -> np.ndarray:
-        cols = canonical_columns(table.select(self.names))
+        table = table.select(self.names)
         out = np.empty((table.n_rows, len(self.names)))
         for c, name in enumerate(self.names):
-            if name in self.levels:
+            if name in self.dates:
+                out[:, c] = self.dates[name](table.columns[name])
+            elif name in self.levels:
                 import pandas as pd
 
-                codes = self.levels[name].get_indexer(pd.Index(cols[name], dtype=object))
+                col = canonical_columns(table.select([name]))[name]
+                codes = self.levels[name].get_indexer(pd.Index(col, dtype=object))
                 out[:, c] = np.where(codes >= 0, codes, np.nan)
             else:
-                out[:, c] = cols[name]
+                out[:, c] = table.numeric_column(name)
         return out
 
 
 def _level_order(values: Any) -> list[Any]:
-    """A categorical feature's levels in the order of their codes: dates, datetimes,
-    durations and periods (:func:`~ixplain._validation.date_sort`) in time order, so that a
-    tree's split on the codes is a split in time (by ``repr``, ``Timedelta('10 days')`` came
-    before ``Timedelta('9 days')``); any other levels, and dates that do not compare with each
-    other (naive with tz-aware datetimes, periods of two frequencies, dates mixed with
-    durations), by ``repr`` (a fixed order for objects of no common order).
+    """A categorical feature's levels in the order of their codes: date-like levels
+    (:func:`~ixplain._validation.date_sort`) in time order if they compare (a column of
+    dates is coded as numbers by :class:`~ixplain.imputation._dates.DateCoder` unless pandas
+    cannot hold one of its values), so that a tree's split on the codes is a split in time (by
+    ``repr``, ``Timedelta('10 days')`` came before ``Timedelta('9 days')``); any other levels,
+    and dates that do not compare with each other (naive with tz-aware datetimes, periods of
+    two frequencies, dates mixed with durations), by ``repr`` (a fixed order for objects of no
+    common order).
 
     Examples
     --------
@@ -230,7 +253,9 @@ def _fit_tree(Z: np.ndarray, j: int, categorical: bool, min_leaf: int,
         return _single_leaf(np.sort(np.concatenate([fit_rows, pool_rows])), n)
     cls = DecisionTreeClassifier if categorical else DecisionTreeRegressor
     est = cls(min_samples_leaf=min_leaf, max_depth=max_depth, random_state=0)
-    est.fit(Z[np.ix_(fit_rows, others)], Z[fit_rows, j])
+    with warnings.catch_warnings():  # a categorical target with many levels is one still
+        warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
+        est.fit(Z[np.ix_(fit_rows, others)], Z[fit_rows, j])
     t = est.tree_
     feature = np.where(t.feature >= 0, others[np.maximum(t.feature, 0)], -1).astype(np.intp)
     left, right = t.children_left.astype(np.intp), t.children_right.astype(np.intp)
@@ -266,7 +291,9 @@ class ConditionalSampler(Removal):
 
     One scikit-learn decision tree per feature, predicting it from the others, with the
     fitted rows pooled in its leaves; a removed block is drawn by the chain rule (see the module
-    docstring), from observed values only.
+    docstring), from observed values only. Numeric features and features of dates, datetimes,
+    durations or periods (read as numbers: seconds or periods from their median value) get
+    regression trees; other categorical features, classification trees on their levels.
 
     Parameters
     ----------
@@ -356,9 +383,10 @@ class ConditionalSampler(Removal):
         halves = (np.flatnonzero(self._fold == 0), np.flatnonzero(self._fold == 1))
         # trees_[j][k]: splits learnt on fold k, values pooled from fold 1 - k
         self.trees_ = [
-            tuple(_fit_tree(Z, j, kind != "numeric", self.min_samples_leaf_, self.max_depth,
-                            halves[k], halves[1 - k]) for k in ((0, 1) if self.cross_fit else (0,)))
-            for j, kind in enumerate(table.schema.kinds)
+            tuple(_fit_tree(Z, j, name in self._encoder.levels, self.min_samples_leaf_,
+                            self.max_depth, halves[k], halves[1 - k])
+                  for k in ((0, 1) if self.cross_fit else (0,)))
+            for j, name in enumerate(table.names)
         ]
         self.feature_names_ = table.names
         self.n_rows_ = n

@@ -10,7 +10,9 @@ whose two parts learn at two paces:
   values did not shape the leaves);
 * **leaf pools** -- every row is routed down each tree ``j`` (by its values; a NaN feature by
   the fitted rows' weight) and offered to its leaf's reservoir of ``x_j`` values, right after
-  it is explained. A leaf holds up to ``max(2 n_l, 2)`` values (``n_l``: the values pooled at
+  it is explained (dates and durations are numbers to the trees, so a date later than the
+  refit's is routed and pooled like any other; a missing ``x_j``, or a categorical level
+  unseen at the refit, is not pooled). A leaf holds up to ``max(2 n_l, 2)`` values (``n_l``: the values pooled at
   the refit). Once full, ``reservoir="uniform"`` keeps a uniform sample of the values
   the leaf was offered since the refit (Vitter's algorithm R), ``reservoir="geometric"``
   replaces a uniformly chosen value (a value survives each arrival with probability
