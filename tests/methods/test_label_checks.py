@@ -163,3 +163,21 @@ def test_static_methods_name_the_label_shape_as_given(name):
             f"{name}: y has shape (40, 2), but the loss 'squared_error' takes the model's 1 "
             "output per observation, so y needs shape (40,).")):
         method(one_output, X[:40], np.c_[Y[:40], Y[:40]], loss="squared_error", random_state=0)
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "zero_one"])
+def test_a_multi_output_classifier_gets_the_label_shape_message(loss):
+    """A classifier fitted on y of shape (n, 2) has one array of classes per output: the
+    first-labels check compared each label with those arrays (numpy's "truth value of an
+    array ... is ambiguous"; QA, session 11). The class losses take one label per row: the
+    message names y's shape as for any model."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ixplain import permutation_importance
+
+    Yc = (X[:40, :2] > 0).astype(int)
+    rf = RandomForestClassifier(n_estimators=3, random_state=0).fit(X[:40], Yc)
+    with pytest.raises(ValueError, match=re.escape(
+            f"permutation_importance: y has shape (40, 2), but the loss '{loss}' takes one "
+            "class label per observation, so y needs shape (40,).")):
+        permutation_importance(rf, X[:40], Yc, loss=loss, n_repeats=2, random_state=0)

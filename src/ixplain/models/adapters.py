@@ -139,8 +139,11 @@ class SklearnModel(Model):
         if self._labels_checked:
             return
         self._labels_checked = True
-        labels = np.asarray(y, dtype=object).reshape(-1)
         classes = list(self.classes_)  # type: ignore[arg-type]
+        if classes and np.ndim(classes[0]) > 0:
+            return  # a multi-output classifier: one array of classes per output (the
+            # loss checks the labels' shape; scikit-learn's losses take one output)
+        labels = np.asarray(y, dtype=object).reshape(-1)
         _refuse_continuous_labels(np.asarray(y), classes, type(self.model).__name__)
         if len(labels) and not any(label in classes for label in labels[:100].tolist()):
             warnings.warn(
