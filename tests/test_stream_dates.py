@@ -228,3 +228,44 @@ def test_a_later_value_out_of_the_first_units_range_is_refused():
         e.explain_many(later, [0.5])
     assert "df['t'].astype('datetime64[s]')" in str(info.value)
     assert e.n_seen_ == 20
+
+
+class _ZoneModel:
+    """Predicts ``z``; counts its calls."""
+
+    calls = 0
+
+    def __call__(self, D):
+        D = pd.DataFrame(D) if isinstance(D, list) else D
+        self.calls += 1
+        return D["z"].to_numpy(dtype=float)
+
+
+@pytest.mark.parametrize("first_zone, later_zone", [(None, "Asia/Tokyo"), ("Asia/Tokyo", None)])
+@pytest.mark.parametrize("as_records", [False, True])
+def test_a_naive_datetime_in_an_aware_stream_or_the_reverse_is_refused(first_zone, later_zone,
+                                                                       as_records):
+    """QA (session 11): a naive ``12:00`` into an Asia/Tokyo stream reached the model as
+    ``12:00+09:00`` (wall time there), and ``12:00+09:00`` into a naive stream as ``03:00``
+    (UTC, the zone dropped), silently and differently. Both are refused, before any model
+    call, naming the feature, the value and the conversion; the explainer is unchanged; the
+    same zone (another unit too) goes through."""
+    model = _ZoneModel()
+    first = pd.DataFrame({"t": pd.date_range("2024-01-01", periods=50, freq="h", tz=first_zone),
+                          "z": np.arange(50.0)})
+    e = ix.IncrementalPFI(model, "squared_error", random_state=0)
+    e.explain_many(first, np.zeros(50))
+    before, calls = pickle.dumps(e), model.calls
+    later = pd.DataFrame({"t": [pd.Timestamp("2030-06-01 12:00", tz=later_zone)], "z": [1.0]})
+    data = later.to_dict("records") if as_records else later
+    kind = "a naive datetime" if later_zone is None else "a tz-aware datetime"
+    with pytest.raises(ValueError, match=rf"feature 't' holds Timestamp\('2030-06-01 12:00:00.*"
+                                         rf"{kind}, but the stream's first observations fixed"):
+        e.explain_many(data, [0.0])
+    assert model.calls == calls and e.n_seen_ == 50
+    same = pd.DataFrame({"t": [pd.Timestamp("2030-06-01 12:00", tz=first_zone)], "z": [1.0]})
+    e.explain_many(same, [0.0])
+    plain = pickle.loads(before)  # (the run without the refused call)
+    plain.explain_many(same, [0.0])
+    assert e.n_seen_ == 51
+    np.testing.assert_array_equal(e.importances_, plain.importances_)

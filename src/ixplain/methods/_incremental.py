@@ -132,6 +132,7 @@ from .._validation import (
     check_float,
     check_int,
     check_options,
+    missing_value,
     param_error,
     refuse_complex_target,
     user_stacklevel,
@@ -1277,7 +1278,8 @@ class IncrementalExplainer:
             string among them, ``"2.5"`` as much as ``"a"`` (numpy would read ``"2.5"`` as
             2.5, a string of another row of the same column as an error). For a date or
             duration that the feature's dtype, fixed by the stream's first observations,
-            cannot hold exactly (:meth:`_check_date_unit`).
+            cannot hold exactly (:meth:`_check_date_unit`), and for a naive datetime in a
+            tz-aware feature or the reverse (:meth:`_check_time_zone`).
         """
         if kind != "numeric":
             out = np.asarray(values, dtype=object).reshape(-1)
@@ -1324,6 +1326,7 @@ class IncrementalExplainer:
         ValueError
             Naming the feature, the value, its row, both units and what to do.
         """
+        self._check_time_zone(name, values, dtype, single)
         misfit = date_unit_misfit(values, dtype)
         if misfit is None:
             return
@@ -1340,6 +1343,38 @@ class IncrementalExplainer:
             f"{own} value, but the stream's first observations fixed it as {dtype}, which "
             f"cannot hold it exactly ({why}); casting it would change it. Give every call the "
             f"same unit: {fix}.")
+
+    def _check_time_zone(self, name: str, values: np.ndarray, dtype: Any, single: bool) -> None:
+        """Refuse a naive datetime of feature ``name`` in a stream whose first observations
+        made it tz-aware, or an aware one in a naive stream: pandas reads the first as wall
+        time in the stream's zone and turns the second into naive UTC, silently (QA).
+
+        Raises
+        ------
+        ValueError
+            Naming the feature, the value, its row, both kinds and the conversion.
+        """
+        if np.dtype(getattr(dtype, "base", dtype)).kind != "M":
+            return
+        zone = getattr(dtype, "tz", None)
+        for i, v in enumerate(values):
+            if missing_value(v) or not (hasattr(v, "tzinfo") or isinstance(v, np.datetime64)):
+                continue  # (numbers, strings: not a matter of zones)
+            if (getattr(v, "tzinfo", None) is not None) == (zone is not None):
+                continue
+            n = repr(name)
+            if zone is not None:
+                what = "a naive datetime"
+                fix = (f"df[{n}] = df[{n}].dt.tz_localize({str(zone)!r}) reads naive values as "
+                       "wall time there")
+            else:
+                what = "a tz-aware datetime"
+                fix = (f"df[{n}] = df[{n}].dt.tz_convert(None) gives the UTC instant, "
+                       ".dt.tz_localize(None) the wall time")
+            raise ValueError(
+                f"{self._owner}: feature {name!r} holds {v!r} ({self._where(i, single)}), "
+                f"{what}, but the stream's first observations fixed it as {dtype}; give every "
+                f"call the same kind of datetimes ({fix}).")
 
     def _not_a_number(self, name: str, value: Any, i: int, single: bool,
                       source: str | None = None) -> ValueError:
