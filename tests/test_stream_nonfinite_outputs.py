@@ -155,3 +155,17 @@ def test_iale_beyond_the_float_range_warns_itself_not_numpy():
         small.explain_many(X)
     fine = np.isfinite(ale.average)
     np.testing.assert_allclose(ale.average[fine] / 1e3, small.ale_.average[fine], rtol=1e-9)
+
+
+def test_iale_says_every_row_after_its_warm_up_was_skipped():
+    """A model returning NaN everywhere: the 100 warm-up rows are stored, the 100 after them
+    skipped. ``ale_`` said "has not explained any observation yet; call explain_one ... first"
+    after 200 rows (QA, session 11); it now says where the rows went, as iPDP does."""
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    e = ix.IncrementalALE(lambda A: np.full(len(A), np.nan), "x0", feature_names=["x0", "x1"])
+    with pytest.warns(RuntimeWarning, match="100 of 200 observation"):
+        e.explain_many(X)
+    assert (e.n_seen_, e.n_warmup_, e.n_skipped_) == (200, 100, 100)
+    with pytest.raises(NotStartedError, match="of the 200 rows seen, 100 were its warm-up and "
+                                              "the other 100 were skipped"):
+        _ = e.ale_

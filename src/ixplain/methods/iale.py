@@ -449,9 +449,14 @@ class IncrementalALE(IncrementalExplainer):
                 f"two distinct finite values ({self.n_seen_} rows seen, {self.n_warmup_} stored, "
                 f"{self.n_skipped_} skipped). A constant feature has no ALE.")
         if self._aggregator.n == 0 or self.edges_ is None:
+            after = self.n_seen_ - self.n_warmup_  # (rows since the warm-up)
             raise NotStartedError(
                 f"This {self._owner} has not explained any observation yet; call explain_one or "
-                "explain_many first.")
+                "explain_many first." if after <= 0 or self.n_skipped_ < after else
+                f"This {self._owner} has not explained any observation yet: of the "
+                f"{self.n_seen_} rows seen, {self.n_warmup_} were its warm-up and the other "
+                f"{after} were skipped (n_skipped_: NaN inputs, or effects that were not "
+                "finite; the warning said why).")
         sums = self._aggregator.get() * self._scale()
         mean, var, _ = bin_statistics(sums)
         # an empty bin's effect is the nearest bin's slope times its width (an interpolation,
