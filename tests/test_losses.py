@@ -1,6 +1,7 @@
 """Per-row losses against their definitions written plainly."""
 
 import numpy as np
+import pytest
 
 from ixplain.losses import zero_one
 
@@ -32,3 +33,19 @@ def test_zero_one_compares_integer_labels_of_one_dtype_exactly():
     np.testing.assert_array_equal(zero_one(y, y), [0.0, 0.0, 0.0])
     # another dtype on one side: compared as float64, as before
     np.testing.assert_array_equal(zero_one(y[1:].astype(np.float32), pred[1:]), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("labels", [np.array(["1", "2.5"]), np.array(["1", "2.5"], dtype=object),
+                                    np.array([1.0, "2.5"], dtype=object)])
+def test_regression_losses_refuse_labels_that_are_strings(labels):
+    """numpy reads ``"2.5"`` as 2.5, so a string label passed as a number while the stream
+    explainers refuse the same string in a numeric feature (QA, session 11): the regression
+    losses refuse strings, naming them and the conversion."""
+    from ixplain.losses import absolute_error, squared_error
+
+    for loss in (squared_error, absolute_error):
+        with pytest.raises(ValueError, match=r"non-numeric targets \(labels y\) \(e\.g\. \[.*'2\.5'"
+                                             r"\]\); strings are not read as numbers"):
+            loss(labels, np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(squared_error(np.array([1, 2.5], dtype=object),
+                                                np.array([1.0, 2.0])), [0.0, 0.25])

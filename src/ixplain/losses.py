@@ -83,15 +83,24 @@ def _as_index(y_true: Any, classes: Any) -> np.ndarray:
 
 
 def _as_float(values: Any, what: str, name: str) -> np.ndarray:
+    """``values`` as float64 for a regression loss; strings are refused, ``"2.5"`` as much as
+    ``"a"`` (numpy would read ``"2.5"`` as 2.5, as the stream explainers refuse it in a
+    numeric feature)."""
     arr = np.asarray(values)
+    text = arr.dtype.kind in "US" or (arr.dtype.kind == "O" and any(
+        isinstance(v, (str, bytes)) for v in arr.reshape(-1).tolist()))
     try:
-        return arr.astype(np.float64)
+        if not text:
+            return arr.astype(np.float64)
     except (TypeError, ValueError):
-        example = arr.reshape(-1)[:3].tolist()
-        raise ValueError(
-            f"The regression loss {name!r} got non-numeric {what} (e.g. {example}); for class "
-            "labels use 'zero_one', or 'log_loss'/'brier' on class probabilities."
-        ) from None
+        pass
+    example = list(dict.fromkeys(arr.reshape(-1).tolist()))[:3]  # (distinct: rows repeat)
+    hint = ("strings are not read as numbers, even ones that look like them: convert them "
+            "first (pandas.to_numeric); " if text else "")
+    raise ValueError(
+        f"The regression loss {name!r} got non-numeric {what} (e.g. {example}); {hint}for "
+        "class labels use 'zero_one', or 'log_loss'/'brier' on class probabilities."
+    )
 
 
 def _regression_residual(y_true: Any, y_pred: Any, name: str) -> np.ndarray:
