@@ -70,14 +70,12 @@ Mathematical Statistics 41, 1970. S. R. Howard, A. Ramdas, J. McAuliffe, J. Sekh
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from statistics import NormalDist
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ._channel import ValueChannel, make_event
+from ._channel import ValueChannel, _quantile, make_event
 from .base import DriftEvent
 
 __all__ = ["INPUT_BEFORE", "InputMemory", "LOOK_MAX", "LOSS_LAG", "LOSS_SHIFTS", "LossTrigger",
@@ -125,13 +123,6 @@ MIN_AFTER = 10
 LOOK_MAX = 256
 #: Input rows before the change start that the look's input test compares with those after.
 INPUT_BEFORE = 1000
-
-
-@lru_cache(maxsize=64)
-def _quantile(p: float) -> float:
-    """The standard normal quantile at ``p`` (cached: the window's tests ask for the same few
-    levels at every row)."""
-    return NormalDist().inv_cdf(p)
 
 
 def mixture_bound(n: np.ndarray, level: float, rho: float = RHO) -> np.ndarray:
@@ -530,9 +521,8 @@ class LossTrigger:
                 else f"{loss} + z-test at the alarm row (fixed n, level={w.look_level:.3g})")
         event = make_event(row, w.start, ch.labels[j], ch.name, test,
                            (math.ldexp(w.mean_b[j], back), se_b, int(w.n_b[j])),
-                           (math.ldexp(float(after.mean()), back), se_a, len(after)))
-        if look is not None:  # (the look's statistic, in the event's units: scale-free)
-            event = replace(event, statistic=look)
+                           (math.ldexp(float(after.mean()), back), se_a, len(after)),
+                           statistic=look)  # (the look's z when it named it: scale-free)
         ch.__dict__.setdefault("compared", {})[(row, event.feature)] = ch.compare(
             event, int(ch.last_start[j]))  # the memory up to this row
         ch.restart(j, w.start)

@@ -198,7 +198,7 @@ class ValueChannel:
 
     def _new_test(self, j: int) -> Any:
         test, level, seed, warmup, shift, lag = self._spec
-        if self._is_loss and shift is not None:
+        if self._is_loss and shift is not None:  # (shift: for the type checker)
             # a loss test (its own design shift): any change of the loss opens an attribution
             # window, which tests the features' means itself, so no mean confirmation (it
             # delayed the benchmark's static loss alarms by about 10 rows, the swap's by 20)
@@ -310,7 +310,7 @@ class ValueChannel:
         distribution that is not symmetric about the clip range's centre); an explanation's
         *mean* is what an event claims changed. The loss tests' alarms (``shift`` given) open
         attribution windows, which test the features' means themselves: not confirmed."""
-        return self._is_loss or abs(event.statistic) >= _critical(self._spec[1])
+        return self._is_loss or abs(event.statistic) >= _quantile(1.0 - self._spec[1] / 2.0)
 
     @property
     def _is_loss(self) -> bool:
@@ -367,9 +367,10 @@ class ValueChannel:
 
 
 @lru_cache(maxsize=64)
-def _critical(level: float) -> float:
-    """The two-sided normal critical value ``z(1 - level / 2)``."""
-    return NormalDist().inv_cdf(1.0 - level / 2.0)
+def _quantile(p: float) -> float:
+    """The standard normal quantile at ``p`` (cached: the tests ask for the same few levels
+    at every row and every alarm)."""
+    return NormalDist().inv_cdf(p)
 
 
 def _stats(v: np.ndarray) -> tuple[float, float, int]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import warnings
 from collections import deque
-from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from .._validation import (
 )
 from ..results.drift import DriftExplanation
 from ._attribution import INPUT_BEFORE, LOOK_MAX, InputMemory, LossTrigger, row_losses
-from ._channel import RowMemory, ValueChannel, as_float_rows, make_event, summary
+from ._channel import RowMemory, ValueChannel, _quantile, as_float_rows, make_event, summary
 from ._snapshot import (
     Capture,
     detached_copy,
@@ -994,7 +993,7 @@ class ExplanationDriftDetector:
         mean, se = summary(diff)  # (scaled: no overflow for values near 1e300)
         z = np.where(se > 0, mean / np.where(se > 0, se, 1.0),
                      np.where(mean == 0, 0.0, np.inf))
-        crit = NormalDist().inv_cdf(1.0 - level / 2.0)
+        crit = _quantile(1.0 - level / 2.0)
         units = self._term_sizes(len(mean))  # (iPDP: slope and curvature in output units)
         size = max(float(np.abs(ref.mean(axis=0) * units).sum()),
                    float(np.abs(now.mean(axis=0) * units).sum()))
@@ -1002,8 +1001,11 @@ class ExplanationDriftDetector:
         mb, sb = summary(ref)
         ma, sa = summary(now)
         test = f"paired z (level={level:.3g}, min_change={self.min_change})"
+        # the last row the model was found unchanged: the reference row or a later check
+        # that raised nothing (absent from old pickles: the reference row)
+        quiet = int(self.__dict__.get("_quiet", self._ref_row))
         events = [
-            make_event(row, self._quiet_row() + 1, self.feature_names_[j], "model", test,
+            make_event(row, quiet + 1, self.feature_names_[j], "model", test,
                        (mb[j], sb[j], n), (ma[j], sa[j], n), statistic=float(z[j]))
             for j in np.flatnonzero(fire)
         ]
@@ -1020,8 +1022,7 @@ class ExplanationDriftDetector:
             return np.ones(k)
         from ._curves import term_sizes
 
-        numeric = getattr(self.explainer, "feature_kind_", None) == "numeric"
-        return term_sizes(np.asarray(grid, dtype=np.float64) if numeric else grid, k, numeric)
+        return term_sizes(grid, k, getattr(self.explainer, "feature_kind_", None) == "numeric")
 
     def _record_model(self, events: list[DriftEvent], now: np.ndarray, row: int) -> None:
         ref = self._ref_values
@@ -1042,12 +1043,6 @@ class ExplanationDriftDetector:
             self._emit(e, change)
         self._n_checks = 0
         self._new_reference(now, row)
-
-    def _quiet_row(self) -> int:
-        """The last row at which the model was found unchanged since the reference point:
-        the reference row or a later check that raised nothing (a model event's ``start`` is
-        the row after it)."""
-        return max(self._ref_row, int(self.__dict__.get("_quiet", self._ref_row)))
 
     def _move_reference_rows(self) -> None:
         """After a data channel's loss change: the reference sample becomes the last
