@@ -89,11 +89,11 @@ def _as_float(values: Any, what: str, name: str) -> np.ndarray:
     arr = np.asarray(values)
     text = arr.dtype.kind in "US" or (arr.dtype.kind == "O" and any(
         isinstance(v, (str, bytes)) for v in arr.reshape(-1).tolist()))
-    try:
-        if not text:
+    if not text:
+        try:
             return arr.astype(np.float64)
-    except (TypeError, ValueError):
-        pass
+        except (TypeError, ValueError):
+            pass
     example = list(dict.fromkeys(arr.reshape(-1).tolist()))[:3]  # (distinct: rows repeat)
     hint = ("strings are not read as numbers, even ones that look like them: convert them "
             "first (pandas.to_numeric); " if text else "")

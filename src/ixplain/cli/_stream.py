@@ -242,8 +242,9 @@ def _pd_features(cfg: StreamConfig, frame: pd.DataFrame, names: list[str],
     if not chosen:
         warnings.warn(
             f"--explain {'/'.join(m for m in methods if m in ('pdp', 'ale'))}: no feature to "
-            f"explain, every feature holds dates or durations ({', '.join(dates)}); store one "
-            "as a number in the file to explain it.", UserWarning, stacklevel=2)
+            f"explain, every feature holds dates or durations ({', '.join(dates)}) or text "
+            f"of more than {MAX_PD_LEVELS} levels; store one as a number in the file to "
+            "explain it.", UserWarning, stacklevel=2)
     return chosen
 
 
