@@ -138,6 +138,22 @@ events outside the windows 0 -> 2.5 per 100,000 rows). ``--seeds 20 --only "stat
 agrawal"`` (the final tree): static 0 false events; learning, model channel 16.2 per 100,000
 rows against ADWIN's 10.8 (26 events against 17 in 160,000 rows; at 5 seeds 11.7 against
 8.3).
+
+Session 12 (``--seeds 5``), tried and not kept, each against the table above (learning abrupt
+490 / 1 of 5 no later than ADWIN; static abrupt 27 / 60 %; bike 127.2 data + 57.8 model =
+185.0 false events per 100,000 rows against ADWIN's 185.1):
+the loss CUSUMs at 20 times their level, ``delta / ((k + 1) * attribution_level)``, which
+keeps the attribution path's share of false events at ``delta / (k + 1)`` were a window's
+crossings independent of its alarm: loss alarms earlier (learning abrupt 393, 413, 204, 489,
+250 -> 275, 394, 176, 405, 246 rows; seeds 0-4), median delay 490 -> 264, but still 1 of 5
+no later than ADWIN, static abrupt first-ok 60 % -> 40 %, bike 219.8 + 34.7 = 254.5. At 10
+times: 490 / 1 of 5, bike 219.8 + 34.7; at 100 times: 261 / 2 of 5, static abrupt 19 rows /
+40 %, bike 185.1 + 34.7 = 219.8. River's ADWIN (delta 0.002) on the loss as a third loss
+test: no loss alarm earlier than the CUSUMs' in the rows checked (seeds 0-1). The model
+checks' ``min_change`` 0.2: stationary learning Agrawal model channel 11.7 unchanged (its
+events are the tree's real growth, e.g. ``salary`` 0.068 -> 0.188, seed 0), Friedman lea
+missed 6 -> 12, bike 185.1 + 46.3. So the speed of the loss alarm with a learning model and
+the bike stream's false events trade against each other at every loss level tried.
 """
 
 from __future__ import annotations
