@@ -163,6 +163,7 @@ import copy
 import os
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -382,15 +383,19 @@ def paired(ours, adwin):
     return len(both), sum(1 for a, b in both if a is not None and a <= b)
 
 
-def selected(name: str, only: str) -> bool:
-    """Whether ``--only only`` selects the stream ``name``: the whole name, or its words
-    (runs of letters, digits and ``_``) containing those of ``only`` in a row, ignoring case
-    (``"gra"`` selects ``5 friedman gra``, not ``agrawal``; ``"4 stationary"`` the three
-    stationary streams; ``""`` every stream)."""
+def selected(name: str, only: str, names: Iterable[str] = ()) -> bool:
+    """Whether ``--only only`` selects the stream ``name`` among the run's streams ``names``:
+    a whole name of ``names`` selects that stream alone (``"1 agrawal 1->2 abrupt"``, not
+    its ``(static)`` twin, whose words contain its words); any other pattern, the streams
+    whose words (runs of letters, digits and ``_``) contain those of ``only`` in a row,
+    ignoring case (``"gra"`` selects ``5 friedman gra``, not ``agrawal``; ``"4 stationary"``
+    the three stationary streams; ``""`` every stream)."""
     name, only = name.lower(), only.strip().lower()
     words, want = re.findall(r"\w+", name), re.findall(r"\w+", only)
     if not only or name == only:
         return True
+    if only in {n.lower() for n in names}:  # another stream's whole name
+        return False
     return any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1))
 
 
@@ -413,14 +418,17 @@ def main():
     ap.add_argument("--data-samples", type=int, default=1,
                     help="the detector's data_samples (draws per row in the data channels)")
     ap.add_argument("--only", default="",
-                    help="run only the streams whose name is this or contains these whole words, "
-                         "in this order (case-insensitive: 'static', 'gra', '4 stationary')")
+                    help="run only the stream of this whole name, or else the streams whose "
+                         "names contain these whole words in this order (case-insensitive: "
+                         "'1 agrawal 1->2 abrupt', 'static', 'gra', '4 stationary')")
     args = ap.parse_args()
     table: dict[str, dict] = {}
     start = time.perf_counter()
     for seed in range(args.seeds):
-        for st in streams(seed, args.rows):
-            if not selected(st.name, args.only):
+        pool = streams(seed, args.rows)
+        names = [st.name for st in pool]
+        for st in pool:
+            if not selected(st.name, args.only, names):
                 continue
             st = copy.copy(st)
             t0 = time.perf_counter()

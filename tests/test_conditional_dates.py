@@ -208,10 +208,11 @@ def test_stream_dates_same_result_for_any_chunking_and_pickle():
 
 def test_python_dates_and_datetimes_are_one_time_axis():
     """A column of Python ``date`` and naive ``datetime`` values (no common order for
-    Python: a date and a datetime do not compare) is one time axis, a date at midnight."""
+    Python: a date and a datetime do not compare) is one time axis, a date at midnight; its
+    missing value is coded NaN (``allow_nan``: the fit refuses it otherwise)."""
     values = [datetime.date(2024, 1, 2), datetime.datetime(2024, 1, 1, 12), None,
               datetime.date(2024, 1, 1)]
-    s = ConditionalSampler(min_samples_leaf=1).fit(
+    s = ConditionalSampler(min_samples_leaf=1, allow_nan=True).fit(
         pd.DataFrame({"t": pd.Series(values, dtype=object), "x": [1.0, 2.0, 3.0, 4.0]}))
     codes = s.encode(s.data_)[:, 0]
     np.testing.assert_array_equal(codes, [43200.0, 0.0, np.nan, -43200.0])
@@ -229,3 +230,49 @@ def test_a_categorical_of_many_levels_fits_without_scikit_learn_warning():
         s = ConditionalSampler().fit(df)
     assert "id" in s._encoder.levels and "id" not in s._encoder.dates
     assert set(s.sample(df, ["id"], random_state=0).to_native()["id"]) <= set(ids)
+
+
+MISSING = {"datetime64[ns]": pd.NaT, "datetime64[s, Europe/Paris]": pd.NaT,
+           "timedelta64[s]": pd.NaT, "period[s]": pd.NaT, "python datetime": None}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_missing_date_is_refused_as_a_missing_number_is(form):
+    """Static conditional removal refused NaN in a numeric column but took a NaT (or a None
+    among Python datetimes): both are missing values the trees read as NaN codes. Both are
+    refused now, by the sampler's fit and so by permutation_importance, naming the column
+    and the row; ``allow_nan=True`` takes both, leaving the row out of that tree's pools."""
+    t, secs, x, z = qa_data(300)
+    df = pd.DataFrame({"t": as_form(t, form), "x": x, "z": z})
+    df.loc[7, "t"] = MISSING[form]
+    assert df["t"].isna().sum() == 1 and df["t"].dtype == as_form(t, form).dtype
+    numbers = pd.DataFrame({"t": secs, "x": x, "z": z})
+    numbers.loc[7, "t"] = np.nan
+    with pytest.raises(ValueError) as nan:
+        ConditionalSampler().fit(numbers)
+    assert str(nan.value) == ("ConditionalSampler.fit: column 't' contains NaN (first at row "
+                              "7); impute or drop missing values first.")
+    with pytest.raises(ValueError) as nat:
+        ConditionalSampler().fit(df)
+    assert str(nat.value) == (
+        f"ConditionalSampler.fit: column 't' contains a missing value "
+        f"({df['t'].astype(object)[7]!r}, first at row 7); impute or drop missing values "
+        "first.")
+    with pytest.raises(ValueError, match="column 't' contains a missing value"):
+        permutation_importance(Model(), df, secs / 1e5 + z, loss="squared_error",
+                               removal="conditional", n_repeats=1, random_state=0)
+    for data in (df, numbers):  # allowed: the row is in no pool of t's tree, as NaN's is
+        s = ConditionalSampler(allow_nan=True).fit(data)
+        assert 7 not in s.trees_[0][0].pool and 7 not in s.trees_[0][1].pool
+
+
+def test_every_column_with_missing_values_is_named():
+    """NaN in ``x`` (row 4) and a NaT in ``t`` (row 2): one refusal naming both."""
+    t, secs, x, z = qa_data(50)
+    df = pd.DataFrame({"t": t, "x": x, "z": z})
+    df.loc[2, "t"], df.loc[4, "x"] = pd.NaT, np.nan
+    with pytest.raises(ValueError) as info:
+        ConditionalSampler().fit(df)
+    assert str(info.value) == (
+        "ConditionalSampler.fit: column 't' contains a missing value (NaT, first at row 2), "
+        "column 'x' contains NaN (first at row 4); impute or drop missing values first.")

@@ -1,4 +1,5 @@
-"""The drift benchmark's ``--only``: whole words of the stream names, not substrings."""
+"""The drift benchmark's ``--only``: whole words of the stream names, not substrings; a whole
+stream name selects that stream alone."""
 
 from __future__ import annotations
 
@@ -35,9 +36,14 @@ def _selected():
     ("bike", ["4 stationary bike 2011"]),
     ("agrawal", NAMES[:3] + NAMES[6:8]),
     ("2 salary<->commission (static)", [NAMES[4]]),
+    # a whole name selects that stream, not its "(static)" twin (whose words contain its own)
+    ("1 agrawal 1->2 abrupt", [NAMES[0]]),
+    ("2 Salary<->Commission ", [NAMES[3]]),
+    ("4 stationary agrawal", [NAMES[7]]),
+    ("1 agrawal 1->2", NAMES[:3]),  # (not a whole name: the words, in a row)
     ("stationary 4", []),  # words in another order
     ("", NAMES),
 ])
 def test_only_selects_whole_words_of_the_stream_name(only, expected):
     selected = _selected()
-    assert [n for n in NAMES if selected(n, only)] == expected
+    assert [n for n in NAMES if selected(n, only, NAMES)] == expected

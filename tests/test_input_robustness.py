@@ -368,13 +368,12 @@ def test_string_in_numeric_column_is_named_when_the_model_fails():
 def test_unit_shift_closed_form(k, m):
     """``top = m 2**k`` with ``m`` in [0.5, 1) is brought to ``m`` by ``2**-k``: the shift
     is ``-k`` (frexp's exponent), for the ALE moments and the drift channels alike."""
-    from ixplain._numeric import unit_shift
-    from ixplain.methods.ale import _effect_shift
+    from ixplain._numeric import moment_shift, unit_shift
 
     top = math.ldexp(m, k)
     assert unit_shift(top) == unit_shift(-top) == -k
     if not 2.0**-128 <= top <= 2.0**128:
-        assert _effect_shift(np.array([top, -top / 3])) == -k
+        assert moment_shift(np.array([top, -top / 3])) == -k
 
 
 def _arcsinh_model(A):

@@ -110,19 +110,61 @@ def test_ipdp_that_skipped_every_row_says_so():
         _ = e.pd_
 
 
-def test_ipdp_of_huge_outputs_has_an_infinite_standard_error_and_no_numpy_warning():
-    """ICE values of 1e300: the PD is right (1e300 v); their squares overflow, so the spread
-    is inf, without numpy's overflow / invalid-value warnings (in the calls and reads)."""
+def _huge(A):
+    """``1e300 (x0 + x1)``: ICE values near 1e300 at every grid value, spread ~1e300."""
+    A = np.asarray(A)
+    return 1e300 * (A[:, 0] + A[:, 1])
+
+
+def test_ipdp_of_huge_outputs_has_a_finite_standard_error_and_no_numpy_warning():
+    """ICE values of 1e300 (``1e300 (v + x1)``, the spread that of ``1e300 x1``): the PD is
+    right (its average over the rows), the standard error finite and the variance, 1e600,
+    inf; no numpy overflow / invalid-value warnings in the calls and reads. (The standard
+    error was inf too: the squares overflowed the sums, which are now kept in units of
+    ``2**-997``, see ``test_ipdp_store_of_outputs_near_1e300_stays_finite``.)"""
     X = _X()
-    e = ix.IncrementalPDP(lambda A: 1e300 * np.asarray(A)[:, 0], 0, grid=GRID,
-                          aggregation="mean", history_every=100)
+    e = ix.IncrementalPDP(_huge, 0, grid=GRID, aggregation="mean", history_every=100)
     _, caught = _caught(lambda: [e.explain_one(x) for x in X[:5]] + [e.explain_many(X[5:])])
     pd_, read = _caught(lambda: (e.pd_, e.variances_, e.confidence_bound()))
     assert caught == [] and read == []
     assert e.n_skipped_ == 0
-    np.testing.assert_allclose(pd_[0].average[0], 1e300 * GRID, rtol=1e-12)
-    assert np.isinf(pd_[0].extra["standard_error"][0, GRID != 0]).all()
-    assert np.isinf(pd_[1][0, GRID != 0]).all()
+    np.testing.assert_allclose(pd_[0].average[0], 1e300 * (GRID + X[:, 1].mean()), rtol=1e-12)
+    se = pd_[0].extra["standard_error"][0]
+    np.testing.assert_allclose(se, 1e300 * X[:, 1].std() / np.sqrt(N), rtol=1e-9)
+    assert np.isinf(pd_[1]).all() and np.isfinite(pd_[2]).all()
+
+
+@pytest.mark.parametrize("aggregation, alpha", [("ema", 0.5), ("ema", 0.01), ("mean", 0.001)])
+def test_ipdp_store_of_outputs_near_1e300_stays_finite(aggregation, alpha):
+    """Outputs ``1e300 (1 + 0.5 sin x0) + 1e299 x1``: the smoothed sums overflowed to inf (the
+    weights ``alpha / scale`` grow up to 1e60 between renormalisations: after ~200 rows at
+    alpha 0.5, 19,000 at 0.001; the squares at once). iPDP now keeps them in units of a power
+    of two as iALE does: the PD and its standard error equal 1e300 times those of the same
+    stream divided by 1e300 (relative 1e-9), explained by another explainer."""
+    rng = np.random.default_rng(1)
+    X = np.c_[rng.uniform(-3, 3, 1200), rng.normal(size=1200)]
+
+    def small(A):
+        A = np.asarray(A)
+        return (1.0 + 0.5 * np.sin(A[:, 0])) + 0.1 * A[:, 1]
+
+    def make(f):
+        return ix.IncrementalPDP(f, 0, grid_resolution=10, aggregation=aggregation,
+                                 alpha=alpha, history_every=0)
+
+    big, ref = make(lambda A: 1e300 * small(A)), make(small)
+    _, caught = _caught(lambda: (big.explain_many(X[:700]),
+                                 [big.explain_one(x) for x in X[700:720]],
+                                 big.explain_many(X[720:])))
+    assert _numpy_warnings(caught) == [] and big.n_skipped_ == 0
+    ref.explain_many(X)
+    got, want = big.pd_, ref.pd_
+    np.testing.assert_array_equal(got.grid_values[0], want.grid_values[0])
+    assert np.isfinite(got.average).all() and np.isfinite(big._store._S).all()
+    np.testing.assert_allclose(got.average, 1e300 * want.average, rtol=1e-9)
+    np.testing.assert_allclose(got.extra["standard_error"],
+                               1e300 * want.extra["standard_error"], rtol=1e-9)
+    np.testing.assert_allclose(big.importances_, 1e300 * ref.importances_, rtol=1e-9)
 
 
 def _huge_ale_model(A):

@@ -231,3 +231,91 @@ def test_a_non_number_object_still_names_the_feature_and_the_row():
                                          r"\{\} \(the observation, stream row 5\); a numeric "
                                          r"feature takes real numbers"):
         e.explain_one(np.array([1.0, {}], dtype=object), 1.0)
+
+
+def _all_text(X2: np.ndarray) -> np.ndarray:
+    """``X2`` with both columns as the strings of their numbers (repr: read back exactly)."""
+    return np.array([[repr(float(v)) for v in row] for row in X2], dtype=object)
+
+
+#: Per input sort with both features as text: the refused call's input, the name the
+#: pasted code uses, the code the error must show (one statement per feature) and the call.
+PASTE_BOTH = {
+    "records": (lambda X2: _as("records", _all_text(X2)), "records",
+                "for x in records: x['a'] = pandas.to_numeric(x['a']); "
+                "x['b'] = pandas.to_numeric(x['b'])", "many"),
+    "pandas": (lambda X2: _as("pandas", _all_text(X2)), "df",
+               "df['a'] = pandas.to_numeric(df['a']); df['b'] = pandas.to_numeric(df['b'])",
+               "many"),
+    "object array": (_all_text, "X", "X[:, 0] = pandas.to_numeric(X[:, 0]); "
+                     "X[:, 1] = pandas.to_numeric(X[:, 1])", "many"),
+    "str array": (lambda X2: _all_text(X2).astype(str), "X", "X = X.astype(float)", "many"),
+    "record": (lambda X2: dict(zip(NAMES, _all_text(X2)[0])), "x",
+               "x['a'] = pandas.to_numeric(x['a']); x['b'] = pandas.to_numeric(x['b'])",
+               "one"),
+    "series": (lambda X2: pd.Series(_all_text(X2)[0], index=NAMES), "x",  # (dtype str)
+               "x = x.astype(object); x['a'] = pandas.to_numeric(x['a']); "
+               "x['b'] = pandas.to_numeric(x['b'])", "one"),
+    "object row": (lambda X2: _all_text(X2)[0], "x",
+                   "x[0] = pandas.to_numeric(x[0]); x[1] = pandas.to_numeric(x[1])", "one"),
+}
+
+
+@pytest.mark.parametrize("kind", list(PASTE_BOTH))
+def test_strings_in_two_numeric_features_are_refused_naming_both(kind):
+    """Both features hold strings: the one refusal names each feature with its first value
+    and row (it named ``'a'`` alone, and the pasted fix then failed on ``'b'``), the call
+    takes nothing, and the code shown, pasted, converts both so the call goes through with
+    the state of the numbers given as floats."""
+    make_input, var, code, how = PASTE_BOTH[kind]
+    X, y = _rows(30, 0)
+    X2, y2 = _rows(10, 1)
+    if how == "one":
+        X2, y2 = X2[:1], y2[:1]
+    e, ref = MAKERS["pfi"](), MAKERS["pfi"]()
+    for target in (e, ref):
+        target.explain_many(X, y)
+    before = explainer_state(e)
+    bad = make_input(X2)
+
+    def call(target, data):
+        return (target.explain_one(data, y2[0]) if how == "one"
+                else target.explain_many(data, y2))
+
+    with pytest.raises(ValueError) as info:
+        call(e, bad)
+    text = str(info.value)
+    row = "the observation" if how == "one" else "batch row 0"
+    first = [repr(float(v)) for v in X2[0]]
+    assert text.startswith(
+        f"IncrementalPFI: features 'a' and 'b' are numeric but observations hold values that "
+        f"are not numbers: 'a' holds {first[0]!r} ({row}, stream row 30), 'b' holds "
+        f"{first[1]!r} ({row}, stream row 30); a string is not read as a number"), text
+    assert code in text, text
+    assert_same(explainer_state(e), before)
+    namespace = {var: bad, "pandas": pd}
+    exec(code, namespace)  # (as pasted)
+    call(e, namespace[var])
+    call(ref, X2[0] if how == "one" else X2)
+    assert_same(explainer_state(e), explainer_state(ref))
+
+
+def test_a_string_and_another_non_number_in_two_features_are_both_named():
+    """``a`` holds a string in row 2, ``b`` a dict in row 1: both are named with their row,
+    with the string's conversion for ``a`` alone and the rule for the other value."""
+    e = MAKERS["pfi"]()
+    X, y = _rows(5, 0)
+    e.explain_many(X, y)
+    obj = X.astype(object)
+    obj[2, 0], obj[1, 1] = "x", {}
+    with pytest.raises(ValueError) as info:
+        e.explain_many(obj, y)
+    assert str(info.value) == (
+        "IncrementalPFI: features 'a' and 'b' are numeric but observations hold values that "
+        "are not numbers: 'a' holds 'x' (batch row 2, stream row 7), 'b' holds {} (batch row "
+        "1, stream row 6); a string is not read as a number, even one that looks like it. "
+        "Convert the values first: X[:, 0] = pandas.to_numeric(X[:, 0]) (with errors='coerce' "
+        "the strings that are not numbers become NaN, which nan_policy handles); a numeric "
+        "feature takes real numbers and missing values (None, NaN) only. Nothing of this call "
+        "was taken (n_seen_ is still 5).")
+    assert e.n_seen_ == 5

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["model_errstate", "overflow_reported", "unit_shift"]
+__all__ = ["moment_shift", "model_errstate", "overflow_reported", "unit_shift"]
 
 #: numpy's error settings of the caller of the outermost :func:`overflow_reported` (None
 #: outside it), for the model calls inside it (:func:`model_errstate`).
@@ -65,7 +65,7 @@ def unit_shift(top: float) -> int:
     ``abs(top) * 2.0**unit_shift(top)`` lies in [0.5, 1), and scaling by a power of two is
     exact (outside the subnormal range): values measured in units of ``2**-shift`` keep their
     squares and sums inside the float range whatever their own scale (1e300 or 1e-300). Used
-    by the ALE moments (:func:`ixplain.methods.ale._effect_shift`) and the drift channels
+    by the stream moments (:func:`moment_shift`) and the drift channels
     (:class:`ixplain.drift._channel.ValueChannel`).
 
     Examples
@@ -76,3 +76,27 @@ def unit_shift(top: float) -> int:
     0.7...
     """
     return -math.frexp(top)[1]
+
+
+def moment_shift(values: np.ndarray) -> int | None:
+    """The power of two that values are scaled by before their sums and sums of squares are
+    kept (the ALE moments, ``ALEFunction.shift``; iPDP's per-value sums): ``None`` while no
+    value is non-zero and finite; 0 when the largest magnitude lies in ``2**-128 ..
+    2**128`` (squares, and an aggregator's fourth powers, fit float64 with room for the
+    weights); else :func:`unit_shift` of the largest, which brings it into [0.5, 1) (values
+    near 1e300 overflowed those sums to inf, values near 1e-300 underflowed them to 0).
+
+    Examples
+    --------
+    >>> moment_shift(np.array([0.0, np.nan])), moment_shift(np.array([3.0, -1e30]))
+    (None, 0)
+    >>> moment_shift(np.array([1e300, np.inf]))
+    -997
+    """
+    finite = np.abs(values[np.isfinite(values)])
+    top = float(finite.max()) if finite.size else 0.0
+    if top == 0.0:
+        return None
+    if 2.0 ** -128 <= top <= 2.0 ** 128:
+        return 0
+    return unit_shift(top)

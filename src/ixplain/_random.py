@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import validate_random_state
+
 __all__ = ["RowStream", "keyed_generator", "root_seed", "uniform_index"]
 
 _MASK64 = (1 << 64) - 1
@@ -58,24 +60,15 @@ def root_seed(random_state: Any, owner: str = "ixplain") -> int:
     ValueError
         If ``random_state`` is a negative int.
     TypeError
-        If it is of another type (a bool, a float, a legacy ``RandomState`` too), as for
-        :func:`ixplain._validation.check_random_state`; the message shows the value.
+        If it is of another type (a bool, a float, a legacy ``RandomState`` too); the
+        rule and both errors are :func:`ixplain._validation.validate_random_state`'s.
     """
-    if random_state is None:
+    seed = validate_random_state(random_state, owner, legacy=False)
+    if seed is None:
         return int(np.random.SeedSequence().entropy) & ((1 << 127) - 1)  # type: ignore[arg-type]
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state,
-                                                                        (bool, np.bool_)):
-        if random_state >= 0:
-            return int(random_state)
-    elif isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(0, 2**63 - 1))
-    from ._validation import param_error  # (not at import: _validation imports this module)
-
-    rule = "None, an int >= 0 or a numpy.random.Generator"
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state,
-                                                                        (bool, np.bool_)):
-        raise param_error(owner, "random_state", rule, random_state)  # (a negative int)
-    raise param_error(owner, "random_state", rule, random_state, exc=TypeError)
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1))
+    return seed
 
 
 def _key(seed: int, names: tuple[Any, ...]) -> np.ndarray:

@@ -26,6 +26,8 @@ __all__ = [
     "check_n_jobs",
     "check_options",
     "check_random_state",
+    "RANDOM_STATE_RULE",
+    "validate_random_state",
     "check_sample_weight",
     "check_target",
     "param_error",
@@ -241,6 +243,58 @@ def check_feature_names(names: Any, owner: str) -> list[str] | None:
     return out
 
 
+#: The rule every ``random_state`` parameter states (:func:`validate_random_state`).
+RANDOM_STATE_RULE = "None, an int >= 0 or a numpy.random.Generator"
+
+
+def validate_random_state(
+    random_state: Any, owner: str = "ixplain", *, legacy: bool = True
+) -> int | np.random.Generator | None:
+    """The one check of a ``random_state`` (:data:`RANDOM_STATE_RULE`), for
+    :func:`check_random_state`, :func:`ixplain._random.root_seed` and
+    :func:`ixplain.storage.base.seed_of`.
+
+    Parameters
+    ----------
+    random_state : object
+        The value given.
+    owner : str, default="ixplain"
+        The public function or class named in the error.
+    legacy : bool, default=True
+        Whether a legacy ``numpy.random.RandomState`` is taken (one draw of it seeds, so
+        scikit-learn style code keeps working); ``root_seed`` refuses it.
+
+    Returns
+    -------
+    None, int or numpy.random.Generator
+        ``None`` and a Generator as given; an integer (numpy's too) as an int; a
+        ``RandomState`` (``legacy``) as the int of one draw from it.
+
+    Raises
+    ------
+    ValueError
+        For a negative int.
+    TypeError
+        For any other type (bools, floats and strings included); both messages show the
+        value (:func:`param_error`).
+
+    Examples
+    --------
+    >>> validate_random_state(np.int64(3))
+    3
+    """
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return random_state
+    if legacy and isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state,
+                                                                     (bool, np.bool_)):
+        if int(random_state) < 0:
+            raise param_error(owner, "random_state", RANDOM_STATE_RULE, random_state)
+        return int(random_state)
+    raise param_error(owner, "random_state", RANDOM_STATE_RULE, random_state, exc=TypeError)
+
+
 def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.Generator:
     """Turn ``random_state`` into a :class:`numpy.random.Generator`, once.
 
@@ -253,27 +307,18 @@ def check_random_state(random_state: Any, owner: str = "ixplain") -> np.random.G
 
     Raises
     ------
+    ValueError
+        For a negative int.
     TypeError
-        For any other type (floats and bools included).
+        For any other type (floats and bools included); see :func:`validate_random_state`.
 
     Examples
     --------
     >>> check_random_state(0).integers(10, size=3).tolist() == check_random_state(0).integers(10, size=3).tolist()
     True
     """
-    if random_state is None:
-        return np.random.default_rng()
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if int(random_state) < 0:
-            raise param_error(owner, "random_state", "None, an int >= 0 or a Generator", random_state)
-        return np.random.default_rng(int(random_state))
-    raise param_error(
-        owner, "random_state", "None, an int >= 0 or a Generator", random_state, exc=TypeError
-    )
+    seed = validate_random_state(random_state, owner)
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
 def check_sample_weight(sample_weight: Any, n_rows: int, owner: str) -> np.ndarray | None:

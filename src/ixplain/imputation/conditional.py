@@ -40,7 +40,10 @@ regression trees, so a date after the last fit needs no level of its own; the va
 are the observed dates themselves, in the column's dtype. Other categorical features are
 levels, coded 0..L-1 (classification trees).
 
-Missing values: rows whose ``x_j`` is missing are not in tree ``j``'s pools; a missing value
+Missing values: :meth:`ConditionalSampler.fit` refuses NaN in a numeric column and a missing
+date (NaT, None) in a date column alike unless ``allow_nan``, which the stream storage sets
+(its rows passed the explainer's ``nan_policy``). With it, rows whose ``x_j`` is missing are
+not in tree ``j``'s pools; a missing value
 (or an unseen categorical level, or a value a date column cannot order, e.g. a naive datetime
 in a tz-aware column) in an available feature of a query row is treated as unavailable at the
 splits on it (the row descends by weight there).
@@ -196,6 +199,31 @@ class _Encoder:
         return out
 
 
+def _refuse_missing(table: Table, Z: np.ndarray, encoder: _Encoder, owner: str) -> None:
+    """Refuse the missing values of ``table`` (encoded as ``Z`` by ``encoder``) that the trees
+    read as numbers: NaN in a numeric column, and a missing date (NaT, None) in a column of
+    dates, datetimes, durations or periods (coded as numbers, its missing values are NaN
+    codes as a number's are; the fit accepted them while it refused NaN). A categorical
+    level's None is not a number's gap and is left alone.
+
+    Raises
+    ------
+    ValueError
+        Naming every such column, its first missing value (for a date column) and its row.
+    """
+    parts = []
+    for c in np.flatnonzero(np.isnan(Z).any(axis=0)):
+        name, i = table.names[c], int(np.isnan(Z[:, c]).argmax())
+        if table.schema.kinds[c] == "numeric":
+            parts.append(f"column {name!r} contains NaN (first at row {i})")
+        elif name in encoder.dates:  # (a date column's NaN codes are missing values at fit)
+            value = canonical_columns(table.select([name]))[name][i]
+            parts.append(f"column {name!r} contains a missing value ({value!r}, first at "
+                         f"row {i})")
+    if parts:
+        raise ValueError(f"{owner}: {', '.join(parts)}; impute or drop missing values first.")
+
+
 def _level_order(values: Any) -> list[Any]:
     """A categorical feature's levels in the order of their codes: date-like levels
     (:func:`~ixplain._validation.date_sort`) in time order if they compare (a column of
@@ -303,8 +331,10 @@ class ConditionalSampler(Removal):
     max_depth : int >= 1 or None, default=None
         Depth limit of the trees.
     allow_nan : bool, default=False
-        Whether NaN in numeric columns of the fitted data is accepted (rows with NaN in ``x_j``
-        are left out of tree ``j``; the stream storage sets it under ``nan_policy="pass"``).
+        Whether NaN in numeric columns of the fitted data, and missing dates (NaT, None) in
+        columns of dates, datetimes, durations or periods, are accepted (rows with a missing
+        ``x_j`` are left out of tree ``j``'s pools; the stream storage sets it, its rows having
+        passed the explainer's ``nan_policy``). False: :meth:`fit` refuses them.
     cross_fit : bool, default=True
         Fit both honest copies of every tree (needed when the explained rows are the fitted
         rows); False fits copy 0 only (half the cost; draws for fitted rows then leak).
@@ -359,8 +389,9 @@ class ConditionalSampler(Removal):
         Raises
         ------
         ValueError
-            If ``data`` has no rows, or NaN in a numeric column (unless
-            ``allow_nan``), naming the column.
+            If ``data`` has no rows, or (unless ``allow_nan``) NaN in a numeric column or a
+            missing date (NaT, None) in a column of dates, datetimes, durations or periods,
+            naming every such column and its first such row.
         """
         owner = "ConditionalSampler.fit"
         table = data if isinstance(data, Table) else as_table(data, owner=owner)
@@ -370,13 +401,7 @@ class ConditionalSampler(Removal):
         self._encoder = _Encoder(table)
         Z = self._encoder(table)
         if not self.allow_nan:
-            bad = np.isnan(Z).any(axis=0)
-            for c in np.flatnonzero(bad):
-                if table.schema.kinds[c] == "numeric":
-                    raise ValueError(
-                        f"{owner}: column {table.names[c]!r} contains NaN (first at row "
-                        f"{int(np.isnan(Z[:, c]).argmax())}); impute or drop missing values first."
-                    )
+            _refuse_missing(table, Z, self._encoder, owner)
         msl = self.min_samples_leaf
         self.min_samples_leaf_ = _auto_leaf(n) if msl == "auto" else int(msl)
         self._fold = _folds(n)

@@ -115,7 +115,7 @@ import math
 import operator
 import warnings
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from typing import Any
@@ -1248,10 +1248,8 @@ class IncrementalExplainer:
             # than np.isfinite(num).all() on one row
             dot = num @ num
             return Batch.from_matrix(num.reshape(1, -1), schema.names), not math.isfinite(dot)
-        cols = {
-            name: self._as_column(name, kind, [v], single=True, source="record")
-            for name, kind, v in zip(schema.names, kinds, values)
-        }
+        cols = self._as_columns(((name, kind, [v]) for name, kind, v in
+                                 zip(schema.names, kinds, values)), True, "record")
         has_nan = any(
             kind == "numeric" and not bool(np.isfinite(cols[name][0]))
             for name, kind in zip(schema.names, kinds)
@@ -1265,18 +1263,43 @@ class IncrementalExplainer:
             self._get = _Getter(self._schema.labels)
         return self._get
 
-    def _as_column(self, name: str, kind: str, values: Any, single: bool = False,
-                   source: str | None = None) -> np.ndarray:
-        """Feature ``name``'s values (a list, or a 1-D array of the call's rows) as a canonical
-        column: float64 for a numeric feature (missing values NaN), object otherwise
-        (``source``: the sort of input, for the refusal's fix, see :func:`_input_kind`).
+    def _as_columns(self, items: Iterable[tuple[str, str, Any]], single: bool,
+                    source: str | None) -> dict[str, np.ndarray]:
+        """The canonical columns (:meth:`_as_column`) of ``items``, (name, kind, values) in
+        feature order, refusing the call once for every numeric feature that holds a value
+        that is not a number, each named with its first such value and row
+        (:meth:`_not_a_number`; it named the first such feature alone, QA).
 
         Raises
         ------
         ValueError
-            For a value of a numeric feature that is not a number (:meth:`_not_a_number`): a
-            string among them, ``"2.5"`` as much as ``"a"`` (numpy would read ``"2.5"`` as
-            2.5, a string of another row of the same column as an error). For a date or
+            As :meth:`_as_column`.
+        """
+        cols: dict[str, np.ndarray] = {}
+        bad: list[tuple[str, Any, int]] = []
+        for name, kind, values in items:
+            try:
+                cols[name] = self._as_column(name, kind, values, single)
+            except _NotANumber as e:
+                bad.append((name, e.value, e.row))
+        if bad:
+            raise self._not_a_number(bad, single, source)
+        return cols
+
+    def _as_column(self, name: str, kind: str, values: Any,
+                   single: bool = False) -> np.ndarray:
+        """Feature ``name``'s values (a list, or a 1-D array of the call's rows) as a canonical
+        column: float64 for a numeric feature (missing values NaN), object otherwise.
+
+        Raises
+        ------
+        _NotANumber
+            For a value of a numeric feature that is not a number (the first; the caller,
+            :meth:`_as_columns`, words the refusal): a string among them, ``"2.5"`` as much
+            as ``"a"`` (numpy would read ``"2.5"`` as 2.5, a string of another row of the
+            same column as an error).
+        ValueError
+            For a date or
             duration that the feature's dtype, fixed by the stream's first observations,
             cannot hold exactly (:meth:`_check_date_unit`), and for a naive datetime in a
             tz-aware feature or the reverse (:meth:`_check_time_zone`).
@@ -1294,7 +1317,7 @@ class IncrementalExplainer:
             return flat.astype(np.float64)
         for i, v in enumerate(flat):
             if isinstance(v, _TEXT) or not (_is_number(v) or _is_na(v)):
-                raise self._not_a_number(name, v, i, single, source)
+                raise _NotANumber(v, i)
         # pandas NA (a missing value, for the nan_policy), Decimal, ...
         return np.array([np.nan if _is_na(v) else v for v in flat], dtype=np.float64)
 
@@ -1376,29 +1399,40 @@ class IncrementalExplainer:
                 f"{what}, but the stream's first observations fixed it as {dtype}; give every "
                 f"call the same kind of datetimes ({fix}).")
 
-    def _not_a_number(self, name: str, value: Any, i: int, single: bool,
+    def _not_a_number(self, bad: list[tuple[str, Any, int]], single: bool,
                       source: str | None = None) -> ValueError:
-        """The refusal of ``value``, row ``i`` of the call, for the numeric feature ``name``:
-        names the feature, the value and the row (of the batch and of the stream), how to
-        convert the values of that sort of input (``source``, :meth:`_number_fix`) and, for
-        a batch, that none of its rows was taken."""
-        where = self._where(i, single)
-        if isinstance(value, _TEXT):
-            why = ("a string is not read as a number, even one that looks like it. "
-                   + self._number_fix(name, source))
+        """The refusal of a call whose numeric features hold values that are not numbers,
+        ``bad``: (feature, its first such value, the value's row in the call) for every such
+        feature. Names each feature with its value and row (of the batch and of the stream),
+        how to convert the strings for that sort of input (``source``, :meth:`_number_fix`)
+        and, for a batch, that none of its rows was taken."""
+        held = [f"{value!r} ({self._where(i, single)})" for _, value, i in bad]
+        if len(bad) == 1:
+            what = f"feature {bad[0][0]!r} is numeric but an observation holds {held[0]}"
         else:
-            why = "a numeric feature takes real numbers and missing values (None, NaN) only"
+            names = ", ".join(repr(name) for name, _, _ in bad[:-1]) + f" and {bad[-1][0]!r}"
+            what = (f"features {names} are numeric but observations hold values that are "
+                    "not numbers: " + ", ".join(f"{name!r} holds {h}"
+                                                for (name, _, _), h in zip(bad, held)))
+        text = [name for name, value, _ in bad if isinstance(value, _TEXT)]
+        why = []
+        if text:
+            why.append("a string is not read as a number, even one that looks like it. "
+                       + self._number_fix(text, source))
+        if len(text) < len(bad):
+            why.append("a numeric feature takes real numbers and missing values (None, NaN) "
+                       "only")
         taken = "" if single else (f" Nothing of this call was taken (n_seen_ is still "
                                    f"{self.n_seen_}).")
-        return ValueError(f"{self._owner}: feature {name!r} is numeric but an observation holds "
-                          f"{value!r} ({where}); {why}.{taken}")
+        return ValueError(f"{self._owner}: {what}; {'; '.join(why)}.{taken}")
 
-    def _number_fix(self, name: str, source: str | None) -> str:
-        """The conversion of numbers given as text, as code for the input's sort ``source``
-        (:func:`_input_kind`; None: every sort). A numpy array of strings (dtype ``<U``,
-        ``S``) is converted whole: an assignment into it writes the numbers back as text."""
+    def _number_fix(self, names: list[str], source: str | None) -> str:
+        """The conversion of numbers given as text in the features ``names``, as code for the
+        input's sort ``source`` (:func:`_input_kind`, or ``"record"``, ``"records"``,
+        ``"series"`` for dict records and a pandas Series row; None: every sort), one
+        statement per feature. A numpy array of strings (dtype ``<U``, ``S``) is converted whole: an
+        assignment into it writes the numbers back as text."""
         assert self._schema is not None
-        j, n = self._schema.index(name), repr(name)
         numeric = [k for k, kind in enumerate(self._schema.kinds) if kind == "numeric"]
         coerce = ("with errors='coerce' the strings that are not numbers become NaN, which "
                   "nan_policy handles")
@@ -1410,17 +1444,21 @@ class IncrementalExplainer:
             return (f"Convert the array first: {v} = {v}.astype(float) ({v} = "
                     f"pandas.to_numeric({v}.ravel(), errors='coerce').reshape({v}.shape) "
                     "makes the strings that are not numbers NaN, which nan_policy handles)")
+        keys = [(repr(n), self._schema.index(n)) for n in names]
         fixes = {
-            "frame": f"df[{n}] = pandas.to_numeric(df[{n}])",
-            "record": f"x[{n}] = pandas.to_numeric(x[{n}])",
-            "records": f"for x in records: x[{n}] = pandas.to_numeric(x[{n}])",
-            "array": f"X[:, {j}] = pandas.to_numeric(X[:, {j}])",
-            "row": f"x[{j}] = pandas.to_numeric(x[{j}])",
+            "frame": [f"df[{n}] = pandas.to_numeric(df[{n}])" for n, _ in keys],
+            "record": [f"x[{n}] = pandas.to_numeric(x[{n}])" for n, _ in keys],
+            "array": [f"X[:, {j}] = pandas.to_numeric(X[:, {j}])" for _, j in keys],
+            "row": [f"x[{j}] = pandas.to_numeric(x[{j}])" for _, j in keys],
         }
-        if source in fixes:
-            return f"Convert the values first: {fixes[source]} ({coerce})"
-        return (f"Convert the values first with pandas.to_numeric: {fixes['frame']} for a "
-                f"DataFrame column, {fixes['record']} for a record, {fixes['array']} for an "
+        code = {sort: "; ".join(lines) for sort, lines in fixes.items()}
+        code["records"] = "for x in records: " + code["record"]  # (one loop body)
+        # (a Series of strings only has pandas' str dtype, which refuses a number)
+        code["series"] = "x = x.astype(object); " + code["record"]
+        if source in code:
+            return f"Convert the values first: {code[source]} ({coerce})"
+        return (f"Convert the values first with pandas.to_numeric: {code['frame']} for a "
+                f"DataFrame, {code['record']} for a record, {code['array']} for an "
                 "object array (X = X.astype(float) for a numpy array of strings, dtype '<U' "
                 f"or 'S'); {coerce}")
 
@@ -1434,7 +1472,7 @@ class IncrementalExplainer:
             # a row's dtype is the row's, not its features' (pandas makes a None NaN in a
             # float row): a missing value in it does not fix its feature's kind, as in a dict
             return self._table_columns(as_table(X, owner=self._owner), single, row=True,
-                                       source="record")
+                                       source="series")
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
             return self._convert_records(X)
         else:
@@ -1495,10 +1533,8 @@ class IncrementalExplainer:
         if self._unsure:
             self._settle_kinds({n: table.columns[n] for n in list(self._unsure)})
         raw = canonical_columns(table)
-        return {
-            name: self._as_column(name, kind, raw[name], single, source)
-            for name, kind in zip(self._schema.names, self._schema.kinds)
-        }
+        return self._as_columns(((name, kind, raw[name]) for name, kind in
+                                 zip(self._schema.names, self._schema.kinds)), single, source)
 
     def _convert_records(self, X: Any) -> dict[str, np.ndarray]:
         """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
@@ -1528,10 +1564,8 @@ class IncrementalExplainer:
             ) from None
         obj = np.empty((len(rows), len(labels)), dtype=object)
         obj[:] = rows
-        return {
-            name: self._as_column(name, kind, obj[:, j], source="records")
-            for j, (name, kind) in enumerate(zip(schema.names, schema.kinds))
-        }
+        return self._as_columns(((name, kind, obj[:, j]) for j, (name, kind) in
+                                 enumerate(zip(schema.names, schema.kinds))), False, "records")
 
     def _convert_y(self, y: Any, B: int, single: bool) -> np.ndarray | None:
         if y is None:
@@ -1791,6 +1825,15 @@ def _missing_only(table: Table, row: bool = False) -> list[str]:
         if (row or schema.source == "records" or getattr(dtype, "kind", None) == "O")
         and all(_is_missing(v) for v in table.columns[name])
     ]
+
+
+class _NotANumber(ValueError):
+    """A numeric feature's ``value``, row ``row`` of the call, is not a number (raised by
+    :meth:`IncrementalExplainer._as_column`, worded by its caller for every such feature)."""
+
+    def __init__(self, value: Any, row: int) -> None:
+        super().__init__(value, row)
+        self.value, self.row = value, row
 
 
 def _is_number(v: Any) -> bool:

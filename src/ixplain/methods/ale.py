@@ -83,7 +83,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numeric import unit_shift
+from .._numeric import moment_shift
 from .._validation import (
     check_2d,
     check_feature_names,
@@ -635,18 +635,6 @@ def row_moments(diffs: np.ndarray, weights: np.ndarray | None = None) -> np.ndar
     return np.stack([w * ones, w * diffs, w2 * diffs * diffs, w2 * diffs, w2 * ones, ones], axis=1)
 
 
-def _effect_shift(diffs: np.ndarray) -> int | None:
-    """The power of two :class:`ALEFunction` scales differences by (see its ``shift``):
-    None while no difference is non-zero and finite."""
-    finite = np.abs(diffs[np.isfinite(diffs)])
-    top = float(finite.max()) if finite.size else 0.0
-    if top == 0.0:
-        return None
-    if 2.0 ** -128 <= top <= 2.0 ** 128:  # squares (and the aggregator's fourth powers) fit
-        return 0
-    return unit_shift(top)
-
-
 def bin_statistics(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-bin mean, variance of the mean and row count from summed :func:`row_moments`.
 
@@ -865,7 +853,7 @@ class ALEFunction(Method):
         lo, hi = self.edges[np.maximum(b[probe], 0)], self.edges[np.maximum(b[probe], 0) + 1]
         diffs = local_differences(ev.predict, probe, [(self.feature, lo, hi)])  # the outputs
         if self.shift is None:
-            self.shift = _effect_shift(diffs[:len(rows)])
+            self.shift = moment_shift(diffs[:len(rows)])
         if self.shift:
             with np.errstate(over="ignore"):  # (beyond the range: inf, a skipped row)
                 diffs = np.ldexp(diffs, self.shift)

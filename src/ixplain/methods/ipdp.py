@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._lazy import is_instance
-from .._numeric import overflow_reported
+from .._numeric import moment_shift, overflow_reported
 from .._validation import (
     check_float,
     check_int,
@@ -93,11 +93,20 @@ class _PointStore:
     The decay is applied lazily: the arrays hold the sums divided by ``scale = d**t`` (``scale**2``
     for ``W2``), so a step touches only the observation's grid values; they are renormalised when
     ``scale`` gets small.
+
+    The ICE values enter ``S`` and ``Q`` times ``2**shift`` (exact), ``shift`` fixed at the
+    first non-zero finite values (:func:`~ixplain._numeric.moment_shift`, as iALE scales its
+    moments): outputs near 1e300 overflowed ``Q`` at once and ``S`` once the weights
+    ``c / scale`` grew (from about 200 rows at ``alpha=0.5``, 19,000 at 0.001), giving an
+    infinite PD. :meth:`unscaled` takes a mean, standard error or variance back.
     """
 
     _RENORMALISE_BELOW = 1e-60
+    #: Stores pickled before the values were scaled hold them unscaled.
+    shift: int | None = 0
 
     def __init__(self) -> None:
+        self.shift = None  # (set at the first non-zero finite values)
         self.keys: list[Any] = []
         self.index: dict[Any, int] = {}
         self._S = np.zeros((0, 0))
@@ -143,6 +152,15 @@ class _PointStore:
         sc = self.scale
         return self._S[ids] * sc, self._Q[ids] * sc, self._W[ids] * sc, self._W2[ids] * sc * sc
 
+    def unscaled(self, values: np.ndarray, power: int = 1) -> np.ndarray:
+        """Values in the store's units (``2**-shift`` of the model's) back in the model's:
+        ``power`` 1 for means and standard errors, 2 for variances (exact; +-inf beyond the
+        float range, without numpy's warning)."""
+        if not self.shift:
+            return values
+        with np.errstate(over="ignore"):
+            return np.ldexp(values, -power * self.shift)
+
     def weights(self) -> np.ndarray:
         """``W`` of every point, up to a common positive factor."""
         return self._W
@@ -169,8 +187,14 @@ class _PointStore:
         the scale is stepped row by row (a sequential ``multiply.accumulate``, renormalised at
         the same rows), and each point's sums take the rows' terms one after the other, in row
         order (``numpy.add.at``: unbuffered, in index order) -- the aggregation
-        ``update_sequence`` gives the other explainers.
+        ``update_sequence`` gives the other explainers. ``values`` are scaled by
+        ``2**shift`` first (see the class).
         """
+        if self.shift is None:
+            self.shift = moment_shift(values)
+        if self.shift:
+            with np.errstate(over="ignore"):  # (beyond the range: inf, as unscaled)
+                values = np.ldexp(values, self.shift)
         if n_rows == 1:  # one observation: its grid values are distinct
             if d != 1.0:
                 self.scale *= d
@@ -361,13 +385,15 @@ class IncrementalPDP(IncrementalExplainer):
     pd_ : PartialDependence
         The current iPDP: ``grid_values[0]`` the active grid (n_grid,), ``average`` of shape
         (n_outputs, n_grid); ``extra`` holds ``"weight"`` (n_grid,), ``"standard_error"``
-        (n_outputs, n_grid) and ``"n_effective"`` (n_grid,). The standard error is ``inf``
-        where the ICE values are too large to square in float64 (beyond about 1e154).
+        (n_outputs, n_grid) and ``"n_effective"`` (n_grid,). Outputs near the float limits
+        (1e300, 1e-300) are summed in units of a power of two fixed by the first non-zero
+        ones, so the average and standard error stay finite; outputs that later grow far
+        beyond those (about 1e120 times) can still overflow them, as in iALE.
     importances_ : ndarray of shape (n_outputs, n_grid)
         The current PD values (``pd_.average``), for the common incremental interface.
     variances_ : ndarray of shape (n_outputs, n_grid)
-        Weighted variance of the ICE values at each grid value (``inf`` where their squares
-        overflow float64).
+        Weighted variance of the ICE values at each grid value (``inf`` where it exceeds
+        float64's range: a spread beyond about 1e154).
     n_seen_ : int
         Observations received.
     n_skipped_ : int
@@ -625,7 +651,7 @@ class IncrementalPDP(IncrementalExplainer):
         st = self._store
         S, _, W, _ = st.gather(ids)
         mean = S if not self.bias_corrected else S / W[:, None]
-        return mean.T.copy()
+        return st.unscaled(mean).T.copy()
 
     @property
     def variances_(self) -> np.ndarray:
@@ -635,7 +661,7 @@ class IncrementalPDP(IncrementalExplainer):
         ids = self._sorted_ids()
         st = self._store
         S, Q, W, _ = st.gather(ids)
-        return _mean_var(S, Q, W)[1].T.copy()
+        return st.unscaled(_mean_var(S, Q, W)[1], 2).T.copy()
 
     def confidence_bound(self, delta: float = 0.05) -> np.ndarray:
         """Chebyshev half-width per grid value: ``P(|PD_t(v) - E PD_t(v)| > eps) <= delta``.
@@ -1250,6 +1276,7 @@ class IncrementalPDP(IncrementalExplainer):
         se = np.sqrt(var * (W2 / W**2)[:, None])
         if not self.bias_corrected:
             mean, se = mean * W[:, None], se * W[:, None]
+        mean, se = st.unscaled(mean), st.unscaled(se)
         return grid, mean.T.copy(), se.T.copy(), W, W**2 / W2
 
     def _remember_ice(self, row_ids: list[np.ndarray], counts: np.ndarray, ice: np.ndarray) -> None:
@@ -1304,9 +1331,10 @@ def _sorted_quantile(values: np.ndarray, q: float) -> float:
 
 def _mean_var(S: np.ndarray, Q: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted mean and variance (each (n_points, n_outputs)) from the sums ``S = sum w f``,
-    ``Q = sum w f**2`` and ``W = sum w`` (n_points,) of :class:`_PointStore`. Where ``Q``
-    overflowed float64 (ICE values beyond about 1e154 in magnitude: their squares are) the
-    variance is ``inf``, without numpy's overflow warnings (the mean is still right).
+    ``Q = sum w f**2`` and ``W = sum w`` (n_points,) of :class:`_PointStore` (in its units,
+    ``2**-shift``). Where ``Q`` overflowed float64 (the store's scaling keeps the first values'
+    squares in range; values grown far beyond them) the variance is ``inf``, without numpy's
+    overflow warnings (the mean is still right).
 
     Examples
     --------

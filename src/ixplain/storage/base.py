@@ -47,7 +47,7 @@ import numpy as np
 
 from .._lazy import is_instance
 from .._random import RowStream, root_seed, uniform_index
-from .._validation import check_allocation, check_int, check_random_state
+from .._validation import check_allocation, check_int, validate_random_state
 from ..tabular import Schema, Table, as_table, date_objects, is_date_dtype
 
 __all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
@@ -95,13 +95,9 @@ class CachedRows:
 
 
 def seed_of(random_state: Any, owner: str) -> int:
-    """:func:`ixplain._random.root_seed` with :func:`~ixplain._validation.check_random_state`'s
-    checks and errors (``TypeError`` for a wrong type); a legacy ``RandomState`` gives one draw."""
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(np.iinfo(np.int32).max))
-    if random_state is not None and not isinstance(random_state, np.random.Generator):
-        check_random_state(random_state, owner)  # raises for a bad value or type
-    return root_seed(random_state, owner)
+    """:func:`ixplain._random.root_seed` that takes a legacy ``RandomState`` too (one draw of
+    it is the seed), with :func:`~ixplain._validation.validate_random_state`'s rule and errors."""
+    return root_seed(validate_random_state(random_state, owner), owner)
 
 
 def canonical_columns(table: Table) -> dict[str, np.ndarray]:
