@@ -46,8 +46,9 @@ def root_seed(random_state: Any, owner: str = "ixplain") -> int:
 
     Parameters
     ----------
-    random_state : None, int >= 0 or numpy.random.Generator
-        None: fresh OS entropy; an int: itself; a Generator: one 63-bit draw from it.
+    random_state : None, int >= 0, numpy.random.Generator or numpy.random.RandomState
+        None: fresh OS entropy; an int: itself; a Generator: one 63-bit draw from it; a
+        legacy RandomState: one draw of ``randint(2**31 - 1)`` from it.
     owner : str
         Named in the error message.
 
@@ -60,10 +61,9 @@ def root_seed(random_state: Any, owner: str = "ixplain") -> int:
     ValueError
         If ``random_state`` is a negative int.
     TypeError
-        If it is of another type (a bool, a float, a legacy ``RandomState`` too); the
-        rule and both errors are :func:`ixplain._validation.validate_random_state`'s.
+        If it is of another type (a bool, a float); the rule and both errors are :func:`ixplain._validation.validate_random_state`'s.
     """
-    seed = validate_random_state(random_state, owner, legacy=False)
+    seed = validate_random_state(random_state, owner)
     if seed is None:
         return int(np.random.SeedSequence().entropy) & ((1 << 127) - 1)  # type: ignore[arg-type]
     if isinstance(seed, np.random.Generator):

@@ -244,11 +244,12 @@ def check_feature_names(names: Any, owner: str) -> list[str] | None:
 
 
 #: The rule every ``random_state`` parameter states (:func:`validate_random_state`).
-RANDOM_STATE_RULE = "None, an int >= 0 or a numpy.random.Generator"
+RANDOM_STATE_RULE = ("None, an int >= 0, a numpy.random.Generator or a legacy "
+                     "numpy.random.RandomState")
 
 
 def validate_random_state(
-    random_state: Any, owner: str = "ixplain", *, legacy: bool = True
+    random_state: Any, owner: str = "ixplain"
 ) -> int | np.random.Generator | None:
     """The one check of a ``random_state`` (:data:`RANDOM_STATE_RULE`), for
     :func:`check_random_state`, :func:`ixplain._random.root_seed` and
@@ -260,15 +261,13 @@ def validate_random_state(
         The value given.
     owner : str, default="ixplain"
         The public function or class named in the error.
-    legacy : bool, default=True
-        Whether a legacy ``numpy.random.RandomState`` is taken (one draw of it seeds, so
-        scikit-learn style code keeps working); ``root_seed`` refuses it.
 
     Returns
     -------
     None, int or numpy.random.Generator
-        ``None`` and a Generator as given; an integer (numpy's too) as an int; a
-        ``RandomState`` (``legacy``) as the int of one draw from it.
+        ``None`` and a Generator as given; an integer (numpy's too) as an int; a legacy
+        ``RandomState`` as the int of one draw from it (so scikit-learn style code keeps
+        working).
 
     Raises
     ------
@@ -285,7 +284,7 @@ def validate_random_state(
     """
     if random_state is None or isinstance(random_state, np.random.Generator):
         return random_state
-    if legacy and isinstance(random_state, np.random.RandomState):
+    if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(np.iinfo(np.int32).max))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state,
                                                                      (bool, np.bool_)):

@@ -453,10 +453,7 @@ def _pd_compute(req: Any, method: str, ddf: Any, columns: list[Any], sample_weig
     """``(method used, average, individual, n_rows)``: ICEFunction over the partitions (or
     recursion on the client)."""
     name = _pdp._resolve_auto(req) if method == "auto" else method
-    check = _pdp._UNSUPPORTED.get(name)
-    reason = check(req) if check is not None else None
-    if reason is not None:
-        raise ValueError(f"{_PD_OWNER}: method={name!r} cannot be used here: {reason}.")
+    _pdp.refuse_unsupported(name, req, _PD_OWNER)
     if name == "recursion":
         average, _ = _pdp._recursion_method(req)
         return name, average, None, int(ddf.map_partitions(len).compute().sum())

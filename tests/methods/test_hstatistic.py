@@ -388,7 +388,7 @@ def test_display_kinds():
         ({"sample_weight": np.ones(3)}, ValueError, "'sample_weight' parameter"),
         ({"sample_weight": -np.ones(8)}, ValueError, "'sample_weight' parameter"),
         ({"normalize": "yes"}, TypeError, "'normalize' parameter"),
-        ({"method": "tree"}, TypeError, "method='tree' cannot explain this model"),
+        ({"method": "tree"}, ValueError, "method='tree' cannot explain this model"),
     ],
 )
 def test_bad_input(kwargs, exc, match):

@@ -606,11 +606,13 @@ def local_differences(
     if len(corners) == 1:
         name, lo, hi = corners[0]
         out = evaluate(rows, [{name: lo}, {name: hi}])
-        with np.errstate(invalid="ignore"):  # inf - inf: refused or skipped by the caller
+        # inf - inf, or finite outputs that overflow when subtracted: refused or skipped by
+        # the caller
+        with np.errstate(invalid="ignore", over="ignore"):
             return out[1] - out[0]
     (a, alo, ahi), (b, blo, bhi) = corners
     out = evaluate(rows, [{a: alo, b: blo}, {a: ahi, b: blo}, {a: alo, b: bhi}, {a: ahi, b: bhi}])
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         return out[3] - out[1] - out[2] + out[0]
 
 
@@ -913,7 +915,7 @@ def _accumulate_sums(
         rows = usable[s:s + step]
         bs = [fb.bins[rows] for fb in fbs]
         diffs = local_differences(evaluator.predict, rows, [_corners(f, b) for f, b in zip(fbs, bs)])
-        if not np.isfinite(diffs).all():  # NaN predictions were refused: infinite ones
+        if not np.isfinite(diffs).all():  # non-finite predictions were refused: overflow
             _refuse_infinite(diffs, rows, evaluator.model)
         cell = bs[0] if len(fbs) == 1 else bs[0] * shape[1] + bs[1]
         part = _bin_sums(cell, row_moments(diffs, None if weights is None else weights[rows]),
@@ -932,10 +934,10 @@ def _refuse_infinite(diffs: np.ndarray, rows: np.ndarray, model: Model) -> None:
 
     bad = rows[~np.isfinite(diffs).all(axis=1)]
     raise ModelEvaluationError(
-        f"{_OWNER}: {model.describe()} returned an infinite prediction at a bin edge for "
-        f"{len(bad)} rows (first: row {int(bad[0])} of X), so the effect would be infinite or "
-        "NaN. Does the model accept the values it was given (values outside the training "
-        "range)? Clip its output, or use custom_edges inside the range where it is finite.")
+        f"{_OWNER}: the difference of {model.describe()}'s predictions across a bin is "
+        f"infinite for {len(bad)} rows (first: row {int(bad[0])} of X; the predictions "
+        "overflow float64 when subtracted), so the effect would be infinite or NaN. Rescale "
+        "or clip the model's output, or use custom_edges inside the range where it is small.")
 
 
 def _level_weights(fb: FeatureBins, weights: np.ndarray | None) -> np.ndarray:
@@ -1126,8 +1128,8 @@ def accumulated_local_effects(
     missing : {"exclude", "raise"}, default="exclude"
         Rows with a missing value of an explained feature (NaN, or an infinite number): left
         out of the bins and the centring, counted in ``n_missing`` (``"exclude"``), or a
-        ``ValueError``. A model that returns NaN raises ``ModelEvaluationError`` naming the
-        rows (a bin of NaN differences is not an effect).
+        ``ValueError``. A model that returns NaN or +-inf raises ``ModelEvaluationError``
+        naming the rows (a bin of NaN differences is not an effect).
     memory_budget : int, default=268435456
         Bytes of model input per model call. At least
         ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).

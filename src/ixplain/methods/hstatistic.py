@@ -219,12 +219,12 @@ def h_statistic(
     ------
     ValueError
         For an unknown feature or pair, a bad ``n_max``, ``pairwise_m``, ``eps``, ``method`` or
-        ``sample_weight``, empty data, fewer than two features, or non-numeric model output.
+        ``sample_weight``, fewer than two rows or two features, non-numeric model output, or
+        ``method="tree"`` with a model that is not a supported tree ensemble.
     TypeError
-        If ``method="tree"`` and the model is not a supported tree ensemble, or a parameter has
-        the wrong type.
+        If a parameter has the wrong type.
     ModelEvaluationError
-        If the model raises or returns NaN.
+        If the model raises or returns NaN or +-inf.
 
     References
     ----------
@@ -264,8 +264,11 @@ def _validate(model, X, features, pairs, sample_weight, n_max, pairwise_m, metho
     memory_budget = check_memory_budget(memory_budget, _OWNER)
     check_2d(X, _OWNER)  # a 1-D array read as one row of n features gave H of 0, silently
     table = as_table(X, feature_names, owner=_OWNER)
-    if table.n_rows == 0:
-        raise ValueError(f"{_OWNER} got empty data (0 rows).")
+    if table.n_rows < 2:  # one row: every centred PD is 0, so H would be 0 silently
+        raise ValueError(
+            f"{_OWNER} needs at least 2 rows of data (as n_max >= 2); got "
+            f"{'empty data (0 rows)' if table.n_rows == 0 else '1 row'}: H is a ratio of "
+            "variances over the rows.")
     names = _feature_list(features, table)
     w = check_sample_weight(sample_weight, table.n_rows, _OWNER)
     try:
@@ -345,7 +348,8 @@ def _backend(req: _Request) -> tuple[Any, str, np.ndarray | None]:
             plan = data_pd_plan(req.model, table, w)
         except (UnsupportedModelError, TypeError, ValueError) as exc:
             if req.method == "tree":
-                raise TypeError(f"{_OWNER}: method='tree' cannot explain this model: {exc}") from exc
+                raise ValueError(  # (partial_dependence's error type for the same cause)
+                    f"{_OWNER}: method='tree' cannot explain this model: {exc}") from exc
         else:
             return _Tree(plan, req), "tree", rows
     rows = _sample(req, "brute")

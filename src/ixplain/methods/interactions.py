@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import overflow_reported
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
     check_2d,
@@ -28,6 +29,7 @@ from .._validation import (
     check_options,
     check_target,
     param_error,
+    refuse_nonfinite,
 )
 from ..aggregation import Mean
 from ..imputation import ConditionalSampler
@@ -303,9 +305,9 @@ def shapley_interactions(
         For invalid parameters, fewer than 2 players (3 for ``order=3``), ``index="FSII"`` or
         ``order=3`` with the permutation method, NaN in ``y``, mismatched lengths or
         columns, or ``method="exact"`` beyond :data:`MAX_EXACT_MODEL_ROWS` model rows in all
-        (it would not finish).
+        (it would not finish), or a mean that is not finite (the loss overflowed).
     ModelEvaluationError
-        If the model raises or returns NaN (NaN in ``X`` goes to the model, as in
+        If the model raises or returns NaN or +-inf (NaN in ``X`` goes to the model, as in
         :func:`ixplain.sage`).
 
     References
@@ -341,7 +343,7 @@ def shapley_interactions(
     )
     _refuse_endless_exact(prob)
     fn = prob.function
-    with label_shape_guard(fn.loss, _OWNER, y, prob.y, fn.model):
+    with label_shape_guard(fn.loss, _OWNER, y, prob.y, fn.model), overflow_reported():
         agg, converged, ratio = _estimate(prob)
     return _to_result(prob, agg, converged, ratio, loss, random_state)
 
@@ -428,6 +430,7 @@ def _estimate(prob: _Problem) -> tuple[Mean, bool, float]:
     if fn.plan.method == "exact":
         explained = explain_rows(fn, prob.table, prob.y, n_jobs=prob.n_jobs,
                                  progress=prob.progress)
+        refuse_nonfinite(explained.mean.get(), _OWNER, _CHECKED)
         return explained.mean, True, _ratio(explained.mean, fn.plan.n_values)
     n, total = prob.table.n_rows, prob.n_permutations
     # one block mean over all batches: the bits do not depend on batch_size (only where the
@@ -439,6 +442,7 @@ def _estimate(prob: _Problem) -> tuple[Mean, bool, float]:
         rows = _sampled_rows(fn.seed, n, t0, t1)
         agg = explain_rows(fn, prob.table.take(rows), prob.y[rows], start=t0,
                            n_jobs=prob.n_jobs, into=acc).mean
+        refuse_nonfinite(agg.get(), _OWNER, _CHECKED)  # per batch: not a 10^6-sample run
         t0 = t1
         ratio = _ratio(agg, fn.plan.n_values)
         if prob.progress is not None:
@@ -448,6 +452,11 @@ def _estimate(prob: _Problem) -> tuple[Mean, bool, float]:
             converged = True
             break
     return agg, converged, ratio
+
+
+#: What :func:`refuse_nonfinite` names: the mean's vector holds the index values, then the
+#: marginal and the model loss.
+_CHECKED = "mean of the interaction values and losses"
 
 
 def _sampled_rows(seed: int, n: int, t0: int, t1: int) -> np.ndarray:

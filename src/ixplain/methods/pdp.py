@@ -574,12 +574,18 @@ def _resolve_auto(req: PDRequest) -> str:
     return "tree" if tree_unsupported(req) is None else "brute"
 
 
-def _run_method(method: str, req: PDRequest) -> tuple[str, np.ndarray | None, np.ndarray | None]:
-    name = _resolve_auto(req) if method == "auto" else method
+def refuse_unsupported(name: str, req: PDRequest, owner: str) -> None:
+    """Raise ``ValueError`` naming ``owner``, the method and why it cannot compute ``req``
+    (the reason's own final period is not doubled); nothing when it can."""
     check = _UNSUPPORTED.get(name)
     reason = check(req) if check is not None else None
     if reason is not None:
-        raise ValueError(f"{_OWNER}: method={name!r} cannot be used here: {reason}.")
+        raise ValueError(f"{owner}: method={name!r} cannot be used here: {reason.rstrip('.')}.")
+
+
+def _run_method(method: str, req: PDRequest) -> tuple[str, np.ndarray | None, np.ndarray | None]:
+    name = _resolve_auto(req) if method == "auto" else method
+    refuse_unsupported(name, req, _OWNER)
     average, individual = _METHODS[name](req)
     if name != "brute" and req.progress is not None:
         req.progress(ProgressInfo(req.table.n_rows, req.table.n_rows, _OWNER))
@@ -847,7 +853,8 @@ def partial_dependence(
     TypeError
         For an argument of the wrong type.
     ModelEvaluationError
-        If the model raises; the message describes the failing batch.
+        If the model raises or returns NaN or +-inf; the message describes the failing
+        batch.
 
     References
     ----------

@@ -520,7 +520,7 @@ def sage(
         columns, unknown features in ``groups``, or a loss that is not finite (it overflowed):
         raised on the first batch, never a NaN result.
     ModelEvaluationError
-        If the model raises or returns NaN.
+        If the model raises or returns NaN or +-inf.
 
     References
     ----------

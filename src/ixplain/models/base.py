@@ -148,10 +148,10 @@ class Model:
         self._nan_owner: str | None = None
 
     def refuse_nan_outputs(self, owner: str) -> Model:
-        """From now on, a prediction that is NaN raises :class:`ModelEvaluationError` naming
-        ``owner`` and the rows (the static methods: a NaN prediction would make the whole
-        result NaN, silently). The incremental explainers instead skip and count such rows.
-        Returns ``self``."""
+        """From now on, a prediction that is not finite (NaN, inf or -inf) raises
+        :class:`ModelEvaluationError` naming ``owner``, the rows and the value (the static
+        methods: such a prediction would make the whole result NaN or inf, silently). The
+        incremental explainers instead skip and count such rows. Returns ``self``."""
         self._nan_owner = owner
         return self
 
@@ -299,18 +299,25 @@ class Model:
                 f"(output shape {out.shape})."
             )
         self.output_shape = out.shape[1:]
-        if self._nan_owner is not None and out.dtype.kind == "f" and np.isnan(out).any():
-            self._raise_nan(out, n_rows, names)
+        if self._nan_owner is not None and out.dtype.kind == "f" and not np.isfinite(out).all():
+            self._raise_nonfinite(out, n_rows, names)
         return out
 
-    def _raise_nan(self, out: np.ndarray, n_rows: int, names: list[str]) -> None:
-        bad = np.isnan(out.reshape(n_rows, -1)).any(axis=1)
+    def _raise_nonfinite(self, out: np.ndarray, n_rows: int, names: list[str]) -> None:
+        flat = out.reshape(n_rows, -1)
+        bad_values = flat[~np.isfinite(flat)]
+        kinds = " or ".join(k for k, hit in (("NaN", np.isnan(bad_values).any()),
+                                            ("inf", (bad_values == np.inf).any()),
+                                            ("-inf", (bad_values == -np.inf).any())) if hit)
+        bad = ~np.isfinite(flat).all(axis=1)
+        first = int(np.argmax(bad))
+        value = flat[first][~np.isfinite(flat[first])][0]
         raise ModelEvaluationError(
-            f"{self._nan_owner}: {self.describe()} returned NaN for {int(bad.sum())} of {n_rows} "
-            f"rows (first: row {int(np.argmax(bad))} of the batch; columns {names}), so the "
-            "explanation would be NaN. Does the model accept the values it was given (missing "
-            "values, values outside the training range)? Impute them, or use a model that "
-            "handles them."
+            f"{self._nan_owner}: {self.describe()} returned {kinds} for {int(bad.sum())} of "
+            f"{n_rows} rows (first: row {first} of the batch, value {value}; columns {names}), "
+            "so the explanation would be NaN or infinite. Does the model accept the values it "
+            "was given (missing values, values outside the training range)? Impute them, clip "
+            "the model's output, or use a model that handles them."
         )
 
     def _predict_native(self, X: Any) -> Any:  # pragma: no cover - abstract

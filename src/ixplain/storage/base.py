@@ -47,7 +47,7 @@ import numpy as np
 
 from .._lazy import is_instance
 from .._random import RowStream, root_seed, uniform_index
-from .._validation import check_allocation, check_int, validate_random_state
+from .._validation import check_allocation, check_int
 from ..tabular import Schema, Table, as_table, date_objects, is_date_dtype
 
 __all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
@@ -95,9 +95,9 @@ class CachedRows:
 
 
 def seed_of(random_state: Any, owner: str) -> int:
-    """:func:`ixplain._random.root_seed` that takes a legacy ``RandomState`` too (one draw of
-    it is the seed), with :func:`~ixplain._validation.validate_random_state`'s rule and errors."""
-    return root_seed(validate_random_state(random_state, owner), owner)
+    """:func:`ixplain._random.root_seed` (a legacy ``RandomState`` is one draw of it, as
+    everywhere), with :func:`~ixplain._validation.validate_random_state`'s rule and errors."""
+    return root_seed(random_state, owner)
 
 
 def canonical_columns(table: Table) -> dict[str, np.ndarray]:
