@@ -273,6 +273,8 @@ def test_pfi_progress_is_reported_and_changes_nothing(linear_frame, capsys):
     assert capsys.readouterr() == ("", "")
     done = [i.done for i in seen]
     assert len(done) >= 2 and done == sorted(done) and done[-1] == len(linear_frame)
+    # the bar shows the public function, not the engine's internal variant's name
+    assert {i.method for i in seen} == {"permutation_importance"}
 
 
 def test_pfi_bad_input(linear_frame):

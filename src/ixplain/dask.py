@@ -616,7 +616,8 @@ def permutation_importance(
     fn, method, rows = _pfi_method(ddf, columns, feats, model, loss_obj, n_repeats, seed,
                                    removal, background_size, sampler_size)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,
-                                   progress=report, owner=_PFI_OWNER)
+                                   progress=report, owner=_PFI_OWNER,
+                                   label="permutation_importance")
     settings = {
         "method": method, **what, "n_repeats": n_repeats, **rows,
         "n_rows": explained.mean.n, "npartitions": ddf.npartitions,
@@ -808,7 +809,7 @@ def sage(
         fn = _sage.SAGEFunction(mdl, loss_obj, bg, col_player, players, s, exact, seed, n_rows,
                                 control_variate)
     explained = explain_partitions(fn, ddf, columns=columns, y=y, memory_budget=memory_budget,
-                                   progress=report, owner=_SAGE_OWNER)
+                                   progress=report, owner=_SAGE_OWNER, label="sage")
     settings = {
         "method": "dask sage (one order per row)", "loss": loss_obj.name,
         "groups": None if groups is None else {str(k): list(v) for k, v in groups.items()},

@@ -147,7 +147,7 @@ def test_bad_options_fail_before_any_computation(saved, tmp_path, capsys):
     from ixplain.cli import main
 
     d, *_ = saved
-    for extra, message in ((["--loss", "nope"], "--loss: The 'loss' parameter"),
+    for extra, message in ((["--loss", "nope"], "--loss must be one of absolute_error"),
                            (["--ice-rows", "-1"], "--ice-rows must be >= 0")):
         with pytest.raises(SystemExit) as info:
             main(["explain", "--data", str(d / "houses.csv"), "--target", "MedHouseVal",

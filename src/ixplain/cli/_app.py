@@ -251,13 +251,15 @@ def _check_stream_options(dataset, data, task, alpha, every, n_rows, loss) -> No
         raise CLIError(f"--every must be >= 1, got {every}.")
     if n_rows is not None and n_rows < 1:
         raise CLIError(f"--n-rows must be >= 1, got {n_rows}.")
-    if loss is not None:
-        from ..losses import get_loss
+    _check_loss(loss)
 
-        try:
-            get_loss(loss, owner="ixplain stream")
-        except (ValueError, TypeError) as exc:
-            raise CLIError(f"--loss: {exc}") from None
+
+def _check_loss(loss: str | None) -> None:
+    """Refuse a ``--loss`` that is not a loss name (a command line cannot pass a callable)."""
+    from ..losses import LOSSES
+
+    if loss is not None and loss not in LOSSES:
+        raise CLIError(f"--loss must be one of {', '.join(sorted(LOSSES))}; got {loss!r}.")
 
 
 @app.command(name="explain", cls=_Command)
@@ -302,7 +304,7 @@ def explain_cmd(
     loss: Annotated[
         str | None,
         typer.Option(
-            help="Loss for pfi and sage (default: the model's score for pfi; squared_error or log_loss for sage)."
+            help="Loss for pfi and sage (default: the model's score for pfi, or with --removal conditional/both, which needs a loss, zero_one or squared_error for every removal; log_loss or squared_error for sage)."
         ),
     ] = None,
     trust: Annotated[
@@ -341,13 +343,7 @@ def explain_cmd(
             raise CLIError(f"--ice-rows must be >= 0 (0: every row), got {ice_rows}.")
         if seed < 0:  # before any computation, as ixplain stream does
             raise CLIError(f"--seed must be >= 0, got {seed}.")
-        if loss is not None:
-            from ..losses import get_loss
-
-            try:
-                get_loss(loss, owner="ixplain explain")
-            except (ValueError, TypeError) as exc:
-                raise CLIError(f"--loss: {exc}") from None
+        _check_loss(loss)
         _prepare_out(out)
         cfg = ExplainConfig(
             data=str(data),

@@ -12,7 +12,13 @@ from typing import Any
 from ._data import check_column, read_table, select_columns
 from ._errors import CLIError
 from ._methods import available
-from ._static_methods import STATIC_METHODS, StaticRun, check_pd_features, importance_arrays
+from ._static_methods import (
+    STATIC_METHODS,
+    StaticRun,
+    check_pd_features,
+    importance_arrays,
+    loss_text,
+)
 from ._writers import sample_table, write_json
 from .report import Report, render_report
 
@@ -147,14 +153,17 @@ def run_explain(cfg: ExplainConfig, out: Path) -> dict[str, Any]:
             raise
         except Exception as exc:  # keep what the other methods compute
             run.failed.update({m: _first_line(exc) for m in group})
+            _discard(run, group)
             continue
         for write in _unique(STATIC_METHODS[m].write for m in group):
             files += write(run)
-    images = [im for plot in _unique(e.plot for e in entries) for im in plot(run)]
-    tables = [t for table in _unique(e.tables for e in entries) for t in table(run)]
+    done = [STATIC_METHODS[m] for m in run.methods if m not in run.failed]
+    images = [im for plot in _unique(e.plot for e in done) for im in plot(run)]
+    tables = [t for table in _unique(e.tables for e in done) for t in table(run)]
     settings = _settings(run, time.perf_counter() - start)
     files += [p for _, p in images]
     files += [out / "summary.json", out / "report.html"]
+    files = list(dict.fromkeys(files))  # pfi and sage both (re)write the importance table
     summary = _summary(run, settings, files)
     write_json(out / "summary.json", summary)
     report = Report(
@@ -167,6 +176,18 @@ def run_explain(cfg: ExplainConfig, out: Path) -> dict[str, Any]:
     )
     (out / "report.html").write_text(render_report(report), encoding="utf-8")
     return summary
+
+
+def _discard(run: StaticRun, group: Sequence[str]) -> None:
+    """Drop what a failed group of methods left half-done on the run (all-or-nothing: no
+    plot, table or summary entry shows part of a method that failed)."""
+    for m in group:
+        for key in [k for k in run.importances if k == m or k.startswith(f"{m} (")]:
+            del run.importances[key]
+        run.results.pop(m, None)
+    if {"pd", "ice"} & set(group):
+        run.curves.clear()
+        run.ice_index = None
 
 
 def _prepare(cfg: ExplainConfig, out: Path) -> StaticRun:
@@ -294,7 +315,7 @@ def _settings(run: StaticRun, seconds: float) -> list[tuple[str, Any]]:
         ("rows", int(run.X.shape[0])),
         ("features", len(run.names)),
         ("PFI repeats", cfg.n_repeats if "pfi" in run.methods else "-"),
-        ("loss", cfg.loss or ("model score (PFI), default loss (SAGE)")),
+        ("loss", loss_text(run)),
         ("PD features", ", ".join(run.pd_features) if run.curves else "-"),
         ("ICE rows", run.ice_text),
         ("time", f"{seconds:.1f} s"),

@@ -31,7 +31,9 @@ from ._interactions import (
 from ._methods import _public
 from ._writers import Table, importance_table, write_frame, write_json
 
-__all__ = ["STATIC_METHODS", "StaticMethod", "StaticRun", "importance_arrays"]
+__all__ = [
+    "STATIC_METHODS", "StaticMethod", "StaticRun", "importance_arrays", "loss_text", "pfi_loss"
+]
 
 #: A report figure: (caption, path of the PNG).
 Image = tuple[str, Path]
@@ -182,13 +184,32 @@ def _removals(run: StaticRun) -> list[tuple[str, str]]:
     return both if chosen == "both" else [b for b in both if b[1] == chosen]
 
 
+def pfi_loss(run: StaticRun) -> str | None:
+    """The loss PFI uses: ``--loss``; else, when a removal is conditional (which needs a
+    loss), the loss of the model's default score (``zero_one`` for a classifier,
+    ``squared_error`` otherwise) for every removal, so marginal and conditional PFI share
+    units; else None (the drop of the model's score)."""
+    if run.cfg.loss is None and any(r == "conditional" for _, r in _removals(run)):
+        return "zero_one" if run.is_classifier else "squared_error"
+    return run.cfg.loss  # type: ignore[no-any-return]
+
+
+def loss_text(run: StaticRun) -> str:
+    """The ``loss`` setting of the report: what PFI and the loss-game methods used."""
+    parts = []
+    if "pfi" in run.methods:
+        loss = pfi_loss(run)
+        why = "" if loss is None or run.cfg.loss else ", both removals: conditional needs a loss"
+        parts.append(f"{loss or 'model score'} (PFI{why})")
+    games = [m for m in ("sage", "interactions") if m in run.methods]
+    if games:
+        parts.append(f"{_sage_loss(run)} ({', '.join(m.upper() if m == 'sage' else m for m in games)})")
+    return "; ".join(parts) or "-"
+
+
 def _compute_pfi(run: StaticRun) -> None:
-    removals = _removals(run)
-    loss = run.cfg.loss
-    if loss is None and any(r == "conditional" for _, r in removals):
-        # conditional PFI needs a loss: the default score's, as a loss, for both removals
-        loss = "zero_one" if run.is_classifier else "squared_error"
-    for suffix, removal in removals:
+    loss = pfi_loss(run)
+    for suffix, removal in _removals(run):
         kwargs: dict[str, Any] = {"n_repeats": run.cfg.n_repeats, "random_state": run.cfg.seed}
         if loss is not None:
             kwargs["loss"] = loss
@@ -233,7 +254,8 @@ def _write_importances(run: StaticRun) -> list[Path]:
 def _plot_importances(run: StaticRun) -> list[Image]:
     if not run.importances:
         return []
-    pfi_label = (_plots.importance_label("pfi", run.cfg.loss) if run.cfg.loss
+    loss = pfi_loss(run)
+    pfi_label = (_plots.importance_label("pfi", loss) if loss
                  else "decrease of the model's score")  # permutation_importance's default
     path = _plots.plot_importance_bars(
         run.out / "importance_final.png",

@@ -537,6 +537,7 @@ def explain_partitions(
     progress: Reporter | None = None,
     keep_values: bool = False,
     owner: str = "ixplain.dask.explain",
+    label: str | None = None,
 ) -> Explained:
     """The Dask driver: :func:`explain_rows` on every partition, the results merged in order.
 
@@ -561,6 +562,9 @@ def explain_partitions(
         (threads, processes, sync) as each finishes, with ``dask.distributed`` at the end.
     owner : str
         Named in error messages.
+    label : str, optional
+        ``ProgressInfo.method`` of the reports: the public function's name (default:
+        ``method.name``, which for a public function may be an internal variant's).
 
     Returns
     -------
@@ -589,13 +593,14 @@ def explain_partitions(
             method, part, s, columns, y, sample_weight, memory_budget, keep_values, owner,
             dask_key_name=key,
         ))
-    with _PartitionProgress(keys, total, method.name, progress):
+    label = method.name if label is None else label
+    with _PartitionProgress(keys, total, label, progress):
         parts = dask.compute(*tasks)
     out = parts[0]
     for other in parts[1:]:
         out = out.merge(other)
     if progress is not None:
-        progress(ProgressInfo(total, total, method.name))
+        progress(ProgressInfo(total, total, label))
     return out  # type: ignore[no-any-return]
 
 
