@@ -57,6 +57,7 @@ from ._random import keyed_generator, root_seed
 from ._validation import check_bool, check_int, check_memory_budget, check_options, param_error
 from .grids import FeatureGrid, feature_grid
 from .imputation import ConditionalSampler, check_removal
+from .imputation.conditional import averaged_sampler
 from .losses import get_loss
 from .methods import pdp as _pdp
 from .methods import sage as _sage
@@ -137,13 +138,14 @@ def _background(ddf: Any, columns: list[Any], n: int, seed: int, owner: str,
     return _sample_rows(ddf, columns, n, seed, owner, key)[0]
 
 
-def _conditional_sampler(ddf: Any, columns: list[Any], n: int, seed: int,
-                         owner: str) -> tuple[ConditionalSampler, np.ndarray | None]:
+def _conditional_sampler(ddf: Any, columns: list[Any], n: int, seed: int, owner: str,
+                         averaged: bool = False) -> tuple[ConditionalSampler, np.ndarray | None]:
     """The sampler of ``removal="conditional"``, fitted on the client on ``n`` rows drawn by
     global row index (key ``"conditional-sampler"``; all rows when there are at most ``n``),
-    and the sorted global ids of its rows (None: all rows, in order)."""
+    and the sorted global ids of its rows (None: all rows, in order). ``averaged`` (SAGE):
+    :func:`~ixplain.imputation.conditional.averaged_sampler`'s leaves, as :func:`ixplain.sage`."""
     table, picks, total = _sample_rows(ddf, columns, n, seed, owner, "conditional-sampler")
-    sampler = ConditionalSampler().fit(table)
+    sampler = averaged_sampler(table) if averaged else ConditionalSampler().fit(table)
     return sampler, None if len(picks) == total else picks
 
 
@@ -833,9 +835,9 @@ def _conditional_sage(ddf: Any, columns: list[Any], model: Any, loss: Any, bg: T
     (the exact inner average of the marginal form): 32 draws, as :func:`ixplain.sage`."""
     if default_bg:
         n = int(check_int(sampler_size, "sampler_size", _SAGE_OWNER, min_value=2))  # type: ignore[arg-type]
-        sampler, fitted = _conditional_sampler(ddf, columns, n, seed, _SAGE_OWNER)
+        sampler, fitted = _conditional_sampler(ddf, columns, n, seed, _SAGE_OWNER, True)
     else:
-        sampler, fitted = ConditionalSampler().fit(bg), np.empty(0, dtype=np.intp)
+        sampler, fitted = averaged_sampler(bg), np.empty(0, dtype=np.intp)
     s = min(32, sampler.n_rows_) if n_samples is None else n_samples
     return _sage.ConditionalSAGEFunction(model, loss, bg, col_player, players, s, seed, n_rows,
                                          sampler, fitted, control_variate)

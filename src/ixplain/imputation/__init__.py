@@ -21,8 +21,14 @@ features they differ a lot:
     loses nothing the other does not know) although the pair matters (remove both together:
     ``features={"pair": [...]}`` / ``groups``); a feature the model never reads can get
     credit through the features it predicts (SAGE). Failure modes: the sampler is an estimate
-    -- trees need data, and coarse leaves overstate conditional variance (importance biased
-    up) --; at splits on removed features the draw descends by the fitted rows' weight, which
+    -- trees need data; coarse leaves overstate conditional variance (importance biased
+    up), and small leaves hold few values, whose mean's noise inflates the loss of every
+    coalition whose trees the kept features split finely (in SAGE and Shapley interactions a
+    kept feature that is irrelevant and independent gets a negative value, the ones it splits
+    the pools of are inflated; leaves of 5 on 800 rows: -8.8 % of the strong feature's value,
+    of 20, SAGE's leaves there: -1.7 %; iSAGE's default leaves are the small ones:
+    :mod:`~ixplain.imputation.conditional`, "Leaf size") --; at splits on removed features
+    the draw descends by the fitted rows' weight, which
     ignores dependence that reaches a removed feature only through other removed features
     (exact for blocks independent of the rest, approximate otherwise); the tail of a
     distribution, where leaves are wide, is drawn less faithfully than its centre.

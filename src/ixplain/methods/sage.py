@@ -27,6 +27,7 @@ from .._validation import (
     refuse_nonfinite,
 )
 from ..imputation import ConditionalSampler, check_removal
+from ..imputation.conditional import averaged_sampler
 from ..losses import Loss, get_loss, label_shape_guard
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.importance import FeatureImportance
@@ -163,7 +164,9 @@ def resolve_draws(
 
     ``exact_inner`` is the exact mean over all ``bg`` rows (``n_samples=None``, or ``"auto"``
     with a plug-in loss); under ``removal="conditional"`` the sampler is fitted on ``X``
-    (``table``) or on ``background`` when given, and an exact inner mean becomes 32 draws
+    (``table``) or on ``background`` when given, with leaves of
+    :func:`~ixplain.imputation.conditional.averaged_leaf` rows (``averaged_sampler``) (small leaves bias the averaged
+    loss: the conditional module's "Leaf size"), and an exact inner mean becomes 32 draws
     (at most the sampler's rows).
     """
     correction = correction_for(loss)
@@ -171,7 +174,7 @@ def resolve_draws(
     exact_inner = n_samples is None or (n_samples == "auto" and correction == "plugin")
     sampler = None
     if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
-        sampler = ConditionalSampler().fit(table if background is None else bg)
+        sampler = averaged_sampler(table if background is None else bg)
         if exact_inner:
             s, exact_inner = min(32, sampler.n_rows_), False
     return s, exact_inner, sampler
