@@ -656,7 +656,7 @@ def _pfi_loss(estimator: Any, loss: Any, scoring: Any, response_method: str, ddf
         loss_obj = get_loss(loss, _PFI_OWNER)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method),
-                         owner=_PFI_OWNER).refuse_nan_outputs(_PFI_OWNER)
+                         owner=_PFI_OWNER).refuse_nonfinite_outputs(_PFI_OWNER)
         return loss_obj, model, 1.0, {"loss": loss_obj.name}
     if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
         raise TypeError(
@@ -674,7 +674,7 @@ def _pfi_loss(estimator: Any, loss: Any, scoring: Any, response_method: str, ddf
     if not scale > 0:
         raise ValueError(f"{_PFI_OWNER}: scoring='r2' needs a target with positive variance.")
     model = as_model(estimator, response_method="predict", owner=_PFI_OWNER)
-    model.refuse_nan_outputs(_PFI_OWNER)
+    model.refuse_nonfinite_outputs(_PFI_OWNER)
     return get_loss(_SCORER_LOSSES[batched]), model, scale, {"scoring": batched}
 
 
@@ -801,7 +801,7 @@ def sage(
     correction = correction_for(loss_obj)
     s = _sage.resolve_n_samples(n_samples, correction, bg.n_rows, _SAGE_OWNER)
     exact = n_samples is None or (n_samples == "auto" and correction == "plugin")
-    mdl = as_model(model, owner=_SAGE_OWNER).refuse_nan_outputs(_SAGE_OWNER)
+    mdl = as_model(model, owner=_SAGE_OWNER).refuse_nonfinite_outputs(_SAGE_OWNER)
     n_rows = _n_rows(ddf, _SAGE_OWNER)[1]
     if check_removal(removal, _SAGE_OWNER) == "conditional":
         fn: _sage.SAGEFunction = _conditional_sage(

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from _cli_helpers import run_cli
+from _cli_helpers import correlated_linear, run_cli
 
 pytest.importorskip("typer")
 pytest.importorskip("sklearn")
@@ -16,17 +16,7 @@ joblib = pytest.importorskip("joblib")
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
-    from sklearn.linear_model import LinearRegression
-
-    d = tmp_path_factory.mktemp("removal")
-    rng = np.random.default_rng(0)
-    X = rng.multivariate_normal(np.zeros(3), [[1, 0.9, 0], [0.9, 1, 0], [0, 0, 1]], size=2000)
-    frame = pd.DataFrame(X, columns=["a", "b", "c"])
-    frame["y"] = X[:, 0] + X[:, 2] + rng.normal(0, 0.1, 2000)
-    frame.to_csv(d / "d.csv", index=False)
-    model = LinearRegression().fit(frame[["a", "b", "c"]], frame["y"])
-    joblib.dump(model, d / "m.joblib")
-    return d, model, frame
+    return correlated_linear(tmp_path_factory.mktemp("removal"), 2000)
 
 
 @pytest.mark.slow

@@ -385,7 +385,7 @@ def _validate(
                                             bg, owner)
     # NaN in X goes to the model (as in sage); a NaN prediction is an error naming the rows
     function = InteractionFunction(
-        as_model(model, owner=owner).refuse_nan_outputs(owner), loss_obj, bg, plan, players,
+        as_model(model, owner=owner).refuse_nonfinite_outputs(owner), loss_obj, bg, plan, players,
         s, exact_inner, seed, sampler, table.n_rows if background is None else 0,
     )
     return _Problem(

@@ -1035,7 +1035,7 @@ def effect_model(estimator: Any, response_method: str, target: Any, input_kind: 
         return as_model(
             estimator, response_method=response_method, target=model_target,
             input_kind=input_kind, owner=owner,
-        ).refuse_nan_outputs(owner)
+        ).refuse_nonfinite_outputs(owner)
     except TypeError as exc:
         raise param_error(
             owner, "estimator",

@@ -584,7 +584,7 @@ def permutation_importance(
         loss_obj = get_loss(loss, owner)
         model = as_model(estimator, response_method=_response_for(estimator, loss_obj,
                                                                   response_method), owner=owner)
-        model.refuse_nan_outputs(owner)
+        model.refuse_nonfinite_outputs(owner)
         model.observe_labels(y_arr)
         with overflow_reported(), label_shape_guard(loss_obj, owner, y, y_arr, model):
             imp, se = _pfi_means(model, loss_obj, table, y_arr, w, subsets, perms, groups,
@@ -911,7 +911,7 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
     batched = _batched_scoring(estimator, scoring, y)
     if batched is not None:
         model = as_model(estimator, response_method="predict", owner=owner)
-        model.refuse_nan_outputs(owner)
+        model.refuse_nonfinite_outputs(owner)
         with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
             imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w,
                                  subsets, perms, groups, memory_budget, progress)

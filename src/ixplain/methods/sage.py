@@ -590,7 +590,7 @@ def _run(
     y_arr = check_target(y, table.n_rows, owner)
     # NaN in X goes to the model (HistGradientBoosting and pipelines with imputers take it);
     # a model that returns NaN for it is an error naming the rows, not a NaN result
-    mdl = as_model(model, owner=owner).refuse_nan_outputs(owner)
+    mdl = as_model(model, owner=owner).refuse_nonfinite_outputs(owner)
     bg = _background_table(background, table, seed, owner)
     players, col_player = resolve_players(table.names, groups, owner)
     s, exact_inner, sampler = resolve_draws(n_samples, loss_obj, removal, table, background,

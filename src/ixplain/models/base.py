@@ -147,7 +147,7 @@ class Model:
         self.time_in_model = 0.0
         self._nan_owner: str | None = None
 
-    def refuse_nan_outputs(self, owner: str) -> Model:
+    def refuse_nonfinite_outputs(self, owner: str) -> Model:
         """From now on, a prediction that is not finite (NaN, inf or -inf) raises
         :class:`ModelEvaluationError` naming ``owner``, the rows and the value (the static
         methods: such a prediction would make the whole result NaN or inf, silently). The
