@@ -45,6 +45,10 @@ def test_removal_both_names_the_loss_both_removals_share(linear, tmp_path):
     loss = summary["settings"]["loss"]
     assert loss.startswith("squared_error (PFI") and "model score" not in loss
     assert "SAGE" not in loss  # only pfi ran
+    assert loss == "squared_error (PFI, both removals: conditional needs a loss)"
+    assert _explain(d, tmp_path / "c", "--methods", "pfi", "--removal", "conditional") == 0
+    conditional = json.loads((tmp_path / "c" / "summary.json").read_text())
+    assert conditional["settings"]["loss"] == "squared_error (PFI: conditional needs a loss)"
     assert _explain(d, tmp_path / "m", "--methods", "pfi") == 0
     marginal = json.loads((tmp_path / "m" / "summary.json").read_text())
     assert marginal["settings"]["loss"] == "model score (PFI)"

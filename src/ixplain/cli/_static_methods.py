@@ -199,7 +199,9 @@ def loss_text(run: StaticRun) -> str:
     parts = []
     if "pfi" in run.methods:
         loss = pfi_loss(run)
-        why = "" if loss is None or run.cfg.loss else ", both removals: conditional needs a loss"
+        both = len(_removals(run)) > 1
+        why = ("" if loss is None or run.cfg.loss
+               else f"{', both removals' if both else ''}: conditional needs a loss")
         parts.append(f"{loss or 'model score'} (PFI{why})")
     games = [m for m in ("sage", "interactions") if m in run.methods]
     if games:
