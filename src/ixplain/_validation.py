@@ -252,8 +252,7 @@ def validate_random_state(
     random_state: Any, owner: str = "ixplain"
 ) -> int | np.random.Generator | None:
     """The one check of a ``random_state`` (:data:`RANDOM_STATE_RULE`), for
-    :func:`check_random_state`, :func:`ixplain._random.root_seed` and
-    :func:`ixplain.storage.base.seed_of`.
+    :func:`check_random_state` and :func:`ixplain._random.root_seed`.
 
     Parameters
     ----------

@@ -124,7 +124,7 @@ import numpy as np
 
 from .._lazy import is_instance
 from .._numeric import overflow_reported
-from .._random import RowStream, keyed_generator
+from .._random import RowStream, keyed_generator, root_seed
 from .._validation import (
     ModelEvaluationError,
     check_bool,
@@ -141,7 +141,7 @@ from ..aggregation import EWMean, Mean
 from ..losses import foreign_label, label_row_shape, label_shape_error, refuse_unusable_labels
 from ..models import as_model
 from ..storage import GeometricReservoir, UniformReservoir
-from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns, seed_of
+from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns
 from ..tabular import (
     Schema,
     Table,
@@ -449,7 +449,7 @@ class IncrementalExplainer:
             raise param_error(owner, "feature_names", "None or a non-empty list of names", [])
         self.feature_names = feature_names
         self.random_state = random_state
-        self._seed = seed_of(random_state, owner)
+        self._seed = root_seed(random_state, owner)
         self._streams = _RowStreams(self._seed)
         self.model = model
         self._model = as_model(model, response_method=response_method, owner=owner)

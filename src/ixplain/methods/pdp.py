@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._random import keyed_generator
+from .._random import keyed_generator, root_seed
 from .._validation import (
     check_2d,
     check_allocation,
@@ -53,7 +53,6 @@ from ..grids import FeatureGrid, feature_grid
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..models.adapters import BoosterModel, SklearnModel
 from ..results.partial_dependence import PartialDependence
-from ..storage.base import seed_of
 from ..tabular import Table, UnsupportedInputError, as_table
 from ..tree.partial_dependence import threshold_grid_values, tree_method, tree_unsupported
 from ._engine import (
@@ -880,7 +879,7 @@ def partial_dependence(
         subsample=subsample, memory_budget=memory_budget, n_jobs=n_jobs,
         include_missing=include_missing, feature_names=feature_names, progress=progress,
     )
-    rng = keyed_generator(seed_of(random_state, _OWNER), "partial_dependence", "subsample")
+    rng = keyed_generator(root_seed(random_state, _OWNER), "partial_dependence", "subsample")
     table, feats = _data_and_features(X, features, feature_names, categorical_features)
     custom = _check_custom_values(custom_values, table, feats)
     weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)

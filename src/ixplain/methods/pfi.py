@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._numeric import overflow_reported
-from .._random import RowStream, keyed_generator, uniform_index
+from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
     check_2d,
     check_allocation,
@@ -42,7 +42,7 @@ from ..losses import Loss, get_loss, label_shape_guard
 from ..models import Model, as_model, rows_for_budget
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
-from ..storage.base import SlotStorage, seed_of
+from ..storage.base import SlotStorage
 from ..tabular import Table, _take, as_table
 from ._conditional import (
     ConditionalPFI,
@@ -541,7 +541,7 @@ def permutation_importance(
     n_repeats = int(check_int(n_repeats, "n_repeats", owner, min_value=1))  # type: ignore[arg-type]
     check_n_jobs(n_jobs, owner)
     report = make_progress(progress, owner)
-    seed = seed_of(random_state, owner)
+    seed = root_seed(random_state, owner)
     check_memory_budget(memory_budget, owner)
     check_2d(X, owner)
     table = as_table(X, owner=owner)

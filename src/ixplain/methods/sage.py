@@ -31,7 +31,7 @@ from ..imputation.conditional import averaged_sampler
 from ..losses import Loss, get_loss, label_shape_guard
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model, call_rows, rows_for_budget
 from ..results.importance import FeatureImportance
-from ..storage.base import canonical_columns, seed_of
+from ..storage.base import canonical_columns
 from ..tabular import Table, as_table
 from ._conditional import (
     TableMaker,
@@ -582,7 +582,7 @@ def _run(
     if not isinstance(control_variate, (bool, np.bool_)):
         raise param_error(owner, "control_variate", "a bool", control_variate, exc=TypeError)
     report = make_progress(progress, owner)
-    seed = seed_of(random_state, owner)
+    seed = root_seed(random_state, owner)
     check_2d(X, owner)
     table = as_table(X, owner=owner)
     if table.n_rows == 0:

@@ -50,7 +50,7 @@ from .._random import RowStream, root_seed, uniform_index
 from .._validation import check_allocation, check_int
 from ..tabular import Schema, Table, as_table, date_objects, is_date_dtype
 
-__all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns", "seed_of"]
+__all__ = ["Batch", "CachedRows", "SlotStorage", "canonical_columns"]
 
 
 class CachedRows:
@@ -92,12 +92,6 @@ class CachedRows:
     def __getstate__(self) -> dict:
         return {"stream": self.stream, "block": self.block, "_t0": 0, "_rows": None,
                 "_index": None, "_n": -1}
-
-
-def seed_of(random_state: Any, owner: str) -> int:
-    """:func:`ixplain._random.root_seed` (a legacy ``RandomState`` is one draw of it, as
-    everywhere), with :func:`~ixplain._validation.validate_random_state`'s rule and errors."""
-    return root_seed(random_state, owner)
 
 
 def canonical_columns(table: Table) -> dict[str, np.ndarray]:
@@ -191,7 +185,7 @@ class SlotStorage:
         self.size = int(check_int(size, "size", self._owner, min_value=1))  # type: ignore[arg-type]
         self.random_state = random_state
         self._seed: int | None = (
-            None if random_state is None else seed_of(random_state, self._owner)
+            None if random_state is None else root_seed(random_state, self._owner)
         )
         self._stream: RowStream | None = None
         self._one: CachedRows | None = None
