@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["moment_shift", "model_errstate", "overflow_reported", "unit_shift"]
+__all__ = ["moment_shift", "model_errstate", "overflow_reported", "power_scaled", "unit_shift"]
 
 #: numpy's error settings of the caller of the outermost :func:`overflow_reported` (None
 #: outside it), for the model calls inside it (:func:`model_errstate`).
@@ -100,3 +100,22 @@ def moment_shift(values: np.ndarray) -> int | None:
     if 2.0 ** -128 <= top <= 2.0 ** 128:
         return 0
     return unit_shift(top)
+
+
+def power_scaled(values: np.ndarray, shift: int | None) -> np.ndarray:
+    """``values * 2**shift``: exact (outside the subnormal range), and a value beyond the
+    float range becomes +-inf without numpy's overflow warning; ``values`` themselves when
+    ``shift`` is 0 or None. The one scaling of the moments kept in units of ``2**-shift``
+    (:func:`moment_shift`, :func:`unit_shift`: ALE, iALE, iPDP, the drift channels).
+
+    Examples
+    --------
+    >>> float(power_scaled(np.array([1e300]), -997)[0])  # 1e300 in units of 2**997
+    0.7466...
+    >>> power_scaled(np.array([1e300]), 100)
+    array([inf])
+    """
+    if not shift:
+        return values
+    with np.errstate(over="ignore"):
+        return np.ldexp(values, shift)

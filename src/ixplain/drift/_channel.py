@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numeric import unit_shift
+from .._numeric import power_scaled, unit_shift
 from .._random import keyed_generator
 from .._validation import check_allocation
 from ..results.drift import _Z95
@@ -321,10 +321,7 @@ class ValueChannel:
     def scaled(self, values: np.ndarray) -> np.ndarray:
         """``values * 2**shift`` (exact; a value beyond the float range becomes +-inf,
         which the scaling clips to 0 or 1)."""
-        if not self.shift:
-            return values
-        with np.errstate(over="ignore"):
-            return np.ldexp(values, self.shift)
+        return power_scaled(values, self.shift)
 
     def _change_point(self, j: int, row: int) -> int:
         """First row of the new regime: the split of feature ``j``'s values since its last

@@ -83,7 +83,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numeric import moment_shift
+from .._numeric import moment_shift, power_scaled
 from .._validation import (
     check_2d,
     check_feature_names,
@@ -856,9 +856,7 @@ class ALEFunction(Method):
         diffs = local_differences(ev.predict, probe, [(self.feature, lo, hi)])  # the outputs
         if self.shift is None:
             self.shift = moment_shift(diffs[:len(rows)])
-        if self.shift:
-            with np.errstate(over="ignore"):  # (beyond the range: inf, a skipped row)
-                diffs = np.ldexp(diffs, self.shift)
+        diffs = power_scaled(diffs, self.shift)  # (beyond the range: inf, a skipped row)
         moments = row_moments(diffs)[:len(rows)]
         out = np.zeros((batch.n_rows,) + moments.shape[1:] + (len(self.edges) - 1,))
         out[rows, :, :, b[rows]] = moments

@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import power_scaled
 from .._validation import check_int, date_sort, param_error, refuse_datetime
 from ..aggregation import EWMean, Mean
 from ..results.ale import AccumulatedLocalEffects
@@ -465,9 +466,10 @@ class IncrementalALE(IncrementalExplainer):
         share = sums[0, 0]
         A = accumulation_matrix("numeric", share if share.sum() > 0 else np.ones_like(share))
         ale, std = mean @ A.T, accumulated_std(var, A)
-        if self._shift:  # the moments are those of the effects times 2**shift: back (exact;
-            with np.errstate(over="ignore"):  # +-inf beyond the float range: ale_ warns)
-                ale, std = np.ldexp(ale, -self._shift), np.ldexp(std, -self._shift)
+        # the moments are those of the effects times 2**shift: back (exact; +-inf beyond the
+        # float range: ale_ warns)
+        back = -(self._shift or 0)
+        ale, std = power_scaled(ale, back), power_scaled(std, back)
         return ale, std, share
 
     @property

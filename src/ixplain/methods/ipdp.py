@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._lazy import is_instance
-from .._numeric import moment_shift, overflow_reported
+from .._numeric import moment_shift, overflow_reported, power_scaled
 from .._validation import (
     check_float,
     check_int,
@@ -156,10 +156,7 @@ class _PointStore:
         """Values in the store's units (``2**-shift`` of the model's) back in the model's:
         ``power`` 1 for means and standard errors, 2 for variances (exact; +-inf beyond the
         float range, without numpy's warning)."""
-        if not self.shift:
-            return values
-        with np.errstate(over="ignore"):
-            return np.ldexp(values, -power * self.shift)
+        return power_scaled(values, -power * (self.shift or 0))
 
     def weights(self) -> np.ndarray:
         """``W`` of every point, up to a common positive factor."""
@@ -192,9 +189,7 @@ class _PointStore:
         """
         if self.shift is None:
             self.shift = moment_shift(values)
-        if self.shift:
-            with np.errstate(over="ignore"):  # (beyond the range: inf, as unscaled)
-                values = np.ldexp(values, self.shift)
+        values = power_scaled(values, self.shift)  # (beyond the range: inf, as unscaled)
         if n_rows == 1:  # one observation: its grid values are distinct
             if d != 1.0:
                 self.scale *= d
