@@ -61,7 +61,8 @@ def root_seed(random_state: Any, owner: str = "ixplain") -> int:
     ValueError
         If ``random_state`` is a negative int.
     TypeError
-        If it is of another type (a bool, a float); the rule and both errors are :func:`ixplain._validation.validate_random_state`'s.
+        If it is of another type (a bool, a float); the rule and both errors are
+        :func:`ixplain._validation.validate_random_state`'s.
     """
     seed = validate_random_state(random_state, owner)
     if seed is None:

@@ -273,7 +273,7 @@ def _validate(model, X, features, pairs, sample_weight, n_max, pairwise_m, metho
     w = check_sample_weight(sample_weight, table.n_rows, _OWNER)
     try:
         adapter = as_model(model, response_method=response_method, target=target, owner=_OWNER)
-        adapter.refuse_nonfinite_outputs(_OWNER)  # a NaN prediction is an error, not an H of 0
+        adapter.refuse_nonfinite_outputs(_OWNER)  # NaN or +-inf is an error, not an H of 0
     except TypeError as exc:
         raise param_error(_OWNER, "model", "a fitted estimator, Booster, callable or Model",
                           model, exc=TypeError) from exc

@@ -383,7 +383,8 @@ def _validate(
         )
     s, exact_inner, sampler = resolve_draws(n_samples, loss_obj, removal, table, background,
                                             bg, owner)
-    # NaN in X goes to the model (as in sage); a NaN prediction is an error naming the rows
+    # NaN in X goes to the model (as in sage); a NaN or +-inf prediction is an error naming
+    # the rows
     function = InteractionFunction(
         as_model(model, owner=owner).refuse_nonfinite_outputs(owner), loss_obj, bg, plan, players,
         s, exact_inner, seed, sampler, table.n_rows if background is None else 0,

@@ -165,8 +165,9 @@ def resolve_draws(
     ``exact_inner`` is the exact mean over all ``bg`` rows (``n_samples=None``, or ``"auto"``
     with a plug-in loss); under ``removal="conditional"`` the sampler is fitted on ``X``
     (``table``) or on ``background`` when given, with leaves of
-    :func:`~ixplain.imputation.conditional.averaged_leaf` rows (``averaged_sampler``) (small leaves bias the averaged
-    loss: the conditional module's "Leaf size"), and an exact inner mean becomes 32 draws
+    :func:`~ixplain.imputation.conditional.averaged_leaf` rows (``averaged_sampler``; small
+    leaves bias the averaged loss: the conditional module's "Leaf size"), and an exact inner
+    mean becomes 32 draws
     (at most the sampler's rows).
     """
     correction = correction_for(loss)
