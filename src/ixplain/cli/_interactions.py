@@ -11,7 +11,7 @@ from ._methods import _public
 from ._writers import Table, write_frame, write_json
 
 if TYPE_CHECKING:
-    from ._static_methods import Image, StaticRun
+    from ._static_run import Image, StaticRun
 
 __all__ = ["compute_interactions", "interaction_tables", "plot_interactions", "write_interactions"]
 
