@@ -435,3 +435,13 @@ def test_column_order_does_not_matter():
     b = h_statistic(f, X[:, perm], pairwise_m=4, n_max=None)
     np.testing.assert_allclose(b.overall_h2[0], a.overall_h2[0, perm], atol=1e-12)
     np.testing.assert_allclose(b.pairwise_h2[0], a.pairwise_h2[0][np.ix_(perm, perm)], atol=1e-12)
+
+
+def test_h_statistic_refuses_a_single_row():
+    """One row gave all-zero H^2 with no warning although n_max is documented as >= 2."""
+    X = np.array([[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="h_statistic needs at least 2 rows .*got 1 row"):
+        h_statistic(lambda A: A[:, 0] * A[:, 1], X)
+    grid = np.array([[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]])
+    h = h_statistic(lambda A: A[:, 0] * A[:, 1], grid)  # PD_j = 0: all of f is interaction
+    np.testing.assert_allclose(h.overall_h2, [[1.0, 1.0]])

@@ -1,6 +1,6 @@
-"""QA 16 on the static methods: a model output of +-inf (or a loss that overflows) is an
-error, as a NaN output was, never a NaN or zero result; ``h_statistic`` refuses a single row;
-the tree-method refusals have one error type and one final period."""
+"""The static methods refuse a model output of +-inf (or a loss that overflows) as they refuse
+NaN, naming the kind of value, never returning a NaN or zero result; finite outputs are left
+alone."""
 
 from __future__ import annotations
 
@@ -98,31 +98,3 @@ def test_finite_outputs_are_unchanged():
     r = partial_dependence(lambda A: A[:, 0] + A[:, 1], X, 0, grid_resolution=5)
     grid = np.asarray(r.grid_values[0], float)
     np.testing.assert_allclose(r.average[0], grid + X[:, 1].mean(), atol=1e-12)
-
-
-def test_h_statistic_refuses_a_single_row():
-    """One row gave all-zero H^2 with no warning although n_max is documented as >= 2."""
-    X = np.array([[1.0, 2.0, 3.0]])
-    with pytest.raises(ValueError, match="h_statistic needs at least 2 rows .*got 1 row"):
-        h_statistic(lambda A: A[:, 0] * A[:, 1], X)
-    grid = np.array([[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]])
-    h = h_statistic(lambda A: A[:, 0] * A[:, 1], grid)  # PD_j = 0: all of f is interaction
-    np.testing.assert_allclose(h.overall_h2, [[1.0, 1.0]])
-
-
-def test_tree_method_refusals_share_the_type_and_end_in_one_period():
-    """XGBoost categorical splits: partial_dependence said '... not supported..' (a doubled
-    period), h_statistic raised TypeError for the same cause; both are ValueError now."""
-    xgb = pytest.importorskip("xgboost")
-    pd = pytest.importorskip("pandas")
-    rng = np.random.default_rng(2)
-    df = pd.DataFrame({"a": rng.normal(size=60),
-                       "c": pd.Categorical(rng.choice(["x", "y", "z"], 60)),
-                       "b": rng.normal(size=60)})
-    y = df["a"] + (df["c"] == "y") * 2.0
-    model = xgb.XGBRegressor(n_estimators=3, enable_categorical=True, n_jobs=1).fit(df, y)
-    with pytest.raises(ValueError) as pd_info:
-        partial_dependence(model, df, "c", method="tree")
-    assert str(pd_info.value).endswith("XGBoost categorical splits are not supported.")
-    with pytest.raises(ValueError, match="XGBoost categorical splits are not supported"):
-        h_statistic(model, df, method="tree")
