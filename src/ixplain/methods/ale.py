@@ -98,8 +98,8 @@ from ..tabular import Table, UnsupportedInputError, as_table
 
 # The binning (_ale_bins) and the explanation function with its accumulation (_ale_effects) live
 # in their own modules; the names below stay importable from here (``as`` marks a re-export).
-from ._ale_bins import MAX_SIMILARITY_LEVELS as MAX_SIMILARITY_LEVELS
 from ._ale_bins import (
+    _OWNER,
     FeatureBins,
     _categorical_bins,
     _interval_bins,
@@ -107,6 +107,7 @@ from ._ale_bins import (
     _time_axis,
     is_datetime,
 )
+from ._ale_bins import MAX_SIMILARITY_LEVELS as MAX_SIMILARITY_LEVELS
 from ._ale_bins import quantile_edges as quantile_edges
 from ._ale_bins import similarity_order as similarity_order
 from ._ale_effects import N_MOMENTS as N_MOMENTS
@@ -129,7 +130,6 @@ from .pdp import effect_model
 
 __all__ = ["ALEFunction", "accumulated_local_effects", "local_differences", "row_moments"]
 
-_OWNER = "accumulated_local_effects"
 _RESPONSES = ("auto", "predict", "predict_proba", "decision_function")
 
 

@@ -51,13 +51,12 @@ from ._sage_core import (
 
 # The static estimator lives in _sage_estimator; CHECK_EVERY and MAX_PERMUTATIONS stay
 # importable from here (``as`` marks a re-export).
+from ._sage_estimator import _OWNER, SageEstimate, _check_sizes, estimate_sage
 from ._sage_estimator import CHECK_EVERY as CHECK_EVERY
 from ._sage_estimator import MAX_PERMUTATIONS as MAX_PERMUTATIONS
-from ._sage_estimator import SageEstimate, _check_sizes, estimate_sage
 
 __all__ = ["sage"]
 
-_OWNER = "sage"
 #: Draws per coalition for ``n_samples="auto"`` with a bias-corrected loss.
 AUTO_SAMPLES = {"variance": 16, "jackknife": 32}
 
