@@ -18,10 +18,10 @@ def test_the_weight_is_the_exponential_means_closed_form():
 
 
 @pytest.mark.parametrize("alpha, n, warned", [
-    (1e-6, 10_000, True), (5e-5, 10_000, True), (1e-4, 10_000, False), (0.001, 300, True),
-    (0.05, 300, False), (1.0, 1, False),
+    (1e-6, 10_000, True), (2e-5, 10_000, True), (5e-5, 10_000, False), (5e-4, 300, True),
+    (0.001, 300, False), (0.05, 300, False), (1.0, 1, False), (None, 10, False),
 ])
-def test_warned_below_half_the_weight(alpha, n, warned):
+def test_warned_below_a_quarter_of_the_weight(alpha, n, warned):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_alpha(alpha, n)

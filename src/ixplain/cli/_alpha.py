@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import warnings
 
-#: Weight of the stream's rows below which the run warns (values under half their size).
-MIN_WEIGHT = 0.5
+#: Weight of the stream's rows below which the run warns (values under a quarter of their
+#: size: ``alpha`` below about ``0.29 / rows``).
+MIN_WEIGHT = 0.25
 
 
 def stream_weight(alpha: float, n_rows: int) -> float:
@@ -26,13 +27,13 @@ def stream_weight(alpha: float, n_rows: int) -> float:
     return -math.expm1(n_rows * math.log1p(-alpha)) if alpha < 1.0 else 1.0
 
 
-def check_alpha(alpha: float, n_rows: int) -> None:
-    """Warn when ``alpha`` is too small for a stream of ``n_rows`` rows.
+def check_alpha(alpha: float | None, n_rows: int) -> None:
+    """Warn when ``alpha`` is far too small for a stream of ``n_rows`` rows.
 
     Parameters
     ----------
-    alpha : float in (0, 1]
-        The smoothing factor of the run (``--alpha``).
+    alpha : float in (0, 1] or None
+        The user's ``--alpha`` (None: the default, ``10 / rows`` clipped, is not checked).
     n_rows : int
         Rows of the stream.
 
@@ -40,21 +41,21 @@ def check_alpha(alpha: float, n_rows: int) -> None:
     -----
     UserWarning
         When the stream's rows carry less than :data:`MIN_WEIGHT` of the explanations' weight
-        by its end (``alpha`` below about ``0.69 / n_rows``), naming the fraction and the
-        smallest ``alpha`` that avoids it.
+        by its end (``alpha`` below about ``0.29 / n_rows``), naming that fraction.
 
     Examples
     --------
     >>> check_alpha(0.01, 1000)  # 1 - 0.99 ** 1000 = 99.996%: silent
     """
-    weight = stream_weight(alpha, n_rows)
-    if n_rows < 1 or weight >= MIN_WEIGHT:
+    if alpha is None or n_rows < 1:
         return
-    floor = -math.expm1(math.log1p(-MIN_WEIGHT) / n_rows)  # the alpha of weight MIN_WEIGHT
+    weight = stream_weight(alpha, n_rows)
+    if weight >= MIN_WEIGHT:
+        return
     warnings.warn(
         f"--alpha {alpha:g} is far below 1/rows ({1 / n_rows:.3g} for {n_rows:,} rows): the "
         f"explanations start at 0 and the stream's rows carry only {weight:.1%} of their "
         f"weight at its end, so the values written read about {weight:.1%} of their size. "
-        f"Use --alpha {floor:.2g} or more (the default, 10/rows clipped to [0.001, 0.05], "
-        "remembers about a tenth of the stream).",
+        f"Use an --alpha of at least 1/rows, or leave it out (the default, 10/rows clipped "
+        "to [0.001, 0.05], remembers about a tenth of the stream).",
         UserWarning, stacklevel=2)
