@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import DATASETS, iter_frame, load_dataset
+from ._alpha import check_alpha
 from ._data import infer_task, read_table, select_columns, split_kinds
 from ._errors import CLIError
 from ._methods import available
@@ -329,6 +330,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
     model = make_river_model(model_name, task, numeric, categorical, cfg.seed)
     methods, skipped = _choose_methods(cfg)
     alpha = cfg.alpha if cfg.alpha is not None else default_alpha(n_total)
+    check_alpha(cfg.alpha, n_total)  # warns when far below 1/rows (cli/_alpha.py)
     every = cfg.every if cfg.every is not None else max(1, n_total // 200)
     if cfg.loss in ("log_loss", "brier", "zero_one") and task == "regression":
         raise CLIError(f"--loss {cfg.loss} needs a binary target; this one is a regression "

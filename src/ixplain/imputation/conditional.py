@@ -70,6 +70,17 @@ regression trees, so a date after the last fit needs no level of its own; the va
 are the observed dates themselves, in the column's dtype. Other categorical features are
 levels, coded 0..L-1 (classification trees).
 
+Copies of one quantity: columns that are strictly monotone functions of each other on the
+fitted rows (an exact copy, a change of unit, a categorical column under two names) form a
+group (:mod:`ixplain.imputation._aliases`); a removed member whose copy is available (kept,
+or drawn before it) is read at the trees' splits as that copy's value, mapped. Without it a
+tree that split on one removed copy went down by weight while the kept copy told the value,
+and identical copies got unequal SAGE values. Noisy near-copies stay distinct features.
+
+Levels: a categorical feature of more than :data:`~ixplain.grids.MAX_LEVELS` levels (a column
+of identifiers) is refused at fit, as partial dependence refuses it: its classification tree's
+fit grows with levels x rows.
+
 Missing values: :meth:`ConditionalSampler.fit` refuses NaN in a numeric column and a missing
 date (NaT, None) in a date column alike unless ``allow_nan``, which the stream storage sets
 (its rows passed the explainer's ``nan_policy``). With it, rows whose ``x_j`` is missing are
@@ -89,8 +100,10 @@ import numpy as np
 
 from .._random import keyed_generator, root_seed, uniform_index
 from .._validation import check_int, date_sort, param_error
+from ..grids import MAX_LEVELS
 from ..storage.base import canonical_columns
 from ..tabular import Table, _take, as_table
+from ._aliases import alias_groups, group_index, steer_drawn, steer_kept
 from ._dates import DateCoder
 from .base import Removal
 
@@ -252,6 +265,29 @@ def _refuse_missing(table: Table, Z: np.ndarray, encoder: _Encoder, owner: str) 
                          f"row {i})")
     if parts:
         raise ValueError(f"{owner}: {', '.join(parts)}; impute or drop missing values first.")
+
+
+def _refuse_many_levels(encoder: _Encoder, n_rows: int, owner: str) -> None:
+    """Refuse a categorical column of more than :data:`~ixplain.grids.MAX_LEVELS` levels
+    (partial dependence's limit): its tree is a classifier over the levels, whose fit costs
+    about levels x rows per tree level (a column of identifiers, one level per row, grows with
+    the square of the rows: 8,000 rows took 23 s, 100,000 would take hours and gigabytes).
+
+    Raises
+    ------
+    ValueError
+        Naming the column, its level count and the size of the work.
+    """
+    for name, levels in encoder.levels.items():
+        if len(levels) > MAX_LEVELS:
+            raise ValueError(
+                f"{owner}: categorical feature {name!r} has {len(levels):,} distinct levels "
+                f"(more than {MAX_LEVELS:,}); conditional removal would draw it from a "
+                f"classification tree over its levels, whose fit grows with levels x rows "
+                f"({len(levels) * n_rows:,} class counts per tree level on these {n_rows:,} "
+                f"rows). Group its rare levels, leave the feature out (an identifier "
+                f"explains nothing), or use removal='marginal'."
+            )
 
 
 def _level_order(values: Any) -> list[Any]:
@@ -436,7 +472,10 @@ class ConditionalSampler(Removal):
         ValueError
             If ``data`` has no rows, or (unless ``allow_nan``) NaN in a numeric column or a
             missing date (NaT, None) in a column of dates, datetimes, durations or periods,
-            naming every such column and its first such row.
+            naming every such column and its first such row; or if a categorical feature has
+            more than :data:`~ixplain.grids.MAX_LEVELS` levels (its tree's fit grows with
+            levels x rows: a column of identifiers grows with the square of the rows),
+            naming the feature, its level count and the size of the work.
         """
         owner = "ConditionalSampler.fit"
         table = data if isinstance(data, Table) else as_table(data, owner=owner)
@@ -444,6 +483,7 @@ class ConditionalSampler(Removal):
         if n < 1:
             raise ValueError(f"{owner} needs at least 1 row; got 0.")
         self._encoder = _Encoder(table)
+        _refuse_many_levels(self._encoder, n, owner)
         Z = self._encoder(table)
         if not self.allow_nan:
             _refuse_missing(table, Z, self._encoder, owner)
@@ -462,6 +502,9 @@ class ConditionalSampler(Removal):
         self.n_rows_ = n
         self.data_ = table
         self._Z = Z
+        # columns that are one quantity under two names steer for each other (_aliases)
+        self._aliases = alias_groups(Z)
+        self._alias_of = group_index(self._aliases, Z.shape[1])
         return self
 
     def width(self, d: int) -> int:
@@ -489,11 +532,14 @@ class ConditionalSampler(Removal):
             A fitted row never drawn for that query (-1: none).
         """
         Q, d = removed.shape
-        if Q <= 8 and exclude is None and self._pending is None:
+        aliases = self.__dict__.get("_aliases", [])
+        if Q <= 8 and exclude is None and self._pending is None and not aliases:
             return self._donors_few(X, rows, removed, u)
         out = np.full((Q, d), -1, dtype=np.intp)
         W = X[rows]
         avail = ~removed
+        if aliases:  # a removed copy of a kept feature reads its value at the splits
+            steer_kept(aliases, W, avail)
         # a fitted row is drawn for by the tree whose splits it did not shape (pools its fold)
         which = None
         if exclude is not None and self.cross_fit:
@@ -514,6 +560,8 @@ class ConditionalSampler(Removal):
                     donor = self._pending.pick(j, leaf, u[q, 2 * j + 1], rows[q])
                 out[q, j] = donor
                 W[q, j] = self._Z[donor, j]
+                if aliases:  # its copies still to draw read the value drawn
+                    steer_drawn(aliases, self._alias_of, W, avail, q, j)
             avail[removed[:, j], j] = True
         return out
 

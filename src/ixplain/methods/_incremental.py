@@ -29,7 +29,9 @@ Randomness (batch invariance)
 The state after row ``t`` (estimate, variances, ``history_``, storage) depends on the seed and
 rows ``0..t`` alone, bit for bit, however the rows were split into ``explain_one`` /
 ``explain_many`` calls, whatever ``history_every`` and ``max_batch`` are, and across a pickle
-round trip. ``_explain_batch`` gets a :class:`Sampler` whose every number for row ``t`` is read
+round trip (for a model whose prediction for a row does not depend on the other rows of its
+call: River's ``predict_many`` rounds by batch, 4e-16 relative, and moves the state by that
+much). ``_explain_batch`` gets a :class:`Sampler` whose every number for row ``t`` is read
 from a counter-based row stream at index ``t`` (:mod:`ixplain._random`):
 
 * ``sampler.draw(n)`` / ``draw_blocks(n)`` / ``draw_columns(n)``: ``n`` storage rows per row;
@@ -579,8 +581,10 @@ class IncrementalExplainer:
         Row ``i`` is explained with the storage holding every earlier row of the stream
         (including the earlier rows of this batch), with the random numbers it would get in
         ``explain_one``: the state after the call (estimate, variances, ``history_``,
-        storage) is bit for bit that of the loop. The explanation values of up to
-        ``max_batch`` rows are computed in one model call; the aggregator then takes them in
+        storage) is bit for bit that of the loop (for a model whose batch predictions do not
+        depend on the batch; a model that rounds by batch moves it by that rounding). The
+        explanation values of up to ``max_batch`` rows are computed in one model call; the
+        aggregator then takes them in
         segments that end at the ``history_`` snapshot rows. Rows skipped (NaN inputs,
         explanations that are not finite) get one warning after the call's last part, which
         counts them all (``"399 of 400 observation(s) of this call skipped (...)"``; once per

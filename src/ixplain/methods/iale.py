@@ -188,8 +188,10 @@ class IncrementalALE(IncrementalExplainer):
         Rows that only filled the storage before the first edges (the first ``regrid_every``
         rows when ``edges`` is None; a constant feature extends the warm-up).
     n_missing_ : int
-        Explained rows whose value of the feature is infinite (or NaN with
-        ``nan_policy='pass'``): they enter no bin, as in the static ALE.
+        With ``nan_policy='pass'``: explained rows whose value of the feature is NaN or
+        infinite; they enter no bin, as in the static ALE. With the default
+        ``nan_policy='skip'`` such rows (NaN or +-inf in any feature) are skipped before they
+        are explained and counted in ``n_skipped_`` instead, so this stays 0.
     n_outside_ : int
         Explained rows outside fixed ``edges``: left out, as the static ALE with
         ``custom_edges`` leaves them (with estimated edges such rows count in the nearest

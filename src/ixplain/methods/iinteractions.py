@@ -31,6 +31,7 @@ from ._interaction_core import (
     explain_interactions,
     marginal_evaluator,
 )
+from ._interaction_cost import check_stream_cost
 from ._sage_core import correction_for, resolve_players
 from .interactions import resolve_plan
 from .ipdp import NotStartedError
@@ -181,6 +182,7 @@ class IncrementalShapleyInteractions(LossGameValues, IncrementalExplainer):
         players, col_player = resolve_players(names, self.groups, self._owner)
         self._plan = resolve_plan(self._owner, players, col_player, self.index, self.order,
                                   self.method, self.n_coalitions, MAX_EXACT_PLAYERS_STREAM)
+        check_stream_cost(self._plan, self.n_samples_, self._owner)  # a costly row: warn or refuse
         self.players_ = players
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
