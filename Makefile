@@ -1,6 +1,7 @@
 # Two commands on a fresh clone (Python >= 3.10 and PyPI are all they need):
 #   make demo   runs the main job on a bundled real dataset and writes a report
-#   make test   runs the whole test suite (pytest with doctests, ruff, mypy)
+#   make test   runs the whole test suite (pytest with doctests, ruff, mypy) and the
+#               performance guard (ratios to the anchor libraries, see benchmarks/guard.py)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
@@ -9,7 +10,7 @@ STAMP   = $(VENV)/.installed
 # `make install` install everything (`.[dev]` includes `.[cli]`, so they refresh both stamps).
 DEMO_STAMP = $(VENV)/.installed-cli
 
-.PHONY: demo test install lint typecheck pytest clean
+.PHONY: demo test install lint typecheck pytest guard clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +38,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-test: lint typecheck pytest
+# about 1.5 minutes: fails when a speed ratio to scikit-learn, sage-importance or ixai falls
+# below its floor (the anchors are in the dev extra)
+guard: $(STAMP)
+	$(BIN)/python benchmarks/guard.py --quick
+
+test: lint typecheck pytest guard
 
 clean:
 	rm -rf $(VENV) ixplain-output

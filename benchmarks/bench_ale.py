@@ -39,6 +39,7 @@ import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import _setups  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -49,14 +50,8 @@ from ixplain import IncrementalALE, IncrementalPDP, accumulated_local_effects  #
 GRID = 20
 
 
-def numpy_model(A: np.ndarray) -> np.ndarray:
-    return np.sin(3 * A[:, 0]) + A[:, 1] ** 2 + A[:, 0] * A[:, 2] + np.log1p(np.abs(A[:, 3]))
-
-
-def make_data(n: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    x0 = rng.normal(size=n)
-    return np.c_[x0, 0.8 * x0 + 0.6 * rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)]
+numpy_model = _setups.ale_model
+make_data = _setups.ale_data
 
 
 class Predictor:

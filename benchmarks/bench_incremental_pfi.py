@@ -38,18 +38,15 @@ _common.ensure_installed({"river": "river>=0.21", "ixai": "ixai==0.1.3", "sklear
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
-import random  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import _setups  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ixai.explainer import IncrementalPFI as IxaiPFI  # noqa: E402
-from ixai.storage import GeometricReservoirStorage  # noqa: E402
 from ixai.utils.wrappers import RiverWrapper, SklearnWrapper  # noqa: E402
 from river import tree  # noqa: E402
 from river.datasets.synth import Agrawal  # noqa: E402
@@ -76,19 +73,9 @@ class Timed:
         return out
 
 
-def zero_one_ixai(y_true, y_pred):
-    # ixai's wrappers give {"output": label} (River) or {0: label} (scikit-learn predict)
-    label = y_pred["output"] if "output" in y_pred else y_pred[0]
-    return float(label != y_true)
-
-
 def make_ixai(model_function, names):
-    random.seed(SEED)
-    # ixai warns that it cannot recognise the timing wrapper; the wrapped function is ixai's own
-    warnings.filterwarnings("ignore", message="The provided model function cannot")
-    storage = GeometricReservoirStorage(size=SIZE, constant_probability=1.0)
-    return IxaiPFI(model_function, zero_one_ixai, names, storage=storage,
-                   smoothing_alpha=ALPHA, n_inner_samples=N_SAMPLES)
+    return _setups.make_ixai_pfi(model_function, names, alpha=ALPHA, size=SIZE,
+                                 n_samples=N_SAMPLES, seed=SEED)
 
 
 def make_ixplain(model):
@@ -156,10 +143,7 @@ def bench_river(n, leaf_prediction):
 
 
 def bench_static(n, kind, batch=100):
-    train = list(Agrawal(classification_function=1, seed=SEED + 1).take(5000))
-    names = list(train[0][0])
-    Xtr = np.array([[x[k] for k in names] for x, _ in train], dtype=float)
-    ytr = np.array([y for _, y in train])
+    names, _, Xtr, ytr = _setups.agrawal_table(5000, seed=SEED + 1)
     if kind == "lightgbm":
         _common.ensure_installed({"lightgbm": "lightgbm>=4.0"})
         from lightgbm import LGBMClassifier
@@ -169,9 +153,7 @@ def bench_static(n, kind, batch=100):
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         model = HistGradientBoostingClassifier(max_iter=100, random_state=0).fit(Xtr, ytr)
-    data = list(Agrawal(classification_function=1, seed=SEED + 2).take(n))
-    X = [x for x, _ in data]
-    y = np.array([t for _, t in data])
+    _, X, _, y = _setups.agrawal_table(n, seed=SEED + 2)
     header(f"(b) static {type(model).__name__} (trained once on 5,000 rows), {n} Agrawal rows")
     f1 = Timed(SklearnWrapper(model.predict, feature_names=names))
     ix = make_ixai(f1, names)

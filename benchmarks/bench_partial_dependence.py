@@ -29,7 +29,8 @@ import _common  # noqa: I001  (first: pins BLAS/OpenMP threads to 1)
 import argparse
 import time
 import tracemalloc
-import warnings
+
+import _setups
 
 _common.ensure_installed({"sklearn": "scikit-learn>=1.4", "lightgbm": "lightgbm>=4.0"})
 
@@ -38,7 +39,6 @@ from sklearn.datasets import make_friedman1  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor  # noqa: E402
 from sklearn.inspection import partial_dependence as sk_partial_dependence  # noqa: E402
 from sklearn.linear_model import Ridge  # noqa: E402
-from sklearn.neural_network import MLPRegressor  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import SplineTransformer, StandardScaler  # noqa: E402
 from sklearn.svm import SVR  # noqa: E402
@@ -54,13 +54,8 @@ ONE_WAY_ONLY = {"SVR"}
 
 def models():
     import lightgbm
-    from sklearn.exceptions import ConvergenceWarning
 
-    warnings.filterwarnings("ignore", category=ConvergenceWarning)  # a fit good enough to time
-
-    def mlp():
-        return MLPRegressor(hidden_layer_sizes=(100,), max_iter=300, random_state=0)
-
+    mlp = _setups.mlp_regressor  # its convergence warning silenced: a fit good enough to time
     return {
         "HistGradientBoosting": HistGradientBoostingRegressor(random_state=0),
         "RandomForest": RandomForestRegressor(
