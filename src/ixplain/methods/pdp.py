@@ -883,6 +883,8 @@ def partial_dependence(
     table, feats = _data_and_features(X, features, feature_names, categorical_features)
     custom = _check_custom_values(custom_values, table, feats)
     weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
+    if weights is not None and weights[0] != 0 and np.all(weights == weights[0]):
+        weights = None  # equal weights: the plain mean, to the last bit
     model = _make_model(estimator, response_method, target, input_kind, method)
     grids = _grids(model, table, feats, custom, opts)
     rows = _subsample_rows(table.n_rows, opts["subsample"], rng)
