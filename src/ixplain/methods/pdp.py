@@ -46,7 +46,6 @@ from .._validation import (
     check_memory_budget,
     check_n_jobs,
     check_options,
-    check_sample_weight,
     param_error,
 )
 from ..grids import FeatureGrid, feature_grid
@@ -64,6 +63,7 @@ from ._engine import (
     make_progress,
     register,
 )
+from ._pd_sklearn import check_weights, ignored_custom_key, plain_if_equal, refuse_like_sklearn
 
 __all__ = ["PDRequest", "partial_dependence"]
 
@@ -466,7 +466,7 @@ def _brute_method(req: PDRequest) -> tuple[np.ndarray | None, np.ndarray | None]
     """PD/ICE by brute force: the engine's static mean of :class:`ICEFunction` over the rows."""
     fn = ICEFunction(req.model, req.features, req.grid_values, memory_budget=req.memory_budget,
                      n_jobs=req.n_jobs)
-    explained = explain_rows(fn, req.table, sample_weight=req.sample_weight,
+    explained = explain_rows(fn, req.table, sample_weight=plain_if_equal(req.sample_weight),
                              memory_budget=req.memory_budget, n_jobs=req.n_jobs,
                              progress=req.progress, keep_values=req.kind != "average")
     average, individual = fn.result(explained)
@@ -493,21 +493,30 @@ def _recursion_unsupported(req: PDRequest) -> str | None:
         classes = _recursion_classes()
     except ImportError:
         return "scikit-learn is not installed"
+    if req.kind != "average":
+        return (
+            f"it only computes kind='average' (got kind={req.kind!r}); use method='brute' (The "
+            "'recursion' method only applies when 'kind' is set to 'average')"
+        )
+    if req.sample_weight is not None:
+        return (
+            "it cannot use sample_weight (it averages over the training data); use "
+            "method='brute' (The 'recursion' method can only be applied when sample_weight is "
+            "None)"
+        )
     if not isinstance(est, classes):
         return (
             f"{type(est).__name__} does not support it; supported: GradientBoostingClassifier, "
             "GradientBoostingRegressor, HistGradientBoostingClassifier, "
             "HistGradientBoostingRegressor, DecisionTreeRegressor, RandomForestRegressor. "
-            "Use method='brute'"
+            "Use method='brute' (Only the following estimators support the 'recursion' method: "
+            "those listed)"
         )
-    if req.kind != "average":
-        return f"it only computes kind='average' (got kind={req.kind!r}); use method='brute'"
-    if req.sample_weight is not None:
-        return "it cannot use sample_weight (it averages over the training data); use method='brute'"
     if req.model.is_classifier and req.model.response_method != "decision_function":
         return (
             "it explains the decision function of a classifier; use "
-            "response_method='decision_function' or 'auto'"
+            "response_method='decision_function' or 'auto' (With the 'recursion' method, the "
+            f"response_method must be 'decision_function'. Got {req.model.response_method}.)"
         )
     for name, g in zip(req.features, req.grid_values):
         if np.asarray(g).dtype.kind not in "iufb" or np.isnan(np.asarray(g, dtype=float)).any():
@@ -559,9 +568,17 @@ _METHODS: dict[str, MethodFn] = {
     "tree": tree_method,
 }
 #: Why a method cannot run on a request (None when it can); methods without an entry always can.
+def _tree_unsupported(req: PDRequest) -> str | None:
+    """The exact tree method reads 1- and 2-way grids; more features go to brute force."""
+    if len(req.features) > 2:
+        return (f"it computes 1- and 2-way PD (got {len(req.features)} features); use "
+                "method='brute' or 'auto'")
+    return tree_unsupported(req)
+
+
 _UNSUPPORTED: dict[str, Callable[[PDRequest], str | None]] = {
     "recursion": _recursion_unsupported,
-    "tree": tree_unsupported,
+    "tree": _tree_unsupported,
 }
 
 
@@ -570,7 +587,7 @@ def _resolve_auto(req: PDRequest) -> str:
 
     The exact tree method (:mod:`ixplain.tree`) for the tree ensembles it supports, else brute.
     """
-    return "tree" if tree_unsupported(req) is None else "brute"
+    return "tree" if _tree_unsupported(req) is None else "brute"
 
 
 def refuse_unsupported(name: str, req: PDRequest, owner: str) -> None:
@@ -629,14 +646,17 @@ def _resolve_names(spec: Any, table: Table, param: str, allow_mask: bool = True)
             if not 0 <= int(item) < len(names):
                 raise ValueError(
                     f"The {param!r} parameter of {_OWNER} must hold column indices in "
-                    f"[0, {len(names) - 1}]. Got {item!r} instead."
+                    f"[0, {len(names) - 1}]. Got {item!r} instead (all features must be in "
+                    f"[0, {len(names) - 1}])."
                 )
             out.append(names[int(item)])
         elif isinstance(item, str):
             if item not in names:
+                frame = table.schema.source in ("pandas", "polars")
                 raise ValueError(
                     f"The {param!r} parameter of {_OWNER} names an unknown feature {item!r}. "
                     f"Available features: {names}."
+                    + (" (Some column names are not columns of the dataframe.)" if frame else "")
                 )
             out.append(item)
         else:
@@ -662,7 +682,8 @@ def _check_subsample(subsample: Any) -> int | float | None:
 
 
 
-def _check_custom_values(custom_values: Any, table: Table, features: list[str]) -> dict[str, Any]:
+def _check_custom_values(custom_values: Any, table: Table, features: list[str],
+                         given: Any = None) -> dict[str, Any]:
     if custom_values is None:
         return {}
     if not isinstance(custom_values, dict):
@@ -672,6 +693,8 @@ def _check_custom_values(custom_values: Any, table: Table, features: list[str]) 
         )
     out = {}
     for key, values in custom_values.items():
+        if given is not None and ignored_custom_key(key, given, _OWNER):
+            continue
         name = _resolve_names(key, table, "custom_values")[0]
         if name not in features:
             raise ValueError(
@@ -881,10 +904,8 @@ def partial_dependence(
     )
     rng = keyed_generator(root_seed(random_state, _OWNER), "partial_dependence", "subsample")
     table, feats = _data_and_features(X, features, feature_names, categorical_features)
-    custom = _check_custom_values(custom_values, table, feats)
-    weights = check_sample_weight(sample_weight, table.n_rows, _OWNER)
-    if weights is not None and weights[0] != 0 and np.all(weights == weights[0]):
-        weights = None  # equal weights: the plain mean, to the last bit
+    custom = _check_custom_values(custom_values, table, feats, features)
+    weights = check_weights(sample_weight, table.n_rows, _OWNER)
     model = _make_model(estimator, response_method, target, input_kind, method)
     grids = _grids(model, table, feats, custom, opts)
     rows = _subsample_rows(table.n_rows, opts["subsample"], rng)
@@ -969,18 +990,15 @@ def _data_and_features(
     if table.n_rows == 0:
         raise ValueError(f"{_OWNER}: X has 0 rows; partial dependence needs at least one row.")
     feats = _resolve_names(features, table, "features")
-    if len(feats) > 2:
-        raise ValueError(
-            f"The 'features' parameter of {_OWNER} must name one feature (1-way PD) or two "
-            f"(2-way). Got {len(feats)}: {feats}; call it once per feature or pair."
-        )
     if categorical_features is not None:
         if not isinstance(categorical_features, (str, numbers.Integral)) and len(
             np.asarray(categorical_features).ravel()
         ) == 0:
             raise param_error(
-                _OWNER, "categorical_features", "None or a non-empty array-like",
-                categorical_features,
+                _OWNER, "categorical_features",
+                "None or a non-empty array-like (Passing an empty list (`[]`) to "
+                "`categorical_features` is not supported. Use `None` instead to indicate that "
+                "there are no categorical features.)", categorical_features,
             )
         table = _with_categoricals(
             table, _resolve_names(categorical_features, table, "categorical_features")
@@ -1030,6 +1048,7 @@ def effect_model(estimator: Any, response_method: str, target: Any, input_kind: 
     """The adapter of a curve method (PD, ALE): ``target`` picks a classifier's class (a
     regressor's output is selected afterwards), NaN outputs refused; a bad estimator or class
     is a ``param_error`` of ``owner`` naming it."""
+    refuse_like_sklearn(estimator, response_method, owner)
     is_classifier_like = hasattr(estimator, "classes_") or hasattr(estimator, "predict_proba_one")
     model_target = target if is_classifier_like else None
     try:
