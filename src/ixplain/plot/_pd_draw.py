@@ -88,6 +88,7 @@ def _bounded(ax: Any, n_panels: int, n_cols: int) -> Layout:
     n_rows = math.ceil(n_panels / n_cols)
     fig = ax.figure
     spec = ax.get_subplotspec()
+    grid: Any
     if spec is not None:
         grid = GridSpecFromSubplotSpec(n_rows, n_cols, subplot_spec=spec, wspace=0.4, hspace=0.3)
     else:  # an Axes placed with fig.add_axes: fill its box
@@ -262,9 +263,7 @@ def _draw_lines(ax, result, kind, output, ice_rows, style, centered) -> dict[str
 
 def _draw_bars(ax, result, output, style, centered) -> dict[str, Any]:
     """One bar per level, ordered by PD value (largest first)."""
-    values = panel_values(result, output, "average", centered)
-    if values is None:
-        values = panel_values(result, output, "individual", centered).mean(axis=0)
+    values = _mean_values(result, output, centered)
     labels = [str(v) for v in result.grid_values[0]]
     order = np.argsort(-values, kind="stable")
     bars = ax.bar([labels[i] for i in order], values[order], **{"color": "tab:blue", **style.bar_kw})
@@ -275,22 +274,26 @@ def _draw_bars(ax, result, output, style, centered) -> dict[str, Any]:
     return {"bars": bars}
 
 
-def _two_way_values(result, output, centered) -> np.ndarray:
+def _mean_values(result, output, centered) -> np.ndarray:
+    """The PD of a panel: ``average``, or the mean of the ICE curves when only they exist."""
     values = panel_values(result, output, "average", centered)
-    if values is None:  # only ICE computed: their mean is the PD
-        values = panel_values(result, output, "individual", centered).mean(axis=0)
+    if values is None:
+        ice = panel_values(result, output, "individual", centered)
+        if ice is None:
+            raise ValueError(f"{_OWNER}: the result of {list(result.features)} holds no values.")
+        values = ice.mean(axis=0)
     return values
 
 
 def _draw_contour(ax, result, output, style, centered) -> dict[str, Any]:
     """Filled contours over (feature 0 on x, feature 1 on y), labelled contour lines, rugs."""
-    values = _two_way_values(result, output, centered)
+    values = _mean_values(result, output, centered)
     g0, g1 = (np.asarray(g, dtype=float) for g in result.grid_values)
     k0, k1 = ~np.isnan(g0), ~np.isnan(g1)
     z = values[np.ix_(k0, k1)].T  # rows follow feature 1 (y), columns feature 0 (x)
     kw: dict[str, Any] = {"levels": 8, "cmap": "viridis", "alpha": 0.75}
     if 2 in style.limits and style.limits[2][1] > style.limits[2][0]:
-        kw["levels"] = np.linspace(*style.limits[2], num=8)
+        kw["levels"] = np.linspace(style.limits[2][0], style.limits[2][1], num=8)
     kw.update(style.contour_kw)
     if min(k0.sum(), k1.sum()) < 2:  # a single grid point: no area to contour
         return {"contour": None, "deciles_v": None, "deciles_h": None}
@@ -307,7 +310,7 @@ def _draw_heatmap(ax, result, output, style, centered) -> dict[str, Any]:
     """A heatmap (feature 0 on x, feature 1 on y) when a feature of the pair is categorical."""
     from ._panels import tick_label
 
-    values = _two_way_values(result, output, centered)
+    values = _mean_values(result, output, centered)
     g0, g1 = (np.asarray(g) for g in result.grid_values)
     image = ax.imshow(values.T, aspect="auto", origin="lower",
                       **{"cmap": "viridis", **style.heatmap_kw})

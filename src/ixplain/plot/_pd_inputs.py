@@ -100,7 +100,7 @@ def panel_features(features: Any, names: list[str], owner: str) -> list[tuple[in
     """``features`` -> one tuple of 1 or 2 column indices per panel."""
     if isinstance(features, (str, numbers.Integral)):
         features = [features]
-    entries = []
+    entries: list[tuple[int, ...]] = []
     for item in features:
         if isinstance(item, (str, numbers.Integral)) and not isinstance(item, bool):
             entries.append((_one(item, names, owner),))

@@ -536,6 +536,8 @@ def _draw_ale(ax: Any, result: PartialDependence, ale: Any, output: int, centere
     edges = np.asarray(ale.grid_values[0], dtype=float)
     ale_at = np.interp(grid[keep], edges, ale.average[output])
     average = draw.panel_values(result, output, "average", centered)
+    if average is None:
+        return None
     offset = float(np.mean(average[keep] - ale_at))
     arts = draw_ale_line(ax, ale, output, offset=offset)
     ax.set_ylabel("partial dependence / ALE")
