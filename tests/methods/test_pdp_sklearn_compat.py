@@ -56,6 +56,13 @@ def test_unfitted_estimator_raises_sklearns_not_fitted_error(data, pipeline):
         partial_dependence(est, X, [0])
 
 
+def test_unfitted_estimator_gives_not_fitted_error_in_permutation_importance_too(data):
+    X, y = data
+    for est in (LinearRegression(), make_pipeline(StandardScaler(), LinearRegression())):
+        with pytest.raises(NotFittedError, match="permutation_importance: .* is not fitted"):
+            permutation_importance(est, X, y)
+
+
 def test_clusterer_is_refused_with_the_reason(data):
     X, _ = data
     with pytest.raises(ValueError, match="'estimator' parameter.*regressor or classifier.*KMeans"):

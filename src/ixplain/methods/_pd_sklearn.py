@@ -25,43 +25,12 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_sample_weight, param_error
+from ..models.adapters import is_sklearn_estimator, refuse_unfitted
 
 __all__ = [
     "check_weights", "ignored_custom_key", "plain_if_equal", "refuse_like_sklearn",
-    "refuse_unfitted",
+    "refuse_unfitted",  # (from ixplain.models.adapters, where every model goes through it)
 ]
-
-
-def _sklearn_estimator(estimator: Any) -> bool:
-    try:
-        from sklearn.base import BaseEstimator
-    except ImportError:  # pragma: no cover - scikit-learn is a dependency
-        return False
-    return isinstance(estimator, BaseEstimator)
-
-
-def refuse_unfitted(estimator: Any, owner: str) -> None:
-    """Raise scikit-learn's ``NotFittedError`` for an unfitted scikit-learn estimator/pipeline.
-
-    Raises
-    ------
-    sklearn.exceptions.NotFittedError
-        Also a ``ValueError`` and an ``AttributeError``, as in scikit-learn.
-    """
-    if not _sklearn_estimator(estimator):
-        return
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    try:
-        check_is_fitted(estimator)
-    except NotFittedError as exc:
-        raise NotFittedError(
-            f"{owner}: the estimator {type(estimator).__name__} is not fitted (it has no "
-            f"classes_ or other fitted attribute; fit it first). {exc}"
-        ) from None
-    except TypeError:  # not an estimator after all (no fit): the adapter decides
-        return
 
 
 def refuse_like_sklearn(estimator: Any, response_method: str, owner: str) -> None:
@@ -76,7 +45,7 @@ def refuse_like_sklearn(estimator: Any, response_method: str, owner: str) -> Non
         multiclass-multioutput classifier, or a regressor with a classifier's
         ``response_method``.
     """
-    if not _sklearn_estimator(estimator):
+    if not is_sklearn_estimator(estimator):
         return
     from sklearn.base import is_classifier, is_regressor
 
