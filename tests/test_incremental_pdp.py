@@ -148,6 +148,7 @@ def test_fixed_grid_running_mean_equals_static_pd_through_one_ice_function(monke
     from sklearn.tree import DecisionTreeRegressor
 
     from ixplain import partial_dependence
+    from ixplain.methods import _pd_brute as pd_brute
     from ixplain.methods import ipdp as ipdp_module
     from ixplain.methods import pdp
 
@@ -164,6 +165,7 @@ def test_fixed_grid_running_mean_equals_static_pd_through_one_ice_function(monke
         return real(*args, **kwargs)
 
     monkeypatch.setattr(pdp, "ice_predict", counting)
+    monkeypatch.setattr(pd_brute, "ice_predict", counting)  # where static PD's ICE runs
     monkeypatch.setattr(ipdp_module, "ice_predict", counting)
     static = partial_dependence(model, X, [0], custom_values={0: grid}, method="brute")
     assert calls["n"] >= 1

@@ -210,8 +210,8 @@ def test_ipdp_result_draws_with_the_pd_display():
     exp.explain_many(np.random.default_rng(3).uniform(0, 2, size=(200, 2)))
     res = exp.pd_
     disp = PartialDependenceDisplay.from_result(res)
-    np.testing.assert_allclose(disp.lines_[0].get_ydata(), res.average[0])
-    assert len(disp.ice_lines_[0]) == 5
+    np.testing.assert_allclose(disp.lines_[0, 0, -1].get_ydata(), res.average[0])
+    assert len(disp.ice_lines_[0, 0]) == 5
 
 
 def test_pd_trace_bad_snapshot():

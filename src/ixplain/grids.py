@@ -223,7 +223,7 @@ def feature_grid(
     present = column if not has_missing_data else _take_mask(column, ~missing)
 
     if custom_values is not None:
-        values = _custom(custom_values, name, owner)
+        values = _custom(custom_values, name, owner, list(table.names).index(name))
         deciles = feature_deciles(present) if kind == "numeric" and len(present) else None
         return FeatureGrid(name, values, kind, "custom", False, deciles)
 
@@ -332,7 +332,7 @@ def _collapsed(
     )
 
 
-def _custom(values: Any, name: str, owner: str) -> np.ndarray:
+def _custom(values: Any, name: str, owner: str, column: int = -1) -> np.ndarray:
     if is_instance(values, "pandas", "Series", "Index"):
         values = values.to_numpy()
     dtype = object if any(isinstance(v, str) for v in np.ravel(np.asarray(values, dtype=object))) else None
@@ -340,6 +340,8 @@ def _custom(values: Any, name: str, owner: str) -> np.ndarray:
     if arr.ndim != 1 or arr.shape[0] == 0:
         raise ValueError(
             f"The 'custom_values' parameter of {owner} must map each feature to a non-empty 1-D "
-            f"array. Got shape {arr.shape} for feature {name!r} instead."
+            f"array. Got shape {arr.shape} for feature {name!r} instead (The custom grid for "
+            f"some features is not a one-dimensional array. Feature {column}: {arr.ndim} "
+            "dimensions)."
         )
     return arr

@@ -378,7 +378,7 @@ class Table:
             return cls._from_records([X], feature_names, categorical_features, owner)
         if isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], Mapping):
             return cls._from_records(X, feature_names, categorical_features, owner)
-        if isinstance(X, (np.ndarray, list, tuple)):
+        if isinstance(X, (np.ndarray, list, tuple)) or hasattr(X, "__array__"):  # array protocol
             return cls._from_numpy(np.asarray(X), feature_names, categorical_features, owner)
         raise UnsupportedInputError(
             f"{owner} got X of type {type(X).__name__}; expected a 2-D numpy array, a pandas or "

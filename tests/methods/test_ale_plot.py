@@ -64,12 +64,13 @@ def test_display_categorical_missing_label_and_output_check():
 def test_pd_and_ale_on_one_axis():
     X = _data()
     disp = PartialDependenceDisplay.from_estimator(f, X, [0, 1], ale=True, grid_resolution=20)
-    assert all(line is not None for line in disp.ale_lines_)
-    for panel, ale_line, pd_line in zip(disp.axes_.ravel(), disp.ale_lines_, disp.lines_):
+    assert all(line is not None for line in disp.ale_lines_.ravel())
+    for panel, ale_line, pd_line in zip(disp.axes_.ravel(), disp.ale_lines_.ravel(),
+                                        disp.lines_.ravel()):
         assert ale_line.axes is panel and pd_line.axes is panel
     # x0 enters additively (x0^2): the shifted ALE lies on the PD (up to the linear
     # interpolation of z^2 between edges), i.e. the shift puts both curves on one level
-    line, pd_res = disp.ale_lines_[0], disp.results[0]
+    line, pd_res = disp.ale_lines_[0, 0], disp.results[0]
     on_grid = np.interp(pd_res.grid_values[0], line.get_xdata(), line.get_ydata())
     np.testing.assert_allclose(on_grid, pd_res.average[0], atol=0.1)
     with pytest.raises(ValueError, match="cannot share the panel"):

@@ -402,9 +402,9 @@ def _resolve_groups(
 
 def _n_subsample(max_samples: Any, n: int, owner: str) -> int:
     if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-        if not 1 <= int(max_samples) <= n:
-            raise param_error(owner, "max_samples", f"an int in [1, {n}] or a float in (0, 1]",
-                              max_samples)
+        if not 1 <= int(max_samples) <= n:  # (scikit-learn's sentence for code matching it)
+            raise param_error(owner, "max_samples", f"an int in [1, {n}] or a float in (0, 1] "
+                              "(max_samples must be <= n_samples)", max_samples)
         return int(max_samples)
     if isinstance(max_samples, numbers.Real) and not isinstance(max_samples, bool):
         if not 0 < float(max_samples) <= 1:

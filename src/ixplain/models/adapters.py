@@ -30,6 +30,39 @@ def _is_sklearn_classifier(model: Any) -> bool:
     return getattr(model, "_estimator_type", None) == "classifier"
 
 
+def is_sklearn_estimator(estimator: Any) -> bool:
+    """Whether ``estimator`` is a scikit-learn estimator (``BaseEstimator``), pipelines included."""
+    try:
+        from sklearn.base import BaseEstimator
+    except ImportError:  # pragma: no cover - scikit-learn is a dependency
+        return False
+    return isinstance(estimator, BaseEstimator)
+
+
+def refuse_unfitted(estimator: Any, owner: str) -> None:
+    """Raise scikit-learn's ``NotFittedError`` for an unfitted scikit-learn estimator/pipeline.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        Also a ``ValueError`` and an ``AttributeError``, as in scikit-learn.
+    """
+    if not is_sklearn_estimator(estimator):
+        return
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError as exc:
+        raise NotFittedError(
+            f"{owner}: the estimator {type(estimator).__name__} is not fitted (it has no "
+            f"classes_ or other fitted attribute; fit it first). {exc}"
+        ) from None
+    except TypeError:  # not an estimator after all (no fit): the adapter decides
+        return
+
+
 #: Packages whose estimators check, at predict time, that the input's feature names match
 #: those seen in fit (so their ``feature_names_in_`` says reliably what they were fitted on).
 _NAME_CHECKING = frozenset({"sklearn", "lightgbm", "xgboost"})
@@ -90,6 +123,7 @@ class SklearnModel(Model):
     ) -> None:
         super().__init__(model, input_kind=input_kind, target=target)
         check_options(response_method, "response_method", owner, _SKLEARN_RESPONSES)
+        refuse_unfitted(model, owner)
         self.is_classifier = _is_sklearn_classifier(model)
         if response_method == "auto":
             if self.is_classifier:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import check_float, check_int, param_error
 from ..results.ale import AccumulatedLocalEffects, _is_time, band_z
-from .partial_dependence import _layout, _panel_entries, _tick
+from ._panels import layout, panel_entries, tick_label
 
 __all__ = ["AccumulatedLocalEffectsDisplay", "draw_ale_line"]
 
@@ -127,7 +127,7 @@ class AccumulatedLocalEffectsDisplay:
         from ..methods.ale import accumulated_local_effects
 
         results = [accumulated_local_effects(estimator, X, list(entry), **ale_kw)
-                   for entry in _panel_entries(features)]
+                   for entry in panel_entries(features, _OWNER)]
         display = cls(results, output=output, level=level)
         return display.plot(ax=ax, n_cols=n_cols, line_kw=line_kw, band_kw=band_kw,
                             contour_kw=contour_kw)
@@ -176,7 +176,7 @@ class AccumulatedLocalEffectsDisplay:
         self
         """
         n_cols = int(check_int(n_cols, "n_cols", _OWNER, min_value=1) or 1)
-        self.figure_, self.axes_ = _layout(len(self.results), n_cols, ax)
+        self.figure_, self.axes_ = layout(len(self.results), n_cols, ax, _OWNER)
         self.lines_, self.bands_, self.errorbars_ = [], [], []
         self.deciles_vlines_, self.contours_, self.colorbars_ = [], [], []
         self.empty_bins_ = []
@@ -260,7 +260,7 @@ def draw_ale_line(
         arts["errorbar"] = ax.errorbar(pos, values, yerr=err, fmt="o-", capsize=3, **kw)
         arts["line"] = arts["errorbar"].lines[0]
         if categorical:
-            ax.set_xticks(pos, [_tick(v) for v in grid], rotation=45)
+            ax.set_xticks(pos, [tick_label(v) for v in grid], rotation=45)
     if _is_time(grid) and grid.dtype.kind == "M":
         ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlabel(_xlabel(result))
