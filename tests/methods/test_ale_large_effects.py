@@ -61,6 +61,24 @@ def test_discrete_feature_ale_of_scaled_outputs_is_exact_one_step_per_level():
     np.testing.assert_array_equal(big.std, np.zeros_like(big.std))
 
 
+@pytest.mark.parametrize("feature", ["x0", "c"])
+def test_weighted_and_categorical_ale_of_scaled_outputs_are_the_scaled_reference(feature):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"x0": rng.normal(size=300), "c": rng.choice(list("abcd"), 300)})
+    w = rng.uniform(0.2, 3.0, size=300)
+
+    def g(D):
+        x0, c = D["x0"].to_numpy(), D["c"].to_numpy()
+        return x0 ** 2 + x0 * (c == "a") + 3.0 * (c == "b")
+
+    ref = accumulated_local_effects(g, X, feature, sample_weight=w)
+    big = _quiet_ale(lambda D: 2.0 ** 800 * g(D), X, feature, sample_weight=w)
+    assert np.isfinite(ref.std).all() and ref.std.max() > 0
+    np.testing.assert_array_equal(big.average, ref.average * 2.0 ** 800)
+    np.testing.assert_array_equal(big.std, ref.std * 2.0 ** 800)
+
+
 def test_second_order_ale_of_scaled_outputs_is_the_scaled_reference():
     X = _data()
     ref = accumulated_local_effects(_g, X, ["x0", "x1"], grid_resolution=4)
