@@ -59,9 +59,9 @@ the centred curve accumulates along it: with ``ale = A @ Delta`` (``A`` the accu
 followed by the centring), ``Var(ale) = (A * A) @ Var(Delta)`` with ``Var(Delta_k) = sum_i
 w_i^2 (d_i - Delta_k)^2 / W_k^2 * n_k / (n_k - 1)`` over the rows of bin ``k``. (A per-bin
 interval put around the accumulated value, as PyALE draws, is several times too narrow.)
-The differences enter the moments times a power of two (:class:`~ixplain.methods._ale_effects.
-ScaledSums`; exact), so effects above about 1e154, whose squares overflow float64, keep a
-finite band, as in :class:`~ixplain.IncrementalALE`.
+The differences enter the moments times a power of two (exact; ``ScaledSums`` in
+:mod:`ixplain.methods._ale_effects`), so effects above about 1e154, whose squares overflow
+float64, keep a finite band, as in :class:`~ixplain.IncrementalALE`.
 
 Second order
 ------------
