@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import moment_shift, power_scaled
 from ..models import Model, rows_for_budget
 from ..tabular import Table
 from ._ale_bins import _OWNER, FeatureBins, _is_int_column
 
 __all__ = [
     "accumulated_std", "accumulation_matrix", "bin_statistics", "local_differences",
-    "row_moments", "second_order_surface",
+    "rescale_moments", "row_moments", "second_order_surface", "ScaledSums",
 ]
 
 #: Number of per-row moments (see :func:`row_moments`).
@@ -149,6 +150,68 @@ def row_moments(diffs: np.ndarray, weights: np.ndarray | None = None) -> np.ndar
     w2 = w * w
     ones = np.ones_like(diffs)
     return np.stack([w * ones, w * diffs, w2 * diffs * diffs, w2 * diffs, w2 * ones, ones], axis=1)
+
+
+def rescale_moments(sums: np.ndarray, by: int) -> np.ndarray:
+    """Summed :func:`row_moments` of differences ``d`` turned into those of ``d * 2**by``.
+
+    The moments of degree 1 in ``d`` (``w d``, ``w^2 d``) are multiplied by ``2**by``, the
+    one of degree 2 (``w^2 d^2``) by ``2**(2 by)``, the others kept: exact (a power of two),
+    up to values that underflow to 0 (negligible next to the largest, which set ``by``).
+
+    Parameters
+    ----------
+    sums : ndarray of shape (6, ...)
+    by : int
+
+    Returns
+    -------
+    ndarray of the shape of ``sums`` (a new array)
+    """
+    out = sums.copy()
+    out[[1, 3]] = power_scaled(sums[[1, 3]], by)
+    out[2] = power_scaled(sums[2], 2 * by)
+    return out
+
+
+class ScaledSums:
+    """Per-cell sums of :func:`row_moments` kept in units of ``2**-shift`` of the model's.
+
+    Effects above about 1e154 in magnitude overflowed their squares (the band was NaN), and
+    sums of effects near 1e308 overflowed too: each batch of differences is scaled by the
+    power of two :func:`~ixplain._numeric.moment_shift` picks for it, and the running sums are
+    brought to the smaller of the two shifts when a batch needs a smaller one (exact: powers
+    of two). ``shift`` is 0 for effects within ``2**-128 .. 2**128`` (nothing scaled), None
+    while no finite non-zero difference was seen.
+
+    Examples
+    --------
+    >>> acc = ScaledSums()
+    >>> acc.add(np.array([[2.0 ** 600], [2.0 ** 601]]),
+    ...         lambda d: row_moments(d).sum(axis=0)[..., None])
+    >>> acc.shift, float(acc.total[1, 0, 0])
+    (-602, 0.75)
+    """
+
+    def __init__(self) -> None:
+        self.total: np.ndarray | None = None
+        self.shift: int | None = None
+
+    def add(self, diffs: np.ndarray, to_sums: Any) -> None:
+        """Add a batch of differences ``diffs`` (B, n_outputs): ``to_sums`` maps them, in the
+        sums' units, to their summed :func:`row_moments` per cell (6, n_outputs, ...)."""
+        own = moment_shift(diffs)
+        if own is not None and (self.shift is None or own < self.shift):
+            if self.total is not None:  # (shift None: the sums so far are unscaled)
+                self.total = rescale_moments(self.total, own - (self.shift or 0))
+            self.shift = own
+        part = to_sums(power_scaled(diffs, self.shift))
+        self.total = part if self.total is None else self.total + part
+
+    def unscaled(self, values: np.ndarray) -> np.ndarray:
+        """Values in the sums' units (a mean, a standard error) back in the model's units
+        (+-inf beyond the float range)."""
+        return power_scaled(values, -(self.shift or 0))
 
 
 def bin_statistics(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

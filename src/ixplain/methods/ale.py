@@ -59,6 +59,9 @@ the centred curve accumulates along it: with ``ale = A @ Delta`` (``A`` the accu
 followed by the centring), ``Var(ale) = (A * A) @ Var(Delta)`` with ``Var(Delta_k) = sum_i
 w_i^2 (d_i - Delta_k)^2 / W_k^2 * n_k / (n_k - 1)`` over the rows of bin ``k``. (A per-bin
 interval put around the accumulated value, as PyALE draws, is several times too narrow.)
+The differences enter the moments times a power of two (exact; ``ScaledSums`` in
+:mod:`ixplain.methods._ale_effects`), so effects above about 1e154, whose squares overflow
+float64, keep a finite band, as in :class:`~ixplain.IncrementalALE`.
 
 Second order
 ------------
@@ -112,6 +115,7 @@ from ._ale_bins import quantile_edges as quantile_edges
 from ._ale_bins import similarity_order as similarity_order
 from ._ale_effects import N_MOMENTS as N_MOMENTS
 from ._ale_effects import (
+    ScaledSums,
     _as_float,
     _bin_sums,
     _Evaluator,
@@ -217,7 +221,7 @@ class ALEFunction(Method):
 
     def result(self, explained: Explained) -> AccumulatedLocalEffects:
         sums = explained.mean.get() * explained.mean.weight_sum
-        return ale_from_sums(self.feature, self.edges, sums, rule="custom")
+        return ale_from_sums(self.feature, self.edges, sums, rule="custom", shift=self.shift)
 
     @classmethod
     def example(cls) -> tuple[Method, Any, Any]:
@@ -228,16 +232,18 @@ class ALEFunction(Method):
 
 
 def ale_from_sums(feature: str, edges: np.ndarray, sums: np.ndarray, rule: str = "custom",
-                  **fields: Any) -> AccumulatedLocalEffects:
+                  shift: int | None = 0, **fields: Any) -> AccumulatedLocalEffects:
     """A numeric first-order :class:`~ixplain.results.AccumulatedLocalEffects` from per-bin
-    sums of :func:`row_moments` (shape (6, n_outputs, K)); ``fields`` fill the rest."""
+    sums of :func:`row_moments` (shape (6, n_outputs, K)) of the differences times
+    ``2**shift`` (:attr:`ALEFunction.shift`; divided back here); ``fields`` fill the rest."""
     mean, var, count = bin_statistics(sums)
     mean = _fill_empty_1d(mean)
     A = accumulation_matrix("numeric", sums[0, 0] if sums[0, 0].sum() > 0 else count + 1.0)
     values = {"deciles": [None], "n_rows": int(count.sum()), "n_missing": (0,),
               "n_outside": (0,), **fields}
     return AccumulatedLocalEffects(
-        grid_values=[edges], average=mean @ A.T, std=accumulated_std(var, A),
+        grid_values=[edges], average=power_scaled(mean @ A.T, -(shift or 0)),
+        std=power_scaled(accumulated_std(var, A), -(shift or 0)),
         bin_counts=count, features=(feature,), feature_kinds=("numeric",), edge_rule=(rule,),
         **values,
     )
@@ -255,13 +261,15 @@ def _corners(fb: FeatureBins, b: np.ndarray) -> tuple[str, np.ndarray, np.ndarra
 
 def _accumulate_sums(
     evaluator: _Evaluator, fbs: list[FeatureBins], weights: np.ndarray | None
-) -> np.ndarray:
-    """Per-cell sums of :func:`row_moments` over every usable row, in row chunks."""
+) -> tuple[np.ndarray, ScaledSums]:
+    """Per-cell sums of :func:`row_moments` over every usable row, in row chunks (shape (6,
+    n_outputs, *bin_shape)), in units of ``2**-shift`` of the model's, and the accumulator
+    that knows the shift (:class:`ScaledSums`)."""
     usable = np.flatnonzero(np.all([fb.bins >= 0 for fb in fbs], axis=0))
     shape = tuple(fb.n_bins for fb in fbs)
     n_cells = int(np.prod(shape))
     step = _chunk_rows(len(evaluator.table.names), 2 ** len(fbs), evaluator.batch_rows)
-    total: np.ndarray | None = None
+    acc = ScaledSums()  # (effects above ~1e154: their squares overflowed, the band was NaN)
     for s in range(0, len(usable), step):
         rows = usable[s:s + step]
         bs = [fb.bins[rows] for fb in fbs]
@@ -269,15 +277,14 @@ def _accumulate_sums(
         if not np.isfinite(diffs).all():  # non-finite predictions were refused: overflow
             _refuse_infinite(diffs, rows, evaluator.model)
         cell = bs[0] if len(fbs) == 1 else bs[0] * shape[1] + bs[1]
-        part = _bin_sums(cell, row_moments(diffs, None if weights is None else weights[rows]),
-                         n_cells)
-        total = part if total is None else total + part
-    if total is None:  # no usable row: no model call, so no output count either
+        w = None if weights is None else weights[rows]
+        acc.add(diffs, lambda d, c=cell, w=w: _bin_sums(c, row_moments(d, w), n_cells))
+    if acc.total is None:  # no usable row: no model call, so no output count either
         raise ValueError(
             f"{_OWNER}: no row has a value of {[fb.name for fb in fbs]} inside a bin; nothing "
             "to accumulate."
         )
-    return total.reshape(total.shape[:2] + shape)
+    return acc.total.reshape(acc.total.shape[:2] + shape), acc
 
 
 def _refuse_infinite(diffs: np.ndarray, rows: np.ndarray, model: Model) -> None:
@@ -564,7 +571,7 @@ def _compute(model: Model, table: Table, fbs: list[FeatureBins], weights: np.nda
         ale, std, counts = np.zeros((n_out, 1)), np.zeros((n_out, 1)), np.zeros(0)
         level_counts = _level_weights(fbs[0], None)
     else:
-        sums = _accumulate_sums(evaluator, fbs, weights)
+        sums, acc = _accumulate_sums(evaluator, fbs, weights)
         if len(fbs) == 1 and fbs[0].kind == "numeric":  # bins: the sums hold the weights
             ale, std, counts = _first_order(fbs[0], sums, sums[0, 0])
             level_counts = counts
@@ -576,6 +583,8 @@ def _compute(model: Model, table: Table, fbs: list[FeatureBins], weights: np.nda
             mean, _, counts = bin_statistics(sums)
             ale = second_order_surface(_fill_empty_2d(mean), sums[0, 0])
             std, level_counts = None, counts
+        ale = acc.unscaled(ale)  # (exact; +-inf beyond the float range)
+        std = None if std is None else acc.unscaled(std)
     ale, std = _select_output([ale, std], model, target)
     kept = np.all([fb.position >= 0 for fb in fbs], axis=0)
     return AccumulatedLocalEffects(

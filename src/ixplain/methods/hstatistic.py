@@ -91,6 +91,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import moment_shift, power_scaled
 from .._random import keyed_generator, root_seed
 from .._validation import (
     check_2d,
@@ -456,6 +457,35 @@ def _as_outputs(out: Any, model: Model, n: int) -> np.ndarray:
     return arr.reshape(n, -1)
 
 
+class _Scaled:
+    """A backend whose outputs are multiplied by ``2**shift`` (exact): ``shift``
+    (:func:`~ixplain._numeric.moment_shift` of the predictions at the rows) brings outputs
+    beyond ``2**128`` in magnitude into [0.5, 1), so their squares and sums stay in the float
+    range (outputs above about 1e154 squared to inf: ``H^2`` came out 0, a ratio over inf);
+    0 (nothing scaled) for the others. Every statistic is a ratio of squares (``H^2``: the
+    same in any unit) or a square (the numerators: divided back by ``2**(2 shift)``)."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend, self.w, self.uses = backend, backend.w, backend.uses
+        self._pred = backend.predict()
+        self.shift = moment_shift(self._pred) or 0
+
+    def predict(self) -> np.ndarray:
+        return power_scaled(self._pred, self.shift)
+
+    def one_way(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        f, pd_j, pd_rest, flat = self.backend.one_way(name)
+        return (power_scaled(f, self.shift), power_scaled(pd_j, self.shift),
+                power_scaled(pd_rest, self.shift), flat)
+
+    def two_way(self, first: str, second: str) -> np.ndarray:
+        return power_scaled(self.backend.two_way(first, second), self.shift)
+
+    def unscaled(self, squares: np.ndarray) -> np.ndarray:
+        """Squared units of the scaled outputs back in the model's (+-inf beyond the range)."""
+        return power_scaled(squares, -2 * self.shift)
+
+
 # ---------------------------------------------------------------------------- statistics
 def _center(v: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Subtract the weighted mean over the rows (last axis)."""
@@ -523,6 +553,7 @@ def _pairwise(req: _Request, backend: Any, effects: dict[str, Any],
 
 
 def _compute(req: _Request, backend: Any, used: str, rows: np.ndarray | None) -> HStatistic:
+    backend = _Scaled(backend)
     effects, num = _overall(req, backend, used)
     var = effects["var"]
     overall_h2 = np.where(var[:, None] > 0, num / np.where(var > 0, var, 1.0)[:, None], 0.0)
@@ -534,5 +565,11 @@ def _compute(req: _Request, backend: Any, used: str, rows: np.ndarray | None) ->
     settings = {"method": used, "n_rows": int(backend.w.shape[0]), "n_max": req.n_max,
                 "pairwise_m": req.pairwise_m, "eps": req.eps,
                 "subsampled": rows is not None}
+    roots = None  # the numerators' square roots, from the scaled squares (finite where the
+    if backend.shift:  # numerators themselves overflow float64)
+        roots = (power_scaled(np.sqrt(num), -backend.shift),
+                 power_scaled(np.sqrt(pair_num), -backend.shift))
+        num, pair_num, var = (backend.unscaled(a) for a in (num, pair_num, var))
     return HStatistic(overall_h2, num, pair_h2, pair_num, var, pairs, list(req.names),
-                      [str(o) for o in outputs], req.normalize, req.squared, settings)
+                      [str(o) for o in outputs], req.normalize, req.squared, settings,
+                      roots=roots)

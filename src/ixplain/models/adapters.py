@@ -546,10 +546,8 @@ class RiverModel(Model):
             return fast
         if self.response_method == "predict_proba_one":
             many = self._many("predict_proba_many")
-            if many is not None:
-                import pandas as pd
-
-                frame = many(pd.DataFrame.from_records(records))
+            frame = None if many is None else self._try_many(many, records)
+            if frame is not None:
                 dicts = frame.to_dict(orient="records")
             else:
                 dicts = [m.predict_proba_one(r) for r in records]
@@ -561,14 +559,14 @@ class RiverModel(Model):
             classes = self._classes
             out = np.array([[d.get(c, 0.0) for c in classes] for d in dicts], dtype=np.float64)
             return out.reshape(len(records), len(classes))
-        values: Any
+        values: Any = None
         many = self._many("predict_many")
         if many is not None:
-            import pandas as pd
-
-            values = many(pd.DataFrame.from_records(records)).to_numpy()
-        else:
+            values = self._try_many(many, records)
+        if values is None:
             values = [m.predict_one(r) for r in records]
+        else:
+            values = values.to_numpy()
         if self.is_classifier:
             values = np.asarray(values, dtype=object)
             self._saw_predicted(values[:100].tolist())
@@ -577,16 +575,39 @@ class RiverModel(Model):
 
     def _many(self, name: str) -> Any:
         """The model's mini-batch method ``name``, or None to use the ``*_one`` method per row:
-        when its last step has none, or when a pipeline step lacks ``transform_many`` (River's
-        ``compose.Discard``, ``compose.Select`` ... have only ``transform_one``)."""
-        if not hasattr(self._final, name):
+        when its last step has none, or when a pipeline step lacks ``transform_many``, at any
+        depth (River's ``compose.Discard``, ``compose.Select`` ... have only
+        ``transform_one``; inside a ``TransformerUnion`` or a nested pipeline the union's own
+        ``transform_many`` calls theirs)."""
+        if not hasattr(self._final, name) or getattr(self, "_many_failed", False):
             return None
         steps = getattr(self.model, "steps", None)
         if steps is not None and not all(
-            hasattr(step, "transform_many") for step in list(steps.values())[:-1]
+            _transforms_batches(step) for step in list(steps.values())[:-1]
         ):
             return None
         return getattr(self.model, name)
+
+    def _try_many(self, many: Any, records: list[dict]) -> Any:
+        """``many`` on the records as a DataFrame, or None (and the ``*_one`` path from then
+        on) when it raises and the ``*_one`` method answers the first record: River's batch
+        path of a pipeline can fail where its per-row path works (a ``TransformerUnion``
+        whose members output the same name: ``predict_many`` raises on duplicate columns,
+        ``predict_one`` merges the dicts). A model whose ``*_one`` method fails too raises the
+        batch error."""
+        import pandas as pd
+
+        try:
+            return many(pd.DataFrame.from_records(records))
+        except Exception:
+            try:
+                getattr(self.model, self.response_method)(records[0])
+            except Exception:
+                pass
+            else:
+                self._many_failed = True
+                return None
+            raise
 
     def _select_class(self, out: np.ndarray) -> np.ndarray:
         if self.response_method != "predict_proba_one":
@@ -596,6 +617,19 @@ class RiverModel(Model):
                 return np.zeros(out.shape[0])
             return out[:, -1]
         return super()._select_class(out)
+
+
+def _transforms_batches(step: Any) -> bool:
+    """Whether a River transformer and every transformer inside it (the members of a
+    ``TransformerUnion``, the steps of a nested ``Pipeline``) have ``transform_many``."""
+    if not hasattr(step, "transform_many"):
+        return False
+    inner = getattr(step, "transformers", None)
+    if inner is None:
+        inner = getattr(step, "steps", None)
+    if not isinstance(inner, Mapping):
+        return True
+    return all(_transforms_batches(t) for t in inner.values())
 
 
 def _is_river(model: Any) -> bool:

@@ -7,7 +7,9 @@ Both follow scikit-learn's Display pattern: build from data (``from_result`` /
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -233,7 +235,15 @@ class ImportanceTraceDisplay:
         Half-width of the band drawn around each line; ``None``: no bands.
     feature_names : sequence of str of length n_features
     drift_points : sequence of float, optional
-        Stream positions of known (or detected) drifts, drawn as vertical lines.
+        Stream positions of known (or detected) drifts, drawn as vertical lines: finite
+        numbers (``numpy`` numbers too; not ``bool``, not strings).
+
+    Raises
+    ------
+    TypeError
+        If ``drift_points`` is not a sequence or holds something other than a number.
+    ValueError
+        If ``drift_points`` holds NaN or an infinite value (a line that cannot be drawn).
 
     Attributes
     ----------
@@ -275,7 +285,7 @@ class ImportanceTraceDisplay:
         shape = (self.times.size, len(self.feature_names))
         self.importances = np.asarray(importances, dtype=np.float64).reshape(shape)
         self.bands = None if bands is None else np.asarray(bands, dtype=np.float64).reshape(shape)
-        self.drift_points = [] if drift_points is None else [float(p) for p in drift_points]
+        self.drift_points = _check_drift_points(drift_points, type(self).__name__)
 
     @classmethod
     def from_result(
@@ -466,6 +476,28 @@ def _draw_trace(
             times, values - band, values + band, color=color, alpha=band_alpha, linewidth=0
         )
     return line, poly
+
+
+def _check_drift_points(points: Any, owner: str) -> list[float]:
+    """``drift_points`` as a list of floats, or the standard error naming the first bad item
+    (``float()`` of it gave a bare "could not convert string to float", and NaN or inf drew
+    nothing)."""
+    rule = "None or a sequence of finite numbers (stream positions)"
+    if points is None:
+        return []
+    if isinstance(points, (str, bytes, Mapping)) or not isinstance(points, Iterable) or (
+            isinstance(points, np.ndarray) and points.ndim != 1):
+        raise param_error(owner, "drift_points", rule, points, exc=TypeError)
+    out = []
+    for i, p in enumerate(points):  # (a list, a tuple, a 1-D array, a pandas Series, ...)
+        if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
+            raise TypeError(f"{param_error(owner, 'drift_points', rule, points)} Item {i} is "
+                            f"{p!r} ({type(p).__name__}), not a number.")
+        if not math.isfinite(float(p)):
+            raise ValueError(f"{param_error(owner, 'drift_points', rule, points)} Item {i} is "
+                             f"{float(p)!r}, which has no place on the stream axis.")
+        out.append(float(p))
+    return out
 
 
 def _draw_drifts(ax: Any, points: list[float]) -> list[Any]:

@@ -48,6 +48,11 @@ class HStatistic:
         The statistic reported by :attr:`overall` / :attr:`pairwise` / :meth:`to_frame`.
     settings : dict
         How it was computed (``method``, ``n_rows``, ``n_max``, ``pairwise_m``, ``eps``).
+    roots : tuple of two ndarrays or None, default=None
+        The square roots of ``overall_unnormalized`` and ``pairwise_unnormalized`` (the
+        statistic ``normalize=False, squared=False`` reports), when they were computed on
+        scaled outputs: for outputs above about 1e154 the numerators exceed the float range
+        (inf) while their roots do not. None: ``numpy.sqrt`` of the numerators.
 
     Examples
     --------
@@ -74,6 +79,7 @@ class HStatistic:
     normalize: bool = True
     squared: bool = True
     settings: dict[str, Any] = field(default_factory=dict)
+    roots: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def description(self) -> str:
@@ -85,17 +91,20 @@ class HStatistic:
     @property
     def overall(self) -> np.ndarray:
         """The reported overall statistic: ndarray of shape (n_outputs, n_features)."""
-        return self._report(self.overall_h2, self.overall_unnormalized)
+        return self._report(self.overall_h2, self.overall_unnormalized, 0)
 
     @property
     def pairwise(self) -> np.ndarray:
         """The reported pairwise statistic: ndarray of shape (n_outputs, n_features,
         n_features), NaN where not computed."""
-        return self._report(self.pairwise_h2, self.pairwise_unnormalized)
+        return self._report(self.pairwise_h2, self.pairwise_unnormalized, 1)
 
-    def _report(self, h2: np.ndarray, num: np.ndarray) -> np.ndarray:
-        values = h2 if self.normalize else num
-        return values if self.squared else np.sqrt(values)
+    def _report(self, h2: np.ndarray, num: np.ndarray, which: int) -> np.ndarray:
+        if self.squared:
+            return h2 if self.normalize else num
+        if not self.normalize and self.roots is not None:
+            return self.roots[which]
+        return np.sqrt(h2 if self.normalize else num)
 
     def with_statistic(self, *, normalize: bool = True, squared: bool = True) -> HStatistic:
         """The same result reporting another statistic (no recomputation).
