@@ -79,8 +79,8 @@ def test_each_permutation_is_drawn_once_however_the_rows_are_chunked(budget, mon
 
 
 @pytest.mark.parametrize(("n", "d", "budget"), [(3000, 6, 2**28), (3000, 6, 2**16),
-                                                (3000, 6, MIN_MEMORY_BUDGET), (40, 3, 2**28), (20_000, 10, 2**28),
-                                                (20_000, 4, 2**28)])
+                                                (3000, 6, MIN_MEMORY_BUDGET), (40, 3, 2**28),
+                                                (20_000, 10, 2**28), (20_000, 4, 2**28)])
 def test_the_model_evaluates_at_most_the_rows_scikit_learn_does(n, d, budget):
     """scikit-learn scores the n rows once and each of the n_features * n_repeats permuted
     copies once: n * (1 + d * R) model rows. ixplain evaluates exactly these (small tables

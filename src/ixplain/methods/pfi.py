@@ -160,7 +160,8 @@ def permutation_importance(
         Model output used with ``loss`` (default: what the loss needs). With ``scoring`` the
         scorer picks the response, so any other value raises.
     memory_budget : int, default=256 MB
-        Bound on one model input, in bytes (rows are chunked to fit). At least
+        Bound on one model input, in bytes (rows are chunked to fit); a quarter of it bounds
+        the permutations (and their rows of losses) held at once, each drawn once. At least
         ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
     removal : {"marginal", "conditional"}, default="marginal"
         How a feature is removed: shuffled (``"marginal"``, the model's structure) or drawn
