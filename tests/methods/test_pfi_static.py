@@ -264,10 +264,10 @@ def test_scoring_needs_sklearn_estimator(regression):
 
 
 def test_same_seed_same_result_for_any_n_jobs_and_memory_budget():
-    """Permutation r of feature j comes from keyed_generator(seed, "pfi", r, j), made lazily per
-    chunk, and the per-row losses are summed in fixed blocks of rows: n_jobs in {1, 2} and
-    memory budgets that give one chunk, a few, and many (and drop the permutation cache) all
-    give the same bits, with and without row subsampling and weights."""
+    """Permutation r of feature j comes from keyed_generator(seed, "pfi", r, j), drawn once,
+    and each (feature, repeat)'s per-row losses are averaged over all rows at once: n_jobs in
+    {1, 2} and memory budgets that give one chunk, a few, and many (with the permutations kept
+    one at a time) all give the same bits, with and without row subsampling and weights."""
     rng = np.random.default_rng(12)
     n = 2500
     X = rng.normal(size=(n, 4))

@@ -29,6 +29,7 @@ from ..losses import Loss
 from ..models import Model
 from ..storage.base import canonical_columns
 from ..tabular import Table
+from ._batched_pfi import _StackedTable
 from ._engine import Method, RowBatch, explain_rows, register
 from ._sage_core import averaged_loss, order_losses, positive_column
 
@@ -396,8 +397,6 @@ def _perturbed(explainer: Any, xm: np.ndarray | None, cols: dict[str, np.ndarray
         assert cols is not None
         filled = fill_columns(cols, canonical_columns(sampler.data_), rows, don)
         return explainer._make_table(filled)
-    from .pfi import _StackedTable
-
     perturbed = xm[rows]
     r, c = np.nonzero(don >= 0)
     perturbed[r, c] = sampler._Z[don[r, c], c]  # numeric data: the encoded values are the values

@@ -33,9 +33,9 @@ It then gets from the engine
   row's time).
 
 Registered methods: ``partial_dependence`` (:class:`~ixplain.methods.pdp.ICEFunction`, the
-ICE curve on a fixed grid), ``permutation_importance`` and
-``permutation_importance_background`` (:class:`~ixplain.methods.pfi.PermutationPFI`,
-:class:`~ixplain.methods.pfi.BackgroundPFI`), ``sage``
+ICE curve on a fixed grid), ``permutation_importance_background``
+(:class:`~ixplain.methods.pfi.BackgroundPFI`; static PFI's permutations have their own driver,
+:mod:`~ixplain.methods._dataset_pfi`), ``sage``
 (:class:`~ixplain.methods.sage.SAGEFunction`); conditional removal:
 ``permutation_importance_conditional`` (:class:`~ixplain.methods._conditional.ConditionalPFI`)
 and ``sage_conditional`` (:class:`~ixplain.methods.sage.ConditionalSAGEFunction`).

@@ -5,20 +5,22 @@ The per-observation explanation function of PFI for a feature group ``S`` is::
 
     lambda(x, y, S, x') = loss(y, f(x with x_S := x'_S)) - loss(y, f(x))
 
-with ``x'`` drawn from perturbation data ``P``. :func:`pfi_losses` evaluates it for a batch of
-observations, every group and several replacement rows each, in one model call (rows
+with ``x'`` drawn from perturbation data ``P``. :func:`pfi_losses`
+(:mod:`~ixplain.methods._batched_pfi`) evaluates it for a batch of observations, every group
+and several replacement rows each, in one model call (rows
 ``[x_i, x_i with S_1 replaced, ..., x_i with S_G replaced]``).
 
 * :func:`permutation_importance` (static) averages it over a dataset, with ``x'`` the row a
-  random permutation assigns (scikit-learn's definition);
-* :class:`IncrementalPFI` smooths it over a stream, with ``x'`` drawn from a storage (iPFI).
+  random permutation assigns (scikit-learn's definition); its driver
+  (:mod:`~ixplain.methods._dataset_pfi`) evaluates scikit-learn's model rows, one permuted copy
+  of the rows per (group, repeat);
+* :class:`IncrementalPFI` smooths it over a stream, with ``x'`` drawn from a storage (iPFI);
+  :class:`BackgroundPFI` is its explanation function (also the Dask form's).
 """
 
 from __future__ import annotations
 
-import functools
-import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -27,318 +29,46 @@ from .._numeric import overflow_reported
 from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from .._validation import (
     check_2d,
-    check_allocation,
     check_int,
     check_memory_budget,
     check_n_jobs,
     check_sample_weight,
     check_target,
-    param_error,
     refuse_nonfinite,
 )
 from ..drift.detector import attach_detector
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss, label_shape_guard
-from ..models import Model, as_model, rows_for_budget
+from ..models import Model, as_model
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance, ImportanceTimeSeries
 from ..storage.base import SlotStorage
-from ..tabular import Table, _take, as_table
+from ..tabular import Table, as_table
+from ._batched_pfi import _group_columns, _numeric_losses, _Plan, pfi_losses
 from ._conditional import (
     ConditionalPFI,
     conditional_pfi_importances,
     conditional_storage,
 )
+from ._dataset_pfi import _SCORER_LOSSES as _SCORER_LOSSES
+from ._dataset_pfi import _batched_scoring as _batched_scoring
+from ._dataset_pfi import (
+    _check_loss_or_scoring,
+    _check_sizes,
+    _importances_scoring,
+    _n_subsample,
+    _Permutations,
+    _pfi_means,
+    _resolve_groups,
+)
+from ._dataset_pfi import _importances_loss as _importances_loss
 from ._engine import Method, ProgressInfo, RowBatch, explain_rows, make_progress, register
 from ._incremental import IncrementalExplainer, Sampler
 
 __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
 
-
-# ---------------------------------------------------------------------------- the explanation
-@functools.lru_cache(maxsize=64)
-def _layout(
-    B: int, S: int, groups: tuple[tuple[int, ...], ...]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where each replaced value goes in the perturbed batch (cached; read-only arrays).
-
-    Perturbed row ``i * width + 1 + g * S + s`` (``width = 1 + G * S``) is observation ``i``
-    with group ``g`` replaced by draw ``s``. Returns, for every (i, g, s, column of g) in that
-    order per observation: the perturbed row ``pos``, the column ``col_of``, and ``order``, the
-    index into the flattened (g, s) draws of one observation.
-    """
-    G = len(groups)
-    width = 1 + G * S
-    local_pos, local_col, local_order = [], [], []
-    for g, cols in enumerate(groups):
-        for s in range(S):
-            for c in cols:
-                local_pos.append(1 + g * S + s)
-                local_col.append(c)
-                local_order.append(g * S + s)
-    k = len(local_pos)
-    pos = ((np.arange(B) * width)[:, None] + np.asarray(local_pos, dtype=np.intp)).reshape(-1)
-    col_of = np.tile(np.asarray(local_col, dtype=np.intp), B)
-    order = np.asarray(local_order, dtype=np.intp).reshape(k)
-    for a in (pos, col_of, order):
-        a.setflags(write=False)
-    return pos, col_of, order
-
-
-@functools.lru_cache(maxsize=64)
-def _group_columns_cached(
-    names: tuple[str, ...], groups: tuple[tuple[str, ...], ...]
-) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(names.index(n) for n in g) for g in groups)
-
-
-def _group_columns(names: Sequence[str], groups: Sequence[Sequence[str]]) -> tuple:
-    if isinstance(groups, tuple) and isinstance(names, tuple):  # hashable already
-        return _group_columns_cached(names, groups)
-    return _group_columns_cached(tuple(names), tuple(tuple(g) for g in groups))
-
-
-class _StackedTable(Table):
-    """A Table whose float64 columns are the columns of ``matrix`` (in order): a 2-D array or
-    records are built from the matrix in one step instead of column by column."""
-
-    def __init__(self, columns: dict, schema: Any, upcast: Any, matrix: np.ndarray) -> None:
-        super().__init__(columns, schema, upcast)
-        self.matrix = matrix
-
-    def to_native(self, kind: str | None = None) -> Any:
-        kind = kind or self.schema.source
-        dtype = self.schema.array_dtype
-        if kind == "numpy" and not self.upcast and dtype in (None, np.float64):
-            return self.matrix
-        if kind == "records":
-            labels = self.schema.labels  # the user's record keys (may be ints)
-            return [dict(zip(labels, row)) for row in self.matrix.tolist()]
-        return super().to_native(kind)
-
-
-class _Plan:
-    """What :func:`pfi_losses` reuses between calls on one kind of input: the flat positions
-    of the replaced cells of the all-numeric layout (for the largest batch seen; smaller
-    batches use a prefix), the stacked matrix of the last source table, and the model's
-    native input kind once one call has shown it (then the perturbed matrix, or records built
-    from it, go to the model without a Table round trip)."""
-
-    def __init__(self, schema: Any, upcast: Any = frozenset()) -> None:
-        self.schema, self.upcast = schema, upcast
-        self.names = list(schema.names)
-        self.keys = list(schema.labels)  # record keys: the user's labels (River: may be ints)
-        self.native_kind: str | None = None
-        self.budget_rows = 0
-        self._layouts: dict[tuple, _Layout] = {}
-        self._last: _Layout | None = None
-        self._source: tuple[Any, np.ndarray] | None = None
-
-    def matrix(self, source: Table) -> np.ndarray | None:
-        """``source``'s columns as one (n, d) float64 matrix, or None if one is not float64."""
-        if self._source is not None and self._source[0] is source:
-            return self._source[1]
-        columns = list(source.columns.values())
-        if not all(isinstance(c, np.ndarray) and c.dtype == np.float64 for c in columns):
-            return None
-        stacked = getattr(source, "matrix", None)
-        matrix = stacked if stacked is not None else np.column_stack(columns)
-        self._source = (source, matrix)
-        return matrix
-
-    def layout(self, B: int, S: int, cols: tuple, d: int) -> _Layout:
-        """The replaced cells' layout for at least ``B`` observations (the last one if it fits)."""
-        last = self._last
-        if last is not None and last.cols is cols and last.S == S and last.B >= B:
-            return last
-        key = (S, cols, d)
-        lay = self._layouts.get(key)
-        if lay is None or lay.B < B:
-            lay = self._layouts[key] = _Layout(max(B, 0 if lay is None else lay.B), S, cols, d,
-                                               self.keys)
-        self._last = lay
-        return lay
-
-
-class _Layout:
-    """Flat positions, for ``B`` observations, of every replaced cell ``(i, g, s, c)``: in the
-    perturbed rows (``dest``: ``(i * width + 1 + g * S + s) * d + c``) and in draws given in
-    ``(i, g, s)`` order (``src``: ``((i * G + g) * S + s) * d + c``); a batch of fewer
-    observations uses a prefix (``k`` cells per observation). ``cell_names``: the feature of
-    each cell of one observation."""
-
-    def __init__(self, B: int, S: int, cols: tuple, d: int, names: list[str]) -> None:
-        self.B, self.S, self.cols = B, S, cols
-        G = len(cols)
-        local = [(g * S + s, c) for g, cs in enumerate(cols) for s in range(S) for c in cs]
-        r = np.array([q for q, _ in local], dtype=np.intp)
-        c = np.array([c for _, c in local], dtype=np.intp)
-        i = np.arange(B)[:, None]
-        self.dest = ((i * (1 + G * S) + 1 + r) * d + c).reshape(-1)
-        self.src = ((i * (G * S) + r) * d + c).reshape(-1)
-        self.k = len(local)
-        self.cell_names = [names[j] for _, j in local]
-        self.sizes = [len(cs) for cs in cols for _ in range(S)]
-        self.single = self.k == G * S  # one column per group
-
-
-def _native_predict(model: Model, plan: _Plan, perturbed: np.ndarray) -> np.ndarray:
-    """The model's predictions on the perturbed matrix: straight to the native call when the
-    plan knows the input kind (numpy: the matrix itself; records: dicts of its rows), else
-    through a Table (and the plan learns the kind when that is one native call)."""
-    n_rows, d = perturbed.shape
-    kind = plan.native_kind if n_rows <= plan.budget_rows else None
-    if kind == "numpy":
-        return model._call_native(perturbed, n_rows, kind, plan.names)
-    if kind == "records":
-        records = [dict(zip(plan.keys, row)) for row in perturbed.tolist()]
-        return model._call_native(records, n_rows, kind, plan.names)
-    schema = plan.schema
-    table = _StackedTable({n: perturbed[:, c] for c, n in enumerate(plan.names)}, schema,
-                          plan.upcast, perturbed)
-    budget = rows_for_budget(d)
-    if n_rows <= budget and not plan.upcast:  # predict makes one native call
-        kind = model.native_kind(table)
-        if kind == "records" or (kind == "numpy" and schema.array_dtype in (None, np.float64)):
-            plan.native_kind, plan.budget_rows = kind, budget
-    return model.predict(table)
-
-
-def _numeric_losses(model: Model, loss: Loss, plan: _Plan, obs: np.ndarray, values: np.ndarray,
-                    drawn: np.ndarray | None, cols: tuple, S: int,
-                    y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pfi_losses` in the all-numeric layout: the observations ``obs`` (B, d) repeated,
-    the replaced cells written in one ``put`` from ``values`` (rows ``drawn[i, g * S + s]``,
-    or, with ``drawn=None``, row ``(i * G + g) * S + s``)."""
-    B, d = obs.shape
-    G = len(cols)
-    width = 1 + G * S
-    lay = plan.layout(B, S, cols, d)
-    dest, src = (lay.dest, lay.src) if lay.B == B else (lay.dest[: B * lay.k], lay.src[: B * lay.k])
-    if drawn is not None:  # cell c of drawn row drawn[i, g * S + s] (src // d is i * G * S + q)
-        src = drawn.reshape(-1).take(src // d) * d + src % d
-    n_rows = B * width
-    if plan.native_kind == "records" and n_rows <= plan.budget_rows:
-        records = _records(plan.keys, lay, obs, values.take(src))
-        preds = model._call_native(records, n_rows, "records", plan.names)
-    else:
-        perturbed = obs.repeat(width, axis=0)  # C-contiguous: the flat positions apply
-        perturbed.put(dest, values.take(src))
-        preds = _native_predict(model, plan, perturbed)
-    losses = loss(np.asarray(y).repeat(width, axis=0), preds, model.classes_).reshape(B, width)
-    return (losses[:, 1:] - losses[:, :1]).reshape(B, G, S), losses[:, 0]
-
-
-def _records(names: list[str], lay: _Layout, obs: np.ndarray, cells: np.ndarray) -> list[dict]:
-    """The records ``[dict(zip(names, r)) for r in perturbed.tolist()]`` would give (same keys
-    in the same order, same floats), built as each observation's dict and copies of it with
-    the replaced values (``cells``, in (i, g, s, c) order) set."""
-    cell_names, k = lay.cell_names, lay.k
-    values = cells.tolist()
-    records = []
-    for i, row in enumerate(obs.tolist()):
-        base = dict(zip(names, row))
-        records.append(base)
-        mine = values[i * k : (i + 1) * k]
-        if lay.single:  # one value per perturbed row
-            for name, v in zip(cell_names, mine):
-                rec = base.copy()
-                rec[name] = v
-                records.append(rec)
-            continue
-        j = 0
-        for size in lay.sizes:
-            rec = base.copy()
-            rec.update(zip(cell_names[j : j + size], mine[j : j + size]))
-            records.append(rec)
-            j += size
-    return records
-
-
-def pfi_losses(
-    model: Model,
-    loss: Loss,
-    source: Table,
-    rows: np.ndarray,
-    replacements: np.ndarray,
-    groups: Sequence[Sequence[str]],
-    y: np.ndarray,
-    *,
-    plan: _Plan | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Loss increase when each feature group takes the values of replacement rows (batched).
-
-    The one implementation of PFI's explanation function, for :func:`permutation_importance`
-    and :class:`IncrementalPFI`. With every column float64 the perturbed rows are one matrix
-    (the observations repeated, every replaced cell written at once from flat positions) that
-    goes to the model as is when it takes arrays or records; otherwise they are gathered
-    column by column.
-
-    Parameters
-    ----------
-    model : Model
-        The adapter (one :meth:`~ixplain.models.Model.predict` call, chunked by memory budget).
-    loss : Loss
-        Per-row loss.
-    source : Table
-        Rows referenced by ``rows`` and ``replacements``.
-    rows : ndarray of int, shape (B,)
-        The explained observations (positions in ``source``).
-    replacements : ndarray of int, shape (B, G, S)
-        For observation ``i``, group ``g`` and draw ``s``: the source row whose values replace
-        group ``g``'s features.
-    groups : sequence of G lists of feature names
-    y : ndarray of shape (B,) or (B, k)
-        Labels of the explained observations.
-    plan : optional
-        Reused layout and model-input information (internal; a caller making many calls on
-        the same kind of input passes the same one).
-
-    Returns
-    -------
-    diffs : ndarray of shape (B, G, S)
-        ``loss(y_i, f(x_i with S_g := x'_{igs})) - loss(y_i, f(x_i))``.
-    base : ndarray of shape (B,)
-        ``loss(y_i, f(x_i))``.
-
-    References
-    ----------
-    L. Breiman, "Random Forests", Machine Learning 45, 2001.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ixplain import as_model, as_table, get_loss
-    >>> src = as_table(np.array([[0.0, 1.0], [2.0, 3.0]]))
-    >>> diffs, base = pfi_losses(as_model(lambda A: A[:, 0]), get_loss("squared_error"), src,
-    ...                          np.array([0]), np.array([[[1], [1]]]), [["x0"], ["x1"]],
-    ...                          np.array([0.0]))
-    >>> diffs[0, :, 0], base
-    (array([4., 0.]), array([0.]))
-    """
-    B, G, S = replacements.shape
-    names = source.names
-    cols = _group_columns(names, groups)
-    if plan is None or plan.schema is not source.schema:
-        plan = _Plan(source.schema, source.upcast)
-    matrix = plan.matrix(source)
-    if matrix is not None:
-        return _numeric_losses(model, loss, plan, matrix[rows], matrix,
-                               replacements.reshape(B, G * S), cols, S, y)
-    width = 1 + G * S
-    pos, col_of, order = _layout(B, S, cols)
-    drawn = replacements.reshape(B, G * S)[:, order].reshape(-1)
-    # idx[r, c]: the source row whose value of column c goes to perturbed row r
-    idx = np.repeat(rows, width)[:, None].repeat(len(names), axis=1)
-    if len(pos):
-        idx[pos, col_of] = drawn
-    columns = list(source.columns.values())
-    table = Table({name: _take(col, idx[:, c]) for c, (name, col) in enumerate(zip(names, columns))},
-                  source.schema, source.upcast)
-    preds = model.predict(table)
-    y_rep = np.repeat(np.asarray(y), width, axis=0)
-    losses = loss(y_rep, preds, model.classes_).reshape(B, width)
-    return (losses[:, 1:] - losses[:, :1]).reshape(B, G, S), losses[:, 0]
+#: Imported here before the static driver moved to :mod:`._dataset_pfi`: still importable.
+_REEXPORTED = (ProgressInfo, explain_rows)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -353,66 +83,6 @@ def _response_for(model: Any, loss: Loss | None, response_method: str) -> str:
     if loss.response_method in ("predict", "predict_proba"):
         return loss.response_method
     return "auto"
-
-
-def _resolve_groups(
-    features: Any, names: Sequence[str], owner: str
-) -> tuple[list[str], list[list[str]]]:
-    """``features`` (None, list of names/indices, or dict of groups) -> (labels, groups)."""
-    names = list(names)
-
-    def one(f: Any) -> str:
-        if isinstance(f, (numbers.Integral, np.integer)) and not isinstance(f, bool):
-            if not 0 <= int(f) < len(names):
-                raise param_error(owner, "features", f"feature indices in [0, {len(names) - 1}]", f)
-            return names[int(f)]
-        if str(f) not in names:
-            raise ValueError(
-                f"{owner}: unknown feature {f!r} in 'features'. Available features: {names}."
-            )
-        return str(f)
-
-    if features is None:
-        return names, [[n] for n in names]
-    if isinstance(features, Mapping):
-        if not features:
-            raise param_error(owner, "features", "a non-empty list or dict", features)
-        labels, groups = [], []
-        for key, members in features.items():
-            members = [members] if isinstance(members, (str, numbers.Integral)) else list(members)
-            if not members:
-                raise ValueError(f"{owner}: the feature group {key!r} is empty.")
-            labels.append(str(key))
-            groups.append([one(m) for m in members])
-        return labels, groups
-    if isinstance(features, (str, numbers.Integral)):
-        features = [features]
-    features = list(features)
-    if not features:
-        raise param_error(owner, "features", "a non-empty list or dict", features)
-    resolved = [one(f) for f in features]
-    repeated = sorted({n for n in resolved if resolved.count(n) > 1})
-    if repeated:
-        raise ValueError(
-            f"{owner}: feature(s) {repeated} appear more than once in 'features' (by name or "
-            "index); list each once, or use a dict to permute columns jointly."
-        )
-    return resolved, [[n] for n in resolved]
-
-
-def _n_subsample(max_samples: Any, n: int, owner: str) -> int:
-    if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-        if not 1 <= int(max_samples) <= n:  # (scikit-learn's sentence for code matching it)
-            raise param_error(owner, "max_samples", f"an int in [1, {n}] or a float in (0, 1] "
-                              "(max_samples must be <= n_samples)", max_samples)
-        return int(max_samples)
-    if isinstance(max_samples, numbers.Real) and not isinstance(max_samples, bool):
-        if not 0 < float(max_samples) <= 1:
-            raise param_error(owner, "max_samples", f"an int in [1, {n}] or a float in (0, 1]",
-                              max_samples)
-        return max(1, int(float(max_samples) * n))
-    raise param_error(owner, "max_samples", f"an int in [1, {n}] or a float in (0, 1]",
-                      max_samples, exc=TypeError)
 
 
 # ---------------------------------------------------------------------------- static PFI
@@ -439,8 +109,10 @@ def permutation_importance(
     For each feature (or group), each of ``n_repeats`` times, the feature's column is shuffled
     and the model re-scored; the importance is the score decrease (``scoring``) or the mean loss
     increase (``loss``). With ``loss`` it is the mean over rows of PFI's per-observation
-    explanation function (:func:`pfi_losses`), computed for all features and repeats in a few
-    batched model calls.
+    explanation function (:func:`pfi_losses`). The model evaluates the rows scikit-learn's
+    function evaluates and no more (``n_samples * (1 + n_features * n_repeats)``), each
+    permuted copy written in place in one reused buffer; small tables are stacked into
+    cache-sized model calls.
 
     Parameters
     ----------
@@ -461,8 +133,8 @@ def permutation_importance(
     n_repeats : int, default=5
         Number of permutations per feature.
     n_jobs : int or None, default=None
-        Accepted for compatibility with scikit-learn; the work runs in one process as a few
-        large batched model calls (use the model's own threads).
+        Accepted for compatibility with scikit-learn; the work runs in one process, one model
+        call after another (use the model's own threads). The result does not depend on it.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the permutations and the row subsamples: permutation ``r`` of the feature in
         column ``j`` of X is drawn from ``keyed_generator(seed, "pfi", r, j)`` (a group of
@@ -488,7 +160,8 @@ def permutation_importance(
         Model output used with ``loss`` (default: what the loss needs). With ``scoring`` the
         scorer picks the response, so any other value raises.
     memory_budget : int, default=256 MB
-        Bound on one model input, in bytes (rows are chunked to fit). At least
+        Bound on one model input, in bytes (rows are chunked to fit); a quarter of it bounds
+        the permutations (and their rows of losses) held at once, each drawn once. At least
         ``MIN_MEMORY_BUDGET`` (4096 bytes; a smaller budget is refused).
     removal : {"marginal", "conditional"}, default="marginal"
         How a feature is removed: shuffled (``"marginal"``, the model's structure) or drawn
@@ -499,8 +172,8 @@ def permutation_importance(
     progress : bool or callable, default=False
         Report rows done: ``True`` shows a tqdm bar (or prints lines to stderr without tqdm);
         a callable receives a :class:`~ixplain.ProgressInfo` (``done``, ``total``) after every
-        chunk of rows (``done`` = repeats for scorers outside the batched path). The values do
-        not depend on it.
+        model call (``done`` = model rows evaluated; repeats for scorers outside the batched
+        path). The values do not depend on it.
 
     Returns
     -------
@@ -553,7 +226,7 @@ def permutation_importance(
     m = _n_subsample(max_samples, n, owner)
     labels, groups = _resolve_groups(features, table.names, owner)
     # the randomness, keyed by what it is for (never by chunk or worker): the row subsample of
-    # repeat r, and permutation r of group g, built when a chunk needs them
+    # repeat r, and permutation r of group g, drawn once, when the driver comes to it
     _check_sizes(owner, n, m, len(table.names), len(groups), n_repeats)
     if m == n and removal == "marginal":  # the repeats share the rows: one call per row
         _check_sizes(owner, n, m, len(table.names), len(groups), n_repeats, memory_budget)
@@ -561,8 +234,7 @@ def permutation_importance(
     subsets = [every if m == n else
                np.sort(keyed_generator(seed, "pfi-rows", r).choice(n, m, replace=False))
                for r in range(n_repeats)]
-    perms = _Permutations(seed, _group_columns(table.names, groups), m, n_repeats,
-                          memory_budget)
+    perms = _Permutations(seed, _group_columns(table.names, groups), m)
     settings = {"method": "permutation_importance", "n_repeats": n_repeats,
                 "max_samples": max_samples, "random_state": random_state}
     if check_removal(removal, owner) == "conditional":  # the removal step: a fitted sampler
@@ -595,107 +267,6 @@ def permutation_importance(
         return FeatureImportance.from_importances(imp, labels, settings)
     return _importances_scoring(estimator, scoring, table, y_arr, w, subsets, perms, groups,
                                 labels, settings, memory_budget, report)
-
-
-def _check_loss_or_scoring(loss: Any, scoring: Any, response_method: str, owner: str) -> None:
-    """One of ``loss`` and ``scoring``; ``response_method`` only with ``loss`` (a scorer picks
-    its own response, so another value would be ignored without a word)."""
-    if loss is not None and scoring is not None:
-        raise ValueError(
-            f"{owner}: give loss= or scoring=, not both (got loss={loss!r}, scoring={scoring!r}); "
-            "the importance is the mean loss increase or the score decrease."
-        )
-    if loss is None and response_method != "auto":
-        raise ValueError(
-            f"{owner}: response_method={response_method!r} applies with loss=...; with "
-            f"scoring={scoring!r} the scorer chooses the model's response. Pass loss=... (e.g. "
-            "loss='log_loss' for predict_proba), or leave response_method='auto'."
-        )
-
-
-def _check_sizes(owner: str, n: int, m: int, d: int, G: int, R: int,
-                 memory_budget: int | None = None) -> None:
-    """Refuse up front what cannot fit (:func:`~ixplain._validation.check_allocation`): the
-    (G, R) importances with the row subsets of the repeats, and -- with ``memory_budget`` --
-    one observation's ``1 + G * R`` perturbed rows, the smallest model call of the static
-    driver."""
-    what = f"n_repeats={R:,} for {G:,} feature group(s)"
-    if memory_budget is not None:
-        check_allocation(8 * (1 + G * R) * max(d, 1),
-                         f"{what} ({1 + G * R:,} perturbed rows of {d} features per observation)",
-                         owner, "Use a smaller n_repeats or a larger memory_budget.",
-                         memory_budget=memory_budget)
-        return
-    check_allocation(3 * 8 * G * R + (8 * R * m if m < n else 0),
-                     f"{what} (the importances{' and row subsets' if m < n else ''})", owner,
-                     "Use a smaller n_repeats.")
-
-
-class _Permutations:
-    """Permutation ``r`` of group ``g``: ``keyed_generator(seed, "pfi", r, *cols_g)
-    .permutation(m)``, keyed by the sorted positions ``cols_g`` of the group's columns in X
-    (not by their names: the same matrix as an array, a DataFrame or with other column names
-    gets the same draws), made on first use and kept while all of them fit in a quarter of the memory
-    budget (else made again for each chunk): the same numbers in any chunking."""
-
-    def __init__(self, seed: int, cols: Sequence[Sequence[int]], m: int, n_repeats: int,
-                 memory_budget: int) -> None:
-        self.seed, self.m = seed, m
-        self.cols = [tuple(sorted(int(c) for c in g)) for g in cols]
-        self.keep = len(self.cols) * n_repeats * m * 8 <= memory_budget // 4
-        self._cache: dict[tuple[int, int], np.ndarray] = {}
-
-    def __call__(self, g: int, r: int) -> np.ndarray:
-        g, r = int(g), int(r)  # a numpy int would key another stream (_random keys by repr)
-        perm = self._cache.get((g, r))
-        if perm is None:
-            perm = keyed_generator(self.seed, "pfi", r, *self.cols[g]).permutation(self.m)
-            if self.keep:
-                self._cache[(g, r)] = perm
-        return perm
-
-
-def _perm_fn(perms: Any) -> Any:
-    """``perms(g, r)``: a :class:`_Permutations`, or explicit permutations (G, R, m) as one."""
-    if callable(perms):
-        return perms
-    arr = np.asarray(perms)
-    return lambda g, r: arr[g, r]
-
-
-def _importances_loss(model, loss, table, y, w, subsets, perms, groups, memory_budget):
-    """(G, R) mean loss increases from explicit row subsets (R,) and permutations (G, R, m)."""
-    return _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget)[0]
-
-
-def _pfi_means(model, loss, table, y, w, subsets, perms, groups, memory_budget, progress=None,
-               owner="permutation_importance"):
-    """:func:`_importances_loss` and the (G,) standard errors of the mean over repeats (from the
-    spread of the per-row values), by the engine's static driver."""
-    G, R = len(groups), len(subsets)
-    perms = _perm_fn(perms)
-    same_rows = all(s is subsets[0] or np.array_equal(s, subsets[0]) for s in subsets)
-    _check_sizes(owner, table.n_rows, len(subsets[0]), len(table.names), G,
-                 R if same_rows else 1, memory_budget)
-    out, se = np.zeros((G, R)), np.zeros(G)
-    # when every repeat uses the same rows, all (group, repeat) copies share one baseline
-    plans = [(subsets[0], np.arange(R))] if same_rows else [(s, np.array([r]))
-                                                           for r, s in enumerate(subsets)]
-    total = sum(len(rows) for rows, _ in plans)
-    done = 0
-    for rows, reps in plans:
-        fn = PermutationPFI(model, loss, groups, table, rows, perms, reps)
-        weights = None if w is None else w[rows]
-        data = table if len(rows) == table.n_rows and rows[-1] == len(rows) - 1 else (
-            table.take(rows))  # (rows are sorted: all rows is arange(n))
-        explained = explain_rows(fn, data, y[rows], sample_weight=weights,
-                                 memory_budget=memory_budget, progress=progress, total=total,
-                                 done=done)
-        done += len(rows)
-        mean = explained.mean.get()
-        out[:, reps] = mean[:, 1:]
-        se += explained.standard_error[:, 0] ** 2 / len(plans) ** 2
-    return out, np.sqrt(se)
 
 
 class PFIFunction(Method):
@@ -734,36 +305,6 @@ class PFIFunction(Method):
                               plan=self._plan)
         return np.concatenate([diffs.mean(axis=2, keepdims=True), diffs], axis=2)
 
-
-
-@register
-class PermutationPFI(PFIFunction):
-    """``x'`` of observation ``rows[p]`` for group ``g``, repeat ``reps[k]``: row
-    ``rows[perms(g, reps[k])[p]]`` of ``table`` (scikit-learn's permutations; ``perms(g, r)``
-    gives permutation ``r`` of group ``g`` of the ``len(rows)`` positions)."""
-
-    name = "permutation_importance"
-
-    def __init__(self, model: Model, loss: Loss, groups: Sequence[Sequence[str]], table: Table,
-                 rows: np.ndarray, perms: Any, reps: Sequence[int]) -> None:
-        super().__init__(model, loss, groups, len(reps))
-        self.table, self.rows = table, np.asarray(rows)
-        self.perms, self.reps = perms, [int(r) for r in reps]
-
-    def source(self, batch: RowBatch) -> tuple[Table, np.ndarray, np.ndarray]:
-        pos = slice(batch.start, batch.start + batch.n_rows)
-        repl = np.stack([np.stack([self.rows[self.perms(g, r)[pos]] for r in self.reps], axis=1)
-                         for g in range(len(self.groups))], axis=1)
-        return self.table, self.rows[pos], repl
-
-    @classmethod
-    def example(cls) -> tuple[Method, Any, Any]:
-        X = np.random.default_rng(1).normal(size=(130, 3))
-        table = as_table(X, ["x0", "x1", "x2"])
-        perms = _Permutations(0, [[0], [1], [2]], len(X), 2, DEFAULT_MEMORY_BUDGET)
-        fn = cls(as_model(_example_model), get_loss("squared_error"), [["x0"], ["x1"], ["x2"]],
-                 table, np.arange(len(X)), perms, [0, 1])
-        return fn, X, 2 * X[:, 0] - X[:, 1]
 
 
 @register
@@ -846,121 +387,6 @@ class BackgroundPFI(PFIFunction):
 def _example_model(X: Any) -> np.ndarray:
     A = np.asarray(X, dtype=np.float64)
     return 2 * A[:, 0] - A[:, 1] + 0.5 * A[:, 0] * A[:, 2]
-
-
-#: Scorers that are a (weighted) mean of a per-row loss: score = -mean loss (or 1 - mean loss),
-#: so the score decrease is the mean loss increase and is computed by the batched path.
-_SCORER_LOSSES = {
-    "neg_mean_squared_error": "squared_error",
-    "neg_mean_absolute_error": "absolute_error",
-    "accuracy": "zero_one",
-    "r2": "squared_error",  # divided by the weighted variance of y on the rows used
-}
-
-
-def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
-    """The scoring string whose decrease the batched loss path computes exactly, or None."""
-    if y.ndim != 1:
-        return None
-    if scoring is None:
-        from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
-
-        final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
-        score = getattr(type(final), "score", None)
-        if score is ClassifierMixin.score and is_classifier(final):
-            return "accuracy"
-        if score is RegressorMixin.score and not is_classifier(final):
-            return "r2"
-        return None
-    return scoring if isinstance(scoring, str) and scoring in _SCORER_LOSSES else None
-
-
-def _r2_scales(subsets, y, w):
-    """R^2's scale per repeat: the (weighted) variance of ``y`` on the repeat's rows."""
-    scales = np.ones(len(subsets))
-    for r, rows in enumerate(subsets):
-        wr = np.ones(len(rows)) if w is None else w[rows]
-        yr = y[rows].astype(np.float64)
-        mean = np.sum(wr * yr) / np.sum(wr)
-        scales[r] = np.sum(wr * (yr - mean) ** 2) / np.sum(wr)
-    return scales
-
-
-def _scorer(estimator: Any, scoring: Any) -> Any:
-    """scikit-learn's scorer for ``scoring``; a bad name is permutation_importance's error."""
-    from sklearn.metrics import check_scoring
-
-    try:
-        return check_scoring(estimator, scoring=scoring)
-    except ValueError as exc:  # scikit-learn's message names its own check_scoring
-        raise param_error(
-            "permutation_importance", "scoring",
-            "None, a scikit-learn scorer name (e.g. 'r2', 'neg_mean_squared_error', 'accuracy'), "
-            "a callable scorer, or a list/tuple/dict of them", scoring,
-        ) from exc
-
-
-def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
-                         settings, memory_budget=DEFAULT_MEMORY_BUDGET, progress=None):
-    owner = "permutation_importance"
-    if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
-        raise TypeError(
-            f"{owner}: 'scoring' needs a scikit-learn-API estimator; got "
-            f"{type(estimator).__name__}. Pass loss=... (e.g. loss='squared_error') instead."
-        )
-    batched = _batched_scoring(estimator, scoring, y)
-    if batched is not None:
-        model = as_model(estimator, response_method="predict", owner=owner)
-        model.refuse_nonfinite_outputs(owner)
-        with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
-            imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w,
-                                 subsets, perms, groups, memory_budget, progress)
-        refuse_nonfinite(imp, owner, "score decrease", labels)
-        scales = _r2_scales(subsets, y, w) if batched == "r2" else np.ones(len(subsets))
-        if np.all(scales > 0):
-            settings = dict(settings, scoring=batched,
-                            standard_error=(se / scales.mean()).tolist())
-            return FeatureImportance.from_importances(imp / scales, labels, settings)
-    scorer = _scorer(estimator, scoring)
-
-    def score(rows: np.ndarray, cols: dict[str, Any]) -> Any:
-        native = Table(cols, table.schema, table.upcast).to_native()
-        yr = y[rows]
-        if w is None:
-            return scorer(estimator, native, yr)
-        return scorer(estimator, native, yr, sample_weight=w[rows])
-
-    G, R = len(groups), len(subsets)
-    perms = _perm_fn(perms)
-    baselines: list[Any] = []
-    permuted: list[list[Any]] = [[None] * R for _ in range(G)]
-    for r in range(R):
-        rows = subsets[r]
-        base_cols = {n: _take(c, rows) for n, c in table.columns.items()}
-        baselines.append(score(rows, base_cols))
-        if not isinstance(baselines[-1], dict):
-            refuse_nonfinite(baselines[-1], owner, "score " + (
-                "estimator.score" if scoring is None else repr(scoring)) + " of the rows")
-        for g, names in enumerate(groups):
-            cols = dict(base_cols)
-            src = rows[perms(g, r)]
-            for name in names:
-                cols[name] = _take(table.columns[name], src)
-            permuted[g][r] = score(rows, cols)
-        if progress is not None:
-            progress(ProgressInfo(r + 1, R, owner))  # repeats done
-    settings = dict(settings, scoring=scoring if isinstance(scoring, (str, type(None))) else
-                    repr(scoring))
-    if isinstance(baselines[0], dict):
-        return {
-            key: FeatureImportance.from_importances(
-                np.array([[baselines[r][key] - permuted[g][r][key] for r in range(R)]
-                          for g in range(G)]), labels, dict(settings, scoring=key))
-            for key in baselines[0]
-        }
-    imp = np.array([[baselines[r] - permuted[g][r] for r in range(R)] for g in range(G)])
-    refuse_nonfinite(imp, owner, "score decrease", labels)
-    return FeatureImportance.from_importances(imp, labels, settings)
 
 
 # ---------------------------------------------------------------------------- iPFI
