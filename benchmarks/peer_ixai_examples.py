@@ -189,6 +189,36 @@ def run_notebook(text: str, workdir: str, n_samples: int | None,
     return results
 
 
+def _show(repo: str, path: str) -> str:
+    return subprocess.run(["git", "--git-dir", repo, "show", f"HEAD:{path}"], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def run_scripts(args: argparse.Namespace, workdir: str) -> int:
+    """Run the README quickstart and the examples; return the number of failures."""
+    n_fail = 0
+    if args.only is None or "README" in args.only:
+        code, notes = readme_quickstart(_show(args.repo, "README.md"))
+        code, more = rewrite_imports(code, readme=True)
+        status, seconds, err, _ = _run(code, workdir, args.timeout)
+        n_fail += status != "run"
+        print(f"{status:4}  {seconds:7.1f} s  README quickstart  {err}\n  rewrites: {notes + more}")
+    for path in EXAMPLES:
+        if args.only is not None and path not in args.only:
+            continue
+        code, notes = rewrite_imports(_show(args.repo, path))
+        code = set_parameter(code, "N_SAMPLES", args.n_samples)
+        status, seconds, err, out = _run(code, workdir, args.timeout)
+        n_fail += status != "run"
+        print(f"{status:4}  {seconds:7.1f} s  {path}  {err}\n  rewrites: {notes}")
+        if args.verbose:
+            print(textwrap.indent(out, "    | "))
+    for path in NEEDS_TORCH:
+        if args.only is None or path in args.only:
+            print(f"skip  {path}  (needs PyTorch and River's Elec2 download)")
+    return n_fail
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", help="git directory of ixai's repository (fetch snapshot)")
@@ -198,41 +228,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600.0)
     parser.add_argument("--only", nargs="*", default=None,
                         help="run only these programs (README, notebook or example paths)")
+    parser.add_argument("--verbose", action="store_true", help="show the examples' output")
     args = parser.parse_args(argv)
-
-    def show(path: str) -> str:
-        return subprocess.run(["git", "--git-dir", args.repo, "show", f"HEAD:{path}"],
-                              check=True, capture_output=True, text=True).stdout
-
     rev = subprocess.run(["git", "--git-dir", args.repo, "rev-parse", "HEAD"], check=True,
                          capture_output=True, text=True).stdout.strip()
     print(f"ixai snapshot {rev}; python {sys.version.split()[0]}")
-    wanted = (lambda name: args.only is None or name in args.only)
-    n_fail = 0
     with tempfile.TemporaryDirectory() as workdir:
         (Path(workdir) / "_ixai_peer_helpers.py").write_text(textwrap.dedent(HELPERS.format(
             n_rows=args.n_samples or 20_640, readme_rows=args.n_samples or 3000)))
-        if wanted("README"):
-            code, notes = readme_quickstart(show("README.md"))
-            code, more = rewrite_imports(code, readme=True)
-            status, seconds, err, _ = _run(code, workdir, args.timeout)
-            n_fail += status != "run"
-            print(f"{status:4}  {seconds:7.1f} s  README quickstart  {err}\n  rewrites: {notes + more}")
-        for path in EXAMPLES:
-            if not wanted(path):
-                continue
-            code, notes = rewrite_imports(show(path))
-            code = set_parameter(code, "N_SAMPLES", args.n_samples)
-            status, seconds, err, _ = _run(code, workdir, args.timeout)
-            n_fail += status != "run"
-            print(f"{status:4}  {seconds:7.1f} s  {path}  {err}\n  rewrites: {notes}")
-        for path in NEEDS_TORCH:
-            if wanted(path):
-                print(f"skip  {path}  (needs PyTorch and River's Elec2 download)")
-        if wanted("notebook"):
+        n_fail = run_scripts(args, workdir)
+        if args.only is None or "notebook" in args.only:
             print(f"notebook {NOTEBOOK}:")
-            for i, status, err in run_notebook(show(NOTEBOOK), workdir, args.n_samples,
-                                               args.timeout):
+            for i, status, err in run_notebook(_show(args.repo, NOTEBOOK), workdir,
+                                               args.n_samples, args.timeout):
                 n_fail += status != "run"
                 print(f"  code cell {i}: {status}  {err}")
     print(f"failures: {n_fail}")

@@ -187,7 +187,7 @@ class BatchSage:
         s = self.n_inner_samples if n_inner_samples is None else n_inner_samples
         records = [{k: row[k] for k in self.feature_names} for row in x_data]
         result = sage(
-            self._model, records, np.asarray(y_data, dtype=object), loss=self._loss_function,
+            self._model, records, np.asarray(y_data), loss=self._loss_function,
             background=records, n_samples=s,
             n_permutations=self.n_permutations or len(records), convergence_threshold=None,
             random_state=int(self._rng.integers(0, 2**63 - 1)), progress=bool(verbose),
