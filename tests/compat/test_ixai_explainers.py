@@ -146,15 +146,16 @@ def test_accuracy_losses_are_on_ixais_scale(bigger_is_better, offset):
 
 def test_a_marginal_imputer_gives_the_explainer_its_storage():
     storage = GeometricReservoirStorage(size=30)
-    imputer = MarginalImputer(linear, "joint", storage)
+    imputer = MarginalImputer(linear, "joint", storage, random_state=0)
     pfi = IncrementalPFI(linear, metrics.MSE(), list("abc"), imputer=imputer, random_state=0)
     assert pfi.storage is storage
     for x, y in zip(RECORDS[:20], Y[:20]):
         pfi.explain_one(x, y)
     draws = imputer.impute(["a"], RECORDS[0], n_samples=7)
-    stored_a = {row["a"] for row in storage.get_data()[0]}
-    assert len(draws) == 7
-    assert all(d["output"] - 2 * RECORDS[0]["b"] in stored_a for d in draws)
+    stored_a = np.array([row["a"] for row in storage.get_data()[0]])
+    assert len(draws) == 7  # each draw: a stored row's 'a', the observation's 'b'
+    assert all(np.abs(stored_a - (d["output"] - 2 * RECORDS[0]["b"])).min() < 1e-12
+               for d in draws)
 
 
 def test_imputers_ixplain_cannot_honour_are_refused():

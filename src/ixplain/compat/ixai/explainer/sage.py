@@ -244,10 +244,10 @@ class IntervalSage(BatchSage):
         n_permutations: int | None = None,
         random_state: Any = None,
     ) -> None:
-        self.interval_length = check_int(interval_length, "interval_length", self._owner,
-                                         min_value=1)
-        self.storage_length = check_int(storage_length, "storage_length", self._owner,
-                                        min_value=1)
+        self.interval_length = int(check_int(interval_length, "interval_length", self._owner,
+                                             min_value=1))  # type: ignore[arg-type]
+        self.storage_length = int(check_int(storage_length, "storage_length", self._owner,
+                                            min_value=1))  # type: ignore[arg-type]
         super().__init__(model_function, feature_names, loss_function, n_inner_samples,
                          storage, imputer, n_permutations=n_permutations,
                          random_state=random_state)
@@ -259,7 +259,7 @@ class IntervalSage(BatchSage):
         self.seen_samples = 0
 
     def _default_storage(self) -> Any:
-        return IntervalStorage(size=int(self.storage_length), store_targets=True)
+        return IntervalStorage(size=self.storage_length, store_targets=True)
 
     def explain_one(self, x_i: Any, y_i: Any, n_inner_samples: int | None = None,  # type: ignore[override]
                     update_storage: bool = True, force_explain: bool = False,

@@ -104,7 +104,7 @@ def reordered(function: Any, columns: Sequence[Any], feature_names: Sequence[Any
     ValueError
         If a column is not among ``feature_names``.
     """
-    from ....models import as_model
+    from .....models import as_model
 
     names = [str(n) for n in feature_names]
     missing = [c for c in columns if str(c) not in names]
