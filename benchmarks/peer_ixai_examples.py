@@ -9,6 +9,8 @@ The argument is a git directory of ixai's repository (the ``fetch`` tool's snaps
 ``git show HEAD:<path>``). Each program runs in its own Python process (``MPLBACKEND=Agg``) with
 only its import lines rewritten; this script prints one line per program (``run`` / ``fail`` /
 ``skip``, seconds, and the last line of the error) and, for the notebook, one per code cell.
+Then ixai's own ``tests/test_storage.py`` runs under pytest with the same import rewrite (its
+``test_wrappers.py`` imports PyTorch at the top: not run).
 
 What is rewritten (import lines only, nothing else of a program):
 
@@ -219,6 +221,23 @@ def run_scripts(args: argparse.Namespace, workdir: str) -> int:
     return n_fail
 
 
+def run_peer_tests(args: argparse.Namespace, workdir: str) -> int:
+    """ixai's tests/test_storage.py, imports rewritten, under pytest; 1 if any case failed."""
+    tests = Path(workdir) / "peer_tests"
+    tests.mkdir()
+    code, _ = rewrite_imports(_show(args.repo, "tests/test_storage.py"))
+    (tests / "test_storage.py").write_text(code)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-rf", str(tests)], cwd=workdir, capture_output=True, text=True,
+                          timeout=args.timeout, env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-300:]
+    print(f"ixai tests/test_storage.py: {summary}")
+    for line in lines:
+        print(f"  {line[:200]}")
+    return int(proc.returncode != 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", help="git directory of ixai's repository (fetch snapshot)")
@@ -227,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(and rows of the stand-in datasets)")
     parser.add_argument("--timeout", type=float, default=3600.0)
     parser.add_argument("--only", nargs="*", default=None,
-                        help="run only these programs (README, notebook or example paths)")
+                        help="run only these (README, notebook, tests or example paths)")
     parser.add_argument("--verbose", action="store_true", help="show the examples' output")
     args = parser.parse_args(argv)
     rev = subprocess.run(["git", "--git-dir", args.repo, "rev-parse", "HEAD"], check=True,
@@ -237,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
         (Path(workdir) / "_ixai_peer_helpers.py").write_text(textwrap.dedent(HELPERS.format(
             n_rows=args.n_samples or 20_640, readme_rows=args.n_samples or 3000)))
         n_fail = run_scripts(args, workdir)
+        if args.only is None or "tests" in args.only:
+            n_fail += run_peer_tests(args, workdir)
         if args.only is None or "notebook" in args.only:
             print(f"notebook {NOTEBOOK}:")
             for i, status, err in run_notebook(_show(args.repo, NOTEBOOK), workdir,

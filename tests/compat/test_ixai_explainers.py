@@ -180,3 +180,9 @@ def test_interval_storage_given_to_an_incremental_explainer_is_its_window():
     for x, y in zip(RECORDS[:12], Y[:12]):
         pfi.explain_one(x, y)
     assert [row["a"] for row in storage.get_data()[0]] == [r["a"] for r in RECORDS[7:12]]
+
+
+@pytest.mark.parametrize("bad", [None, "abc"])
+def test_batch_sage_needs_its_feature_names(bad):
+    with pytest.raises(TypeError, match="'feature_names' parameter of IntervalSage"):
+        IntervalSage(linear, bad, metrics.MSE())

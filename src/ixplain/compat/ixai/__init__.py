@@ -54,6 +54,7 @@ from .storage import (
     GeometricReservoirStorage,
     IntervalStorage,
     SequenceStorage,
+    TreeStorage,
     UniformReservoirStorage,
 )
 from .utils.wrappers import RiverWrapper, SklearnWrapper, TorchWrapper
@@ -76,5 +77,6 @@ __all__ = [
     "SklearnWrapper",
     "TorchWrapper",
     "TreeImputer",
+    "TreeStorage",
     "UniformReservoirStorage",
 ]

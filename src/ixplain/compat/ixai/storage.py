@@ -18,8 +18,8 @@ list for :class:`~ixplain.compat.ixai.explainer.BatchSage`; the incremental expl
 Differences from ixai (on purpose): ``GeometricReservoirStorage(size)`` without a
 ``constant_probability`` keeps every new row once full (``p = 1``, ixplain's default; ixai
 uses ``1 / size``); a reservoir's randomness comes from ``random_state`` (a keyword ixai does
-not have), not from Python's global ``random``. ixai's ``TreeStorage`` is not provided (ixplain's
-conditional removal is :class:`ixplain.ConditionalStorage`).
+not have), not from Python's global ``random``. ixai's ``TreeStorage`` is refused at construction
+(ixplain's conditional removal is :class:`ixplain.ConditionalStorage`).
 
 Examples
 --------
@@ -48,6 +48,7 @@ __all__ = [
     "GeometricReservoirStorage",
     "IntervalStorage",
     "SequenceStorage",
+    "TreeStorage",
     "UniformReservoirStorage",
 ]
 
@@ -264,3 +265,22 @@ class BatchStorage:
 
     def __repr__(self) -> str:
         return f"BatchStorage(held={len(self)}, store_targets={self.store_targets})"
+
+
+class TreeStorage:
+    """ixai's ``TreeStorage``: refused at construction; ixplain's conditional removal is
+    :class:`ixplain.ConditionalStorage` with ``removal="conditional"`` on
+    :class:`ixplain.IncrementalPFI` / :class:`ixplain.IncrementalSAGE`.
+
+    Raises
+    ------
+    NotImplementedError
+        Always.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "ixplain.compat.ixai: ixai's TreeStorage is not offered; for conditional removal "
+            "use ixplain.IncrementalPFI / IncrementalSAGE with removal='conditional' (their "
+            "storage is an ixplain.ConditionalStorage)."
+        )

@@ -127,6 +127,11 @@ class BatchSage:
         random_state: Any = None,
     ) -> None:
         storage = resolve_storage(self._owner, storage, imputer)
+        if feature_names is None or isinstance(feature_names, (str, bytes)):
+            raise TypeError(
+                f"The 'feature_names' parameter of {self._owner} must be a sequence of feature "
+                f"names. Got {feature_names!r} instead."
+            )
         self.feature_names = list(feature_names)
         self.n_inner_samples = n_inner_samples
         self.n_permutations = n_permutations
