@@ -86,11 +86,15 @@ def brute_force_sage(f, X, y):
     return phi / math.factorial(d), v(list(range(d))) - v([])
 
 
-def test_interval_sage_is_the_sage_of_the_window_every_interval():
+@pytest.mark.parametrize("n_inner, n_perm", [(None, 3000), (8, 6000)])
+def test_interval_sage_is_the_sage_of_the_window_every_interval(n_inner, n_perm):
+    """Exact inner mean (ixplain.sage) and 8 draws (iSAGE's running mean over the window):
+    brute-force SAGE of the window within 4 standard errors; the exact one sums to the
+    explained loss."""
     window, interval = 40, 60
     sage = IntervalSage(SklearnWrapper(TREE.predict), list("abc"), metrics.MSE(),
-                        n_inner_samples=None, interval_length=interval, storage_length=window,
-                        n_permutations=3000, random_state=0)
+                        n_inner_samples=n_inner, interval_length=interval, storage_length=window,
+                        n_permutations=n_perm, random_state=0)
     for t, (x, y) in enumerate(zip(RECORDS[:interval], Y[:interval]), start=1):
         values = sage.explain_one(x, y, verbose=False)
         if t < interval:
@@ -98,9 +102,25 @@ def test_interval_sage_is_the_sage_of_the_window_every_interval():
     rows = slice(interval - window, interval)
     want, total = brute_force_sage(TREE.predict, X[rows], Y[rows])
     got = np.array([values[k] for k in "abc"])
-    se = np.asarray(sage.result_.importances_std)
-    assert np.all(np.abs(got - want) <= 4 * se + 1e-9), (got, want, se)
-    assert got.sum() == pytest.approx(total, rel=1e-9)
+    assert np.all(np.abs(got - want) <= 4 * sage.std_ + 1e-9), (got, want, sage.std_)
+    assert np.all(sage.std_ < 0.1 * np.abs(want).max())  # the check has power
+    if n_inner is None:
+        assert got.sum() == pytest.approx(total, rel=1e-9)
+
+
+def test_interval_sage_explains_a_classifier_that_returns_labels():
+    """ixai's accuracy example: predict_one labels and Accuracy (the 0-1 loss)."""
+    from river import tree
+
+    model = tree.HoeffdingTreeClassifier(grace_period=20)
+    labels = [bool(v > 0) for v in X[:, 0]]
+    for x, y in zip(RECORDS[:200], labels[:200]):
+        model.learn_one(x, y)
+    sage = IntervalSage(model.predict_one, list("abc"), metrics.Accuracy(), interval_length=50,
+                        storage_length=50, random_state=0)
+    for x, y in zip(RECORDS[200:300], labels[200:300]):
+        values = sage.explain_one(x, y, verbose=False)
+    assert values["a"] > 0.1 and abs(values["b"]) < 0.05 and abs(values["c"]) < 0.05
 
 
 def test_interval_sage_refuses_a_storage_that_is_not_a_window():

@@ -16,6 +16,7 @@ from ...._random import root_seed
 from ...._validation import check_int
 from ....methods.isage import IncrementalSAGE as _IncrementalSAGE
 from ....methods.sage import sage
+from ....storage import DatasetStorage
 from ..storage import BatchStorage, IntervalStorage
 from ._base import IxaiExplainer, loss_offset, resolve_model, resolve_storage
 
@@ -81,12 +82,14 @@ class IncrementalSage(IxaiExplainer, _IncrementalSAGE):  # type: ignore[misc]
 
 class BatchSage:
     """ixai's ``BatchSage(model_function, feature_names, loss_function, ...)``: SAGE values of
-    every observation held in a storage, computed by :func:`ixplain.sage`.
+    every observation held in a storage, with the held rows as background.
 
-    Each explanation runs :func:`ixplain.sage` on the held rows with the held rows as
-    background: ``n_permutations`` orders (default one per held row, ixai's cost) with
-    ``n_inner_samples`` background draws per coalition (``None``: the exact mean over every
-    held row).
+    Each explanation takes ``n_permutations`` orders (default one per held row, ixai's cost).
+    With ``n_inner_samples`` an int ``s``, ixplain's iSAGE averages over the held rows (a
+    running mean; a :class:`ixplain.DatasetStorage` of the held rows as background, ``s``
+    draws per coalition), which takes any model output, labels included, as ixai does; with
+    ``None``, :func:`ixplain.sage` uses the exact mean over every held row (numeric outputs:
+    probabilities or regression values).
 
     Parameters
     ----------
@@ -108,8 +111,10 @@ class BatchSage:
     ----------
     importance_values : dict
         ``{feature: SAGE value}`` of the last explanation (zeros before).
-    result_ : FeatureImportance or None
-        The last :func:`ixplain.sage` result (standard errors in ``importances_std``).
+    std_ : ndarray of shape (n_features,)
+        Standard errors of the last explanation's values.
+    result_ : FeatureImportance, IncrementalSAGE or None
+        What computed the last explanation.
     """
 
     _owner = "BatchSage"
@@ -149,6 +154,7 @@ class BatchSage:
         self._rng = np.random.default_rng(root_seed(random_state, self._owner))
         self.importance_values = {name: 0.0 for name in self.feature_names}
         self.result_: Any = None
+        self.std_ = np.zeros(len(self.feature_names))
 
     def _default_storage(self) -> Any:
         return BatchStorage(store_targets=True)
@@ -191,22 +197,49 @@ class BatchSage:
             )
         s = self.n_inner_samples if n_inner_samples is None else n_inner_samples
         records = [{k: row[k] for k in self.feature_names} for row in x_data]
+        seed = int(self._rng.integers(0, 2**63 - 1))
+        n_perm = self.n_permutations or len(records)
+        if s is None:
+            values, std = self._exact_inner(records, y_data, n_perm, seed, bool(verbose))
+        else:
+            values, std = self._drawn_inner(records, y_data, int(s), n_perm, seed)
+        self.std_ = std
+        self.importance_values = dict(zip(self.feature_names, values.tolist()))
+        return self.importance_values
+
+    def _exact_inner(self, records: list, y: list, n_perm: int, seed: int,
+                     verbose: bool) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`ixplain.sage` with every held row as background (the exact inner mean)."""
         result = sage(
-            self._model, records, np.asarray(y_data), loss=self._loss_function,
-            background=records, n_samples=s,
-            n_permutations=self.n_permutations or len(records), convergence_threshold=None,
-            random_state=int(self._rng.integers(0, 2**63 - 1)), progress=bool(verbose),
+            self._model, records, np.asarray(y), loss=self._loss_function, background=records,
+            n_samples=None, n_permutations=n_perm, convergence_threshold=None,
+            random_state=seed, progress=verbose,
         )
         self.result_ = result
-        self.importance_values = dict(
-            zip(self.feature_names, np.asarray(result.importances_mean, dtype=float).tolist())
+        return (np.asarray(result.importances_mean, dtype=float),
+                np.asarray(result.importances_std, dtype=float))
+
+    def _drawn_inner(self, records: list, y: list, s: int, n_perm: int,
+                     seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """ixplain's iSAGE with a running mean over the held rows (cycled to ``n_perm``
+        orders), drawing ``s`` background rows per coalition from the held rows: the SAGE
+        estimator of ixai's BatchSage, for any model output (labels included) and loss."""
+        explainer = _IncrementalSAGE(
+            self._model, loss=self._loss_function, feature_names=self.feature_names,
+            storage=DatasetStorage(records), n_samples=s, aggregation="mean",
+            random_state=seed,
         )
-        return self.importance_values
+        order = np.arange(n_perm) % len(records)
+        explainer.explain_many([records[i] for i in order], [y[i] for i in order])
+        self.result_ = explainer
+        n = max(int(explainer.n_explained_), 1)
+        return (np.asarray(explainer.importances_, dtype=float),
+                np.sqrt(np.asarray(explainer.variances_, dtype=float) / n))
 
 
 class IntervalSage(BatchSage):
     """ixai's ``IntervalSage``: every ``interval_length`` observations, the SAGE values of the
-    last ``storage_length`` ones (a sliding window), computed by :func:`ixplain.sage` as in
+    last ``storage_length`` ones (a sliding window, also the background), computed as in
     :class:`BatchSage`.
 
     Parameters
