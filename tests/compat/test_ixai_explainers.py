@@ -206,3 +206,19 @@ def test_interval_storage_given_to_an_incremental_explainer_is_its_window():
 def test_batch_sage_needs_its_feature_names(bad):
     with pytest.raises(TypeError, match="'feature_names' parameter of IntervalSage"):
         IntervalSage(linear, bad, metrics.MSE())
+
+
+def test_incremental_pdp_has_ixais_signature_and_the_closed_form_curve():
+    from ixplain.compat.ixai import IncrementalPDP
+
+    pdp = IncrementalPDP(lambda x: 2 * x["a"] + x["b"], "a", 10, dynamic_setting=False,
+                         is_classification=False, feature_names=["a", "b"], random_state=0)
+    for x in RECORDS:
+        assert pdp.explain_one({"a": x["a"], "b": x["b"]}) is None
+    grid, values = pdp.pdp
+    g, v = np.array(list(grid.values())), np.array(list(values.values()))
+    assert 2 <= len(g) <= 10 and list(grid) == list(range(len(g)))  # a lattice of <= 10
+    np.testing.assert_array_equal(v, np.asarray(pdp.pd_.average).reshape(-1))
+    # PD(v) = 2 v + the mean of b over the rows that met v (values may join the grid late)
+    np.testing.assert_allclose(v, 2 * g + X[:, 1].mean(), atol=0.2)
+    assert pdp.seen_samples == len(RECORDS)

@@ -26,7 +26,8 @@ class IncrementalPDP(_IncrementalPDP):
     pdp_feature : str or int
         The feature whose partial dependence is tracked.
     gridsize : int
-        Grid values (ixplain's ``grid_resolution``).
+        At most this many grid values (ixplain's ``grid_resolution``: a lattice over the
+        tracked range, so values recur across steps; ixai spaces exactly ``gridsize``).
     storage : storage, optional
         Where ixplain's grid range is read when ``range_source="storage"``; kept as given.
     smoothing_alpha : float, optional
