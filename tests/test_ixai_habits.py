@@ -156,9 +156,8 @@ def test_ixai_loop_runs_after_changing_the_import(regressor):
 
 
 def test_ixai_compat_refuses_what_it_cannot_do(regressor):
-    explainer = compat.IncrementalPFI(regressor.predict_one, metrics.MSE(), ["a", "b", "c"])
-    with pytest.raises(ValueError, match="update_storage=False is not supported"):
-        explainer.explain_one(RECORDS[0], Y[0], update_storage=False)
+    """An imputer other than ixai's marginal one is refused (update_storage=False is ixai's
+    meaning now: tests/compat/test_ixai_explainers.py)."""
     with pytest.raises(ValueError, match="'imputer' parameter must be None.*object"):
         compat.IncrementalPFI(regressor.predict_one, metrics.MSE(), ["a"], imputer=object())
 

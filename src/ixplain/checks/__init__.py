@@ -58,6 +58,7 @@ def storage_factories() -> dict[type, Callable[..., Any]]:
     ``data`` (records) is what a storage holding fixed rows holds; default: rows with the
     features of the storage checks' stream (a, b numeric, c categorical).
     """
+    from ..compat import ixai
     from ..imputation import ConditionalStorage
     from ..storage import DatasetStorage, GeometricReservoir, SlidingWindow, UniformReservoir
 
@@ -68,6 +69,11 @@ def storage_factories() -> dict[type, Callable[..., Any]]:
         SlidingWindow: lambda rs, data=None: SlidingWindow(20),
         DatasetStorage: lambda rs, data=None: DatasetStorage(pool if data is None else data),
         ConditionalStorage: lambda rs, data=None: ConditionalStorage(20, refit_every=5, random_state=rs),
+        # ixai's storages (ixplain.compat.ixai): the same storages with ixai's get_data
+        ixai.UniformReservoirStorage: lambda rs, data=None: ixai.UniformReservoirStorage(20, random_state=rs),
+        ixai.GeometricReservoirStorage: lambda rs, data=None: ixai.GeometricReservoirStorage(20, 0.5, random_state=rs),
+        ixai.IntervalStorage: lambda rs, data=None: ixai.IntervalStorage(20),
+        ixai.SequenceStorage: lambda rs, data=None: ixai.SequenceStorage(),
     }
 
 
@@ -120,6 +126,7 @@ def explainer_cases() -> dict[type, ExplainerCase]:
         # ixai's signatures on ixplain's explainers (explain_one returns ixai's dict)
         ixai.IncrementalPFI: ExplainerCase(lambda m, rs: ixai.IncrementalPFI(m, "squared_error", None, smoothing_alpha=0.05, random_state=rs)),
         ixai.IncrementalSage: ExplainerCase(lambda m, rs: ixai.IncrementalSage(m, "squared_error", None, smoothing_alpha=0.05, random_state=rs)),
+        ixai.IncrementalPDP: ExplainerCase(lambda m, rs: ixai.IncrementalPDP(m, "c", 20, smoothing_alpha=0.05, is_classification=False, feature_names=["a", "b", "c"], random_state=rs), ignored_value=lambda e: max(float(np.ptp(v)) for _, v in e.ice_history_)),
         IncrementalPFI: ExplainerCase(
             lambda model, rs: IncrementalPFI(model, "squared_error", alpha=0.05, random_state=rs)
         ),

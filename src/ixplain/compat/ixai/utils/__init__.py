@@ -1,0 +1,1 @@
+"""ixai's ``ixai.utils``: the model wrappers (:mod:`ixplain.compat.ixai.utils.wrappers`)."""
