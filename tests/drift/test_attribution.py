@@ -11,7 +11,7 @@ pytest.importorskip("river")
 
 from ixplain import ExplanationDriftDetector, IncrementalPFI
 from ixplain.drift._attribution import mixture_bound
-from test_drift import agrawal_rule_1
+from test_detector import agrawal_rule_1
 
 N, CHANGE = 4000, 2000
 
