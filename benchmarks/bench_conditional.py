@@ -1,6 +1,6 @@
 """Conditional removal: ixplain vs ixai's tree imputer (stream), hidimstat CFI and fippy (static).
 
-DGPs with closed forms (see ``tests/test_conditional.py``):
+DGPs with closed forms (see ``tests/imputation/test_conditional.py``):
 
 * Gaussian: corr(x0, x1) = 0.9, x2, x3 independent, y = x0 + x2 + N(0, 0.1^2), f = x0 + x2.
   CFI = 0.38, 0, 2, 0 and the pair {x0, x1} given {x2, x3} = 2.

@@ -13,7 +13,7 @@ ixplain's default for Brier), Brier loss on P(y = 1), one observation at a time
 (b) A static LightGBM classifier (HistGradientBoosting with --model hgb) trained once on 5,000
     rows, explained on a separate stream with explain_one, and with explain_many (batches of 100).
 (c) The true rule of the stream as the model: the SAGE values are known (age 0.0858, salary
-    0.1509, others 0; see tests/test_incremental_sage.py), and each estimate's largest error
+    0.1509, others 0; see tests/methods/test_isage.py), and each estimate's largest error
     against E[phi_t] = (1 - 0.999 ** t) * phi shows the reference implementation's bias.
 
 Printed: samples per second, the ratio, model calls and rows, seconds inside/outside the model.

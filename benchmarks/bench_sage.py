@@ -9,7 +9,7 @@ a high-precision reference:
 * Ridge pipeline: exact SAGE values, by enumerating all 1,024 coalitions (the model is affine, so
   the background-averaged prediction of every coalition has a closed form);
 * HistGradientBoosting: ixplain's estimator at threshold 0.005 (bias-free by construction, see
-  ``tests/test_sage.py``), cached in ``benchmarks/.cache``.
+  ``tests/methods/test_sage.py``), cached in ``benchmarks/.cache``.
 
 Run:  PYTHONPATH=src python benchmarks/bench_sage.py [--ixplain-repeats 3]
 """

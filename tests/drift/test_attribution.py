@@ -9,9 +9,10 @@ import pytest
 
 pytest.importorskip("river")
 
+from test_detector import agrawal_rule_1
+
 from ixplain import ExplanationDriftDetector, IncrementalPFI
 from ixplain.drift._attribution import mixture_bound
-from test_drift import agrawal_rule_1
 
 N, CHANGE = 4000, 2000
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from test_atomic_parts import assert_same, explainer_state
 
 from ixplain import IncrementalALE, IncrementalPDP, IncrementalPFI, IncrementalSAGE
-from test_atomic_parts import assert_same, explainer_state
 
 
 def _model(X):

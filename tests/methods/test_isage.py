@@ -5,10 +5,10 @@ import pickle
 
 import numpy as np
 import pytest
+from test_sage import BG, EXACT_REG, X, Y, exact_sage, f_clf, f_reg, logl
 
 from ixplain import DatasetStorage, IncrementalSAGE
 from ixplain.losses import Loss
-from test_sage import BG, EXACT_REG, X, Y, exact_sage, f_clf, f_reg, logl
 
 # --------------------------------------------------------------------------- y = x0 * x1
 
