@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._random import root_seed
+from ..observers import ExplainerObserver, subscribe
 from .._validation import (
     ModelEvaluationError,
     check_allocation,
@@ -43,7 +44,7 @@ _OWNER = "ExplanationDriftDetector"
 _SCREEN_ROWS = 100  # reference rows the model channel's screen predicts
 
 
-class ExplanationDriftDetector:
+class ExplanationDriftDetector(ExplainerObserver):
     """Change detection over the per-observation explanation values of an incremental explainer.
 
     Every incremental explainer computes, for each observation, one explanation value per
@@ -191,7 +192,7 @@ class ExplanationDriftDetector:
         Smallest model change reported, as a fraction of the total absolute importance
         (iPDP: of the total size of the slope and curvature terms over the grid, both in
         output units, so that it does not depend on the feature's unit; see
-        :func:`~ixplain.drift._curves.term_sizes`).
+        :func:`~ixplain.methods._curve_summary.term_sizes`).
     warmup : int, default=200
         Rows a data channel uses to fix its scaling before testing (at least 2).
     memory : int, default=5000
@@ -480,7 +481,7 @@ class ExplanationDriftDetector:
             self._channels["values"] = self._new_channel("values", loss_arr is not None)
         self._push("values", arr, rows_arr, loss_arr)
         self.n_rows_ = max(self.n_rows_, int(rows_arr[-1]) + 1)
-        self._deliver()  # (the state is complete if the callback raises)
+        self.on_call_end()  # (the state is complete if the callback raises)
         return self
 
     def _refuse_attached(self) -> None:
@@ -603,8 +604,8 @@ class ExplanationDriftDetector:
                 f"n_events={len(self.events_)})")
 
     # ------------------------------------------------------------------ explainer side
-    def _attach(self, explainer: Any) -> None:
-        self._check_attach(explainer)
+    def attach(self, explainer: Any) -> None:
+        """Watch ``explainer`` (:func:`~ixplain.observers.subscribe` checked it first)."""
         self.explainer = explainer
         if hasattr(explainer, "_use_grid"):
             self._rows = RowMemory(self.memory)
@@ -616,19 +617,14 @@ class ExplanationDriftDetector:
             # the static data channel's own copy (with more draws, or given the model's labels)
             # starts from this empty storage
             self._blank_storage = copy.deepcopy(explainer.storage)
-        # (in the instance dict: the explainer's drift_detector property reads it there)
-        explainer.__dict__["drift_detector"] = self
-        explainer._on_values = self._on_values
 
-    def _detach(self, explainer: Any) -> None:
-        """Stop watching ``explainer``: its hook is removed and :attr:`explainer` is None (the
-        events found so far stay)."""
-        explainer.__dict__["drift_detector"] = None
-        explainer.__dict__.pop("_on_values", None)
+    def detach(self, explainer: Any) -> None:
+        """Stop watching ``explainer``: :attr:`explainer` is None (the events found so far
+        stay; :func:`~ixplain.observers.subscribe` removes the explainer's hook)."""
         if self.explainer is explainer:
             self.explainer = None
 
-    def _check_attach(self, explainer: Any) -> None:
+    def check_attach(self, explainer: Any) -> None:
         """Raise if this detector cannot be attached to ``explainer`` (nothing changes)."""
         from ..methods._incremental import IncrementalExplainer
 
@@ -688,9 +684,9 @@ class ExplanationDriftDetector:
                 RuntimeWarning, stacklevel=7)
         return True
 
-    def _on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
+    def on_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any,
                    y: Any, losses: np.ndarray | None = None, restarts: Any = ()) -> None:
-        """The explainer's hook: one processed chunk (see ``IncrementalExplainer._on_values``;
+        """The explainer's hook: one processed chunk (see ``ExplainerObserver.on_values``;
         ``losses``: the model's own per-row loss, if the explainer's method reported it;
         ``restarts``: iPDP's rows from which its summaries use a core fixed again).
 
@@ -707,7 +703,7 @@ class ExplanationDriftDetector:
 
     def _take_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any, y: Any,
                      losses: np.ndarray | None, restarts: Any, undo: _HookUndo) -> None:
-        """:meth:`_on_values`' work: every model call of the data channels first (the copies
+        """:meth:`on_values`' work: every model call of the data channels first (the copies
         of the explainer take the chunk, each undoable), then the changes of the detector,
         then the model channel's check (a checkpoint of the detector covers those two when
         they may call a model: :class:`_HookUndo`)."""
@@ -795,7 +791,7 @@ class ExplanationDriftDetector:
             saved.__dict__["_unsent"] = list(self.__dict__["_unsent"])
         return saved
 
-    def _cut_offsets(self, start: int, B: int) -> list[int]:
+    def cut_offsets(self, start: int, B: int) -> list[int]:
         """Offsets in ``(0, B)`` of a batch starting at stream row ``start`` after which the
         model channel may check (multiples of ``check_every`` and ``screen_every`` rows): the
         explainer processes its batches in parts cut there (``IncrementalExplainer._parts``)."""
@@ -1014,13 +1010,13 @@ class ExplanationDriftDetector:
 
     def _term_sizes(self, k: int) -> np.ndarray:
         """Factors to output units of the ``k`` watched values for ``min_change``: for iPDP,
-        :func:`~ixplain.drift._curves.term_sizes` on the model channel's fixed grid (slope
+        :func:`~ixplain.methods._curve_summary.term_sizes` on the model channel's fixed grid (slope
         and curvature have the units of the output per feature unit and per feature unit
         squared); 1 for importances, which share the loss's units."""
         grid = self._ref_fixed.get("grid")
         if grid is None:
             return np.ones(k)
-        from ._curves import term_sizes
+        from ..methods._curve_summary import term_sizes
 
         return term_sizes(grid, k, getattr(self.explainer, "feature_kind_", None) == "numeric")
 
@@ -1210,14 +1206,14 @@ class ExplanationDriftDetector:
                 "after_curve": a, "after_curve_se": sa}
 
     def _emit(self, event: DriftEvent, change: DriftExplanation) -> None:
-        """Record an event; the callback gets it from :meth:`_deliver`, once the update
+        """Record an event; the callback gets it from :meth:`on_call_end`, once the update
         that found it has changed all the state it changes."""
         self.events_.append(event)
         self._changes.append(change)
         if self.callback is not None:
             self.__dict__.setdefault("_unsent", []).append(event)
 
-    def _deliver(self) -> None:
+    def on_call_end(self) -> None:
         """Give the callback the events found since the last delivery, in order: called at
         the end of :meth:`update_values` and of the attached explainer's ``explain_one`` /
         ``explain_many``, after every channel, memory, test and the explainer itself have
@@ -1256,7 +1252,7 @@ class ExplanationDriftDetector:
 
 class _HookUndo:
     """How to put a detector back as it was before a chunk (:meth:`ExplanationDriftDetector.
-    _on_values`).
+    on_values`).
 
     Always: a shallow copy of its attributes and of its list of data-channel copies, and the
     undo of each copy's part (the copies take the chunk first, before anything else changes,
@@ -1414,19 +1410,7 @@ def attach_detector(explainer: Any, detector: Any) -> Any:
     >>> det.explainer is ipfi, ipfi.drift_detector is det
     (True, True)
     """
-    current = getattr(explainer, "__dict__", {}).get("drift_detector")
     if detector is not None and not isinstance(detector, ExplanationDriftDetector):
         raise param_error(type(explainer).__name__, "drift_detector",
                           "an ExplanationDriftDetector or None", detector, exc=TypeError)
-    if detector is not None and detector is current and (
-            getattr(detector, "explainer", None) is explainer):
-        return detector
-    if detector is not None:
-        detector._check_attach(explainer)
-    if isinstance(current, ExplanationDriftDetector):
-        current._detach(explainer)
-    else:
-        explainer.__dict__["drift_detector"] = None
-    if detector is not None:
-        detector._attach(explainer)
-    return detector
+    return subscribe(explainer, detector)

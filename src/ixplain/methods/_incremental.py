@@ -140,6 +140,7 @@ from .._validation import (
 from ..aggregation import EWMean, Mean
 from ..losses import foreign_label, label_row_shape, label_shape_error, refuse_unusable_labels
 from ..models import as_model
+from ..observers import subscribe
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, CachedRows, SlotStorage, canonical_columns
 from ..tabular import (
@@ -794,7 +795,7 @@ class IncrementalExplainer:
         both complete)."""
         detector = self.__dict__.get("drift_detector")
         if detector is not None:
-            detector._deliver()
+            detector.on_call_end()
 
     def _parts(self, B: int) -> list[tuple[int, int]]:
         """``(start, stop)`` of the parts of a ``B``-row batch that :meth:`explain_many`
@@ -803,8 +804,8 @@ class IncrementalExplainer:
         is after that row, however the caller batched the stream."""
         cuts = set(range(0, B, self.max_batch))
         detector = self.__dict__.get("drift_detector")
-        if detector is not None and hasattr(detector, "_cut_offsets"):
-            cuts.update(detector._cut_offsets(self.n_seen_, B))
+        if detector is not None:
+            cuts.update(detector.cut_offsets(self.n_seen_, B))
         edges = [*sorted(cuts), B]
         return list(zip(edges[:-1], edges[1:]))
 
@@ -813,8 +814,8 @@ class IncrementalExplainer:
         """The attached :class:`~ixplain.drift.ExplanationDriftDetector` (None: none).
 
         Assigning a detector attaches it, as the ``drift_detector`` parameter does (see
-        :func:`~ixplain.drift.detector.attach_detector`: a ``TypeError`` for anything but a
-        detector or None, a ``ValueError`` once the explainer has seen rows or when the
+        :func:`~ixplain.observers.subscribe`: a ``TypeError`` for anything but an observer
+        (:class:`~ixplain.observers.ExplainerObserver`) or None, a ``ValueError`` once the explainer has seen rows or when the
         detector watches another explainer; nothing changes then); None detaches the
         current one (the explainer stops reporting to it).
         """
@@ -822,9 +823,7 @@ class IncrementalExplainer:
 
     @drift_detector.setter
     def drift_detector(self, detector: Any) -> None:
-        from ..drift.detector import attach_detector
-
-        attach_detector(self, detector)
+        subscribe(self, detector)
 
     @property
     def importances_(self) -> np.ndarray:

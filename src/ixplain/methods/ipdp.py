@@ -28,7 +28,6 @@ from .._validation import (
     refuse_datetime,
     user_stacklevel,
 )
-from ..drift.detector import attach_detector
 from ..grids import MAX_LEVELS
 from ..models import as_model
 from ..results.partial_dependence import PartialDependence
@@ -360,7 +359,7 @@ class IncrementalPDP(IncrementalExplainer):
         n_grid`` model rows); it bounds the memory of a call and has no effect on the results.
     drift_detector : ExplanationDriftDetector, optional
         Tests every observation's ICE curve for a change of the PD curve (its slope and
-        curvature, or its spread across levels, per output: :mod:`ixplain.drift._curves`);
+        curvature, or its spread across levels, per output: :mod:`ixplain.methods._curve_summary`);
         label-free by nature. Events in ``drift_detector.events_``. A numeric feature's
         curves are summarised on a **core grid**: the grid of the first row whose range came
         from ``min(range_window, 1000)`` values (:data:`CORE_AFTER`), less ``max(2, n // 10)``
@@ -569,7 +568,7 @@ class IncrementalPDP(IncrementalExplainer):
         self._cache: tuple[Any, np.ndarray] | None = None
         self._active = np.empty(0, dtype=np.intp)
         self._ice: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=self.ice_history)
-        self.drift_detector = attach_detector(self, drift_detector)
+        self.drift_detector = drift_detector
 
     # ------------------------------------------------------------------ public API
     def explain_many(self, X: Any, y: Any = None) -> np.ndarray:
@@ -765,13 +764,13 @@ class IncrementalPDP(IncrementalExplainer):
         good: np.ndarray,
     ) -> None:
         """Give the ``_on_values`` hook (the drift detector) each kept row's ICE-curve
-        summary (:func:`ixplain.drift._curves.curve_summary`: slope and curvature on the core
+        summary (:func:`ixplain.methods._curve_summary.curve_summary`: slope and curvature on the core
         grid, see :meth:`_core_summary`, or the spread across levels), shape
         (B_kept, n_values), and as ``restarts`` the stream rows from which a core fixed again
         is used (``parts``, see :meth:`_grid_ids`: the detector starts the channel of these
         summaries afresh there). A row not in ``good`` (mask (B_kept,): its ICE curve is not
         finite, the row is skipped) is given as not ok, with its summary of zeros."""
-        from ..drift._curves import curve_summary
+        from ._curve_summary import curve_summary
 
         if not good.all():
             ice = np.where(good[np.repeat(np.arange(len(counts)), counts)][:, None], ice, 0.0)
@@ -805,7 +804,7 @@ class IncrementalPDP(IncrementalExplainer):
         self, core: np.ndarray, ids: np.ndarray, counts: np.ndarray, ice: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_core_summary` of consecutive rows whose grids came after ``core``."""
-        from ..drift._curves import curve_summary
+        from ._curve_summary import curve_summary
 
         B, k = len(counts), ice.shape[1]
         values, ok = np.zeros((B, 2 * k)), np.zeros(B, dtype=bool)
@@ -828,7 +827,7 @@ class IncrementalPDP(IncrementalExplainer):
 
     def _drift_value_names(self, k: int) -> list[str]:
         """Names of the ``k`` values given to the drift hook (:meth:`_report_values`)."""
-        from ..drift._curves import curve_labels
+        from ._curve_summary import curve_labels
 
         numeric = self.feature_kind_ == "numeric"
         n_out = k // 2 if numeric else k

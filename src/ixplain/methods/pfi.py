@@ -36,7 +36,6 @@ from .._validation import (
     param_error,
     refuse_nonfinite,
 )
-from ..drift.detector import attach_detector
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss, label_shape_guard
 from ..models import Model, as_model, rows_for_budget
@@ -1099,7 +1098,7 @@ class IncrementalPFI(IncrementalExplainer):
             random_state=random_state,
             max_batch=max_batch,
         )
-        self.drift_detector = attach_detector(self, drift_detector)
+        self.drift_detector = drift_detector
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         assert y is not None and self._schema is not None
