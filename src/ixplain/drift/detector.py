@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._random import root_seed
-from ..observers import ExplainerObserver, subscribe
 from .._validation import (
     ModelEvaluationError,
     check_allocation,
@@ -21,6 +20,7 @@ from .._validation import (
     check_options,
     param_error,
 )
+from ..observers import ExplainerObserver, subscribe
 from ..results.drift import DriftExplanation
 from ._attribution import INPUT_BEFORE, LOOK_MAX, InputMemory, LossTrigger, row_losses
 from ._channel import RowMemory, ValueChannel, _quantile, as_float_rows, make_event, summary
