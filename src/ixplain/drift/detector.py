@@ -394,7 +394,7 @@ class ExplanationDriftDetector(ExplainerObserver):
         that nothing was taken (the explainer's message)."""
         try:
             return pseudo_labels(explainer._model, explainer._make_table(
-                explainer._convert(X, single=single)))
+                explainer._input.columns(X, single, explainer)))
         except ModelEvaluationError as exc:
             arg = "x" if single else "X"
             raise ModelEvaluationError(

@@ -60,6 +60,7 @@ from ..storage.base import Batch
 from ..tabular import Table
 from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
+from ._skips import apply_nan_policy
 from .ale import (
     ALEFunction,
     _interval_bins,
@@ -368,7 +369,7 @@ class IncrementalALE(IncrementalExplainer):
         self._numeric_feature(cols)
         n_rows = B
         if self.nan_policy != "pass":  # the same rows the engine would store
-            cols, y, B = self._apply_nan_policy(cols, y, B)
+            cols, y, B = apply_nan_policy(self, cols, y, B)
         storage = self.storage
         if storage._schema is None:
             assert self._schema is not None

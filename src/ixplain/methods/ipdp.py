@@ -34,6 +34,7 @@ from ..results.partial_dependence import PartialDependence
 from ..tabular import Table
 from . import _stream_grid as sg
 from ._incremental import IncrementalExplainer
+from ._skips import apply_nan_policy, warn_skipped
 from .pdp import ice_predict
 
 __all__ = ["IncrementalPDP", "NotStartedError", "PDSnapshot"]
@@ -699,7 +700,7 @@ class IncrementalPDP(IncrementalExplainer):
             positions, B_kept = _FIRST, 1
         else:
             cols = {**cols, _ROW: np.arange(B)}  # filtered along with the rows the policy drops
-            cols, y, B_kept = self._apply_nan_policy(cols, y, B)
+            cols, y, B_kept = apply_nan_policy(self, cols, y, B)
             positions = cols.pop(_ROW)
         if B_kept > 0:
             if y is not None:
@@ -1196,9 +1197,9 @@ class IncrementalPDP(IncrementalExplainer):
         n_bad = int(bad.sum())
         self.n_skipped_ += n_bad
         i = int(np.flatnonzero(bad)[0])
-        self._warn("values", f"ICE curves that were not finite, first at stream row "
-                   f"{self.n_seen_ + int(positions[i])}: the model returned NaN or inf at a "
-                   f"value of feature {self.feature_name_!r}", n_bad, B)
+        warn_skipped(self, "values", f"ICE curves that were not finite, first at stream row "
+                     f"{self.n_seen_ + int(positions[i])}: the model returned NaN or inf at a "
+                     f"value of feature {self.feature_name_!r}", n_bad, B)
         return ~bad
 
     def _needs_upcast(self, table: Table, grid_values: np.ndarray) -> bool:

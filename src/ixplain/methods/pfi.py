@@ -1129,7 +1129,7 @@ class IncrementalPFI(IncrementalExplainer):
     ) -> np.ndarray | None:
         if self._all_numeric is not True or y is None or self.removal == "conditional":
             return None  # decided by the first _explain_batch call
-        draws = self._draw_numeric_one(xm.shape[1] * self.n_samples, t)
+        draws = sampler.draw_numeric_one(xm.shape[1] * self.n_samples, t)
         method = self._pfi()
         assert isinstance(method, BackgroundPFI)
         return method.explain_numeric(self._schema, xm, y, draws, sampler)
