@@ -56,9 +56,6 @@ class StreamInput:
     ----------
     owner : str
         The explainer's class name, for the messages.
-    feature_names : list of str or None
-        The model's features in order (None: the first observation's keys / columns,
-        ``x0, x1, ...`` for arrays).
 
     Attributes
     ----------
@@ -70,7 +67,8 @@ class StreamInput:
     Notes
     -----
     The conversion methods take ``stream``, the explainer whose stream it is, and read from it
-    only where the stream is: ``n_seen_`` (the row numbers of the messages), ``storage``
+    only where the stream is: its ``feature_names`` (the model's features in order, None: the
+    first observation's keys / columns, ``x0, x1, ...`` for arrays), ``n_seen_`` (the row numbers of the messages), ``storage``
     (:meth:`~ixplain.storage.base.SlotStorage._check_compatible` at the first observation;
     whether rows are stored when a feature's kind is settled), ``n_explained_``,
     ``nan_policy``; they set its ``feature_names_`` and call its ``_kind_changed(name)``
@@ -86,9 +84,8 @@ class StreamInput:
     (('x0', 'x1'), array([2.]))
     """
 
-    def __init__(self, owner: str, feature_names: list[str] | None) -> None:
+    def __init__(self, owner: str) -> None:
         self.owner = owner
-        self.feature_names = feature_names
         self.schema: Schema | None = None
         self.unsure: list[str] = []
         self._get: Getter | None = None
@@ -117,8 +114,8 @@ class StreamInput:
                 if self.schema is not None:
                     arr_names = list(self.schema.names)
                     self._check_width(X)
-                elif self.feature_names is not None:
-                    arr_names = list(self.feature_names)
+                elif stream.feature_names is not None:
+                    arr_names = list(stream.feature_names)
             table = as_table(X, arr_names, owner=self.owner)
         return self._table_columns(table, stream, single, source=input_kind(X))
 
@@ -126,7 +123,7 @@ class StreamInput:
         """One dict record -> (columns, whether a numeric value is NaN): the hot path."""
         self._n_seen = stream.n_seen_
         if self.schema is None:
-            self._init_schema(stream, as_table(dict(x), self.feature_names, owner=self.owner))
+            self._init_schema(stream, as_table(dict(x), stream.feature_names, owner=self.owner))
         schema = self.schema
         assert schema is not None
         try:
@@ -160,7 +157,7 @@ class StreamInput:
     def _records(self, X: Any, stream: Any) -> dict[str, np.ndarray]:
         """A list of dict records -> canonical columns (all-numeric records in one C pass)."""
         if self.schema is None:
-            self._init_schema(stream, as_table(dict(X[0]), self.feature_names, owner=self.owner))
+            self._init_schema(stream, as_table(dict(X[0]), stream.feature_names, owner=self.owner))
         if self.unsure:
             assert self.schema is not None
             where = dict(zip(self.schema.names, self.schema.labels))
@@ -237,7 +234,7 @@ class StreamInput:
             )
 
     def _init_schema(self, stream: Any, table: Table, row: bool = False) -> None:
-        names = self.feature_names
+        names = stream.feature_names
         if names is not None and table.schema.source != "numpy":
             unknown = [n for n in names if n not in table.names]
             if unknown:

@@ -259,7 +259,7 @@ class IncrementalExplainer:
         self._model = as_model(model, response_method=response_method, owner=owner)
         self._set_storage(storage)
         self._aggregator: Mean | EWMean = Mean() if aggregation == "mean" else EWMean(self.alpha)
-        self._input = StreamInput(owner, feature_names)  # (the input boundary: the schema)
+        self._input = StreamInput(owner)  # (the input boundary: the schema)
         self.feature_names_: list[str] | None = None
         self.n_seen_ = 0
         self.n_explained_ = 0
