@@ -207,7 +207,7 @@ def missing_only(table: Table, row: bool = False) -> list[str]:
 
 class NotANumber(ValueError):
     """A numeric feature's ``value``, row ``row`` of the call, is not a number (raised by
-    :meth:`StreamInput._as_column`, worded by its caller for every such feature)."""
+    :meth:`~ixplain.boundary.StreamInput._as_column`, worded by its caller for every such feature)."""
 
     def __init__(self, value: Any, row: int) -> None:
         super().__init__(value, row)
@@ -230,7 +230,7 @@ def input_kind(X: Any) -> str | None:
 
     Examples
     --------
-    >>> input_kind(np.array([["1.5"]])), _input_kind(np.array([1.0, "a"], dtype=object))
+    >>> input_kind(np.array([["1.5"]])), input_kind(np.array([1.0, "a"], dtype=object))
     ('text', 'row')
     """
     if is_instance(X, "pandas", "DataFrame"):

@@ -23,10 +23,8 @@ from ._snapshot import (
     pd_curves,
     pseudo_labels,
 )
-from ._state import DetectorState
+from ._state import OWNER, DetectorState
 from .base import DriftEvent
-
-_OWNER = "ExplanationDriftDetector"
 
 
 class DataChannels(DetectorState):
@@ -194,7 +192,7 @@ def check_copyable(explainer: Any) -> None:
         copy.deepcopy(explainer._model)
     except Exception as exc:  # any failure of the model's own copying
         raise TypeError(
-            f"{_OWNER}: the model cannot be copied ({type(exc).__name__}: {exc}); with a "
+            f"{OWNER}: the model cannot be copied ({type(exc).__name__}: {exc}); with a "
             "model that learns (static_model=False) the detector freezes copies of it. Pass "
             "static_model=True for a model that does not learn, or make it deep-copyable."
         ) from exc

@@ -27,8 +27,6 @@ from ._snapshot import (
 )
 from .base import DriftEvent
 
-_OWNER = "ExplanationDriftDetector"
-
 
 class ModelChannel(DataChannels):
     """Mixin of :class:`~ixplain.drift.ExplanationDriftDetector`: the model channel."""

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DetectorState"]
+__all__ = ["OWNER", "DetectorState"]
+
+#: The detector's name in its messages.
+OWNER = "ExplanationDriftDetector"
 
 
 class DetectorState:

@@ -23,8 +23,7 @@ from ._data_channels import check_copyable, draws_of
 from ._hook_undo import HookUndo
 from ._model_channel import ModelChannel
 from ._snapshot import value_labels
-
-_OWNER = "ExplanationDriftDetector"
+from ._state import OWNER
 
 
 class ExplainerWatch(ModelChannel):
@@ -58,18 +57,18 @@ class ExplainerWatch(ModelChannel):
                 type(explainer)._process is IncrementalExplainer._process
                 or hasattr(explainer, "_report_values")):
             raise param_error(
-                _OWNER, "explainer",
+                OWNER, "explainer",
                 "an incremental explainer that reports its per-row values (IncrementalPFI, "
                 "IncrementalSAGE, IncrementalPDP)", explainer, exc=TypeError)
         if self.explainer is not None and self.explainer is not explainer:
-            raise ValueError(f"{_OWNER} already watches another explainer; use one per explainer.")
+            raise ValueError(f"{OWNER} already watches another explainer; use one per explainer.")
         if explainer.n_seen_:
-            raise ValueError(f"{_OWNER} must be attached before the explainer sees rows "
+            raise ValueError(f"{OWNER} must be attached before the explainer sees rows "
                              f"(it has seen {explainer.n_seen_}).")
         if not self.static_model:
             check_copyable(explainer)
         if self.explainer is None and self.n_rows_:
-            raise ValueError(f"{_OWNER} has already tested {self.n_rows_} rows (from "
+            raise ValueError(f"{OWNER} has already tested {self.n_rows_} rows (from "
                              "update_values, or from an explainer it was detached from); "
                              "attach a new detector to the explainer.")
 
@@ -104,7 +103,7 @@ class ExplainerWatch(ModelChannel):
         if not self.__dict__.get("_warned_labels"):
             self._warned_labels = True
             warnings.warn(
-                f"{_OWNER}(label_free=True, static_model=True): rows given to the explainer "
+                f"{OWNER}(label_free=True, static_model=True): rows given to the explainer "
                 "with their labels after rows fed through the detector's update/update_many "
                 "are not tested (their values use those labels); feed every row one way.",
                 RuntimeWarning, stacklevel=7)

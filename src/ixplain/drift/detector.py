@@ -26,6 +26,7 @@ from ._snapshot import (
     Capture,
     pseudo_labels,
 )
+from ._state import OWNER
 from ._watch import ExplainerWatch
 from .base import TESTS, DriftEvent
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ExplanationDriftDetector", "attach_detector"]
 
-_OWNER = "ExplanationDriftDetector"
 class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
     """Change detection over the per-observation explanation values of an incremental explainer.
 
@@ -273,34 +273,34 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         callback: Any = None,
         random_state: Any = None,
     ) -> None:
-        self.test = check_options(test, "test", _OWNER, TESTS)
-        self.delta = float(check_float(delta, "delta", _OWNER, low=0.0, high=1.0,  # type: ignore[arg-type]
+        self.test = check_options(test, "test", OWNER, TESTS)
+        self.delta = float(check_float(delta, "delta", OWNER, low=0.0, high=1.0,  # type: ignore[arg-type]
                                        low_inclusive=False, high_inclusive=False))
-        self.static_model = check_bool(static_model, "static_model", _OWNER)
-        self.label_free = check_bool(label_free, "label_free", _OWNER)
-        self.n_reference = int(check_int(n_reference, "n_reference", _OWNER, min_value=2))  # type: ignore[arg-type]
-        self.check_every = int(check_int(check_every, "check_every", _OWNER, min_value=1))  # type: ignore[arg-type]
-        self.screen_every = int(check_int(screen_every, "screen_every", _OWNER, min_value=0))  # type: ignore[arg-type]
-        self.min_change = float(check_float(min_change, "min_change", _OWNER, low=0.0))  # type: ignore[arg-type]
-        self.warmup = int(check_int(warmup, "warmup", _OWNER, min_value=2))  # type: ignore[arg-type]
-        self.memory = int(check_int(memory, "memory", _OWNER, min_value=10))  # type: ignore[arg-type]
+        self.static_model = check_bool(static_model, "static_model", OWNER)
+        self.label_free = check_bool(label_free, "label_free", OWNER)
+        self.n_reference = int(check_int(n_reference, "n_reference", OWNER, min_value=2))  # type: ignore[arg-type]
+        self.check_every = int(check_int(check_every, "check_every", OWNER, min_value=1))  # type: ignore[arg-type]
+        self.screen_every = int(check_int(screen_every, "screen_every", OWNER, min_value=0))  # type: ignore[arg-type]
+        self.min_change = float(check_float(min_change, "min_change", OWNER, low=0.0))  # type: ignore[arg-type]
+        self.warmup = int(check_int(warmup, "warmup", OWNER, min_value=2))  # type: ignore[arg-type]
+        self.memory = int(check_int(memory, "memory", OWNER, min_value=10))  # type: ignore[arg-type]
         if self.memory < 2 * self.warmup:
-            raise ValueError(f"{_OWNER}: memory={self.memory} rows cannot hold a regime's "
+            raise ValueError(f"{OWNER}: memory={self.memory} rows cannot hold a regime's "
                              f"warm-up and the rows of a change after it; give memory >= 2 * "
                              f"warmup = {2 * self.warmup}.")
-        check_allocation(16 * self.memory, f"memory={self.memory:,} rows", _OWNER,
+        check_allocation(16 * self.memory, f"memory={self.memory:,} rows", OWNER,
                          "Give a smaller memory (rows of values kept per channel).")
         self.attribution_level = float(check_float(  # type: ignore[arg-type]
-            attribution_level, "attribution_level", _OWNER, low=0.0, high=1.0,
+            attribution_level, "attribution_level", OWNER, low=0.0, high=1.0,
             low_inclusive=False, high_inclusive=False))
-        self.data_samples = int(check_int(data_samples, "data_samples", _OWNER,  # type: ignore[arg-type]
+        self.data_samples = int(check_int(data_samples, "data_samples", OWNER,  # type: ignore[arg-type]
                                           min_value=1))
         self._blank_storage: Any = None
         if callback is not None and not callable(callback):
-            raise param_error(_OWNER, "callback", "a callable or None", callback, exc=TypeError)
+            raise param_error(OWNER, "callback", "a callable or None", callback, exc=TypeError)
         self.callback = callback
         self.random_state = random_state
-        self._seed = root_seed(random_state, _OWNER)
+        self._seed = root_seed(random_state, OWNER)
         self.events_: list[DriftEvent] = []
         self.loss_changes_: list[DriftEvent] = []
         self._changes: list[DriftExplanation] = []
@@ -389,7 +389,7 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         except ModelEvaluationError as exc:
             arg = "x" if single else "X"
             raise ModelEvaluationError(
-                f"{_OWNER}.{method}: nothing was taken (n_seen_ is still "
+                f"{OWNER}.{method}: nothing was taken (n_seen_ is still "
                 f"{explainer.n_seen_}): the model's labels of the rows (label_free=True) "
                 f"could not be computed: call {method}({arg}{', y' if given else ''}) again "
                 f"to retry. {exc}") from exc
@@ -452,21 +452,21 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         """
         self._refuse_attached()
         values, feature_names = self._named_columns(values, feature_names)
-        arr = as_float_rows(values, self._k, _OWNER)
+        arr = as_float_rows(values, self._k, OWNER)
         rows_arr = self._check_rows(rows, len(arr))
         loss_arr = self._check_losses(losses, rows_arr)
         if not np.isfinite(arr).all():
             i, j = np.argwhere(~np.isfinite(arr))[0]
             name = (self.feature_names_ or feature_names or [f"v{c}" for c in range(arr.shape[1])])
             raise ValueError(
-                f"{_OWNER}: the value of feature {list(name)[j]!r} at row {rows_arr[i]} is "
+                f"{OWNER}: the value of feature {list(name)[j]!r} at row {rows_arr[i]} is "
                 f"{float(arr[i, j])}; explanation values must be finite."
             )
         if self._k is None:
             names = ([f"v{j}" for j in range(arr.shape[1])] if feature_names is None
                      else [str(n) for n in feature_names])
             if len(names) != arr.shape[1]:
-                raise param_error(_OWNER, "feature_names", f"{arr.shape[1]} names", feature_names)
+                raise param_error(OWNER, "feature_names", f"{arr.shape[1]} names", feature_names)
             self._set_features(names)
         if "values" not in self._channels:
             self._channels["values"] = self._new_channel("values", loss_arr is not None)
@@ -480,7 +480,7 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         values would mix with the explainer's in the same features)."""
         if self.explainer is not None:
             raise ValueError(
-                f"{_OWNER}.update_values: the detector is attached to "
+                f"{OWNER}.update_values: the detector is attached to "
                 f"{type(self.explainer).__name__} and tests the values it reports; values fed "
                 "directly would mix two sources. Feed the explainer (or the detector's "
                 "update / update_many), or detach the detector first with "
@@ -504,12 +504,12 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
             names = [str(n) for n in feature_names]
             if len(set(names)) != len(names):
                 dup = next(n for n in names if names.count(n) > 1)
-                raise ValueError(f"{_OWNER}.update_values: feature name {dup!r} is repeated.")
+                raise ValueError(f"{OWNER}.update_values: feature name {dup!r} is repeated.")
             if columns is not None and names != columns:
-                raise ValueError(f"{_OWNER}.update_values: feature_names {names} differ from "
+                raise ValueError(f"{OWNER}.update_values: feature_names {names} differ from "
                                  f"the DataFrame's columns {columns}.")
             if self.feature_names_ is not None and names != self.feature_names_:
-                raise ValueError(f"{_OWNER}.update_values: got features {names}, but the "
+                raise ValueError(f"{OWNER}.update_values: got features {names}, but the "
                                  f"detector watches {self.feature_names_} (the feature set "
                                  "cannot change; build a new detector).")
         return values, feature_names
@@ -522,27 +522,27 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         watched = None if channel is None else channel.trigger is not None
         if losses is None:
             if watched:
-                raise ValueError(f"{_OWNER}.update_values: losses were given before; give "
+                raise ValueError(f"{OWNER}.update_values: losses were given before; give "
                                  "them on every call.")
             return None
         if watched is False:
-            raise ValueError(f"{_OWNER}.update_values: losses must be given from the first "
+            raise ValueError(f"{OWNER}.update_values: losses must be given from the first "
                              "call on (the loss test needs its warm-up).")
         try:
             arr = np.asarray(losses, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"{_OWNER}.update_values: losses must be numbers, one per row; got "
+            raise TypeError(f"{OWNER}.update_values: losses must be numbers, one per row; got "
                             f"{type(losses).__name__}.") from None
         if arr.ndim > 1 and arr.size != n:
-            raise ValueError(f"{_OWNER}.update_values: losses must have shape ({n},), one per "
+            raise ValueError(f"{OWNER}.update_values: losses must have shape ({n},), one per "
                              f"row; got shape {arr.shape}.")
         arr = arr.reshape(-1)
         if len(arr) != n:
-            raise ValueError(f"{_OWNER}.update_values: got {n} rows of values but "
+            raise ValueError(f"{OWNER}.update_values: got {n} rows of values but "
                              f"{len(arr)} losses.")
         if not np.isfinite(arr).all():
             i = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ValueError(f"{_OWNER}.update_values: the loss at row {int(rows[i])} (row {i} "
+            raise ValueError(f"{OWNER}.update_values: the loss at row {int(rows[i])} (row {i} "
                              f"of this batch) is {float(arr[i])}; losses must be finite.")
         return arr
 
@@ -562,17 +562,17 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         if isinstance(event, DriftEvent):
             idx = next((i for i, e in enumerate(self.events_) if e is event), None)
             if idx is None:
-                raise ValueError(f"{_OWNER}.explain_change: the event is not one of events_.")
+                raise ValueError(f"{OWNER}.explain_change: the event is not one of events_.")
         else:
             if isinstance(event, bool) or not isinstance(event, (int, np.integer)):
-                raise param_error(f"{_OWNER}.explain_change", "event",
+                raise param_error(f"{OWNER}.explain_change", "event",
                                   "a DriftEvent of events_ or its index", event, exc=TypeError)
             idx = int(event)
             if not self.events_:
-                raise ValueError(f"{_OWNER}.explain_change: there are no events yet.")
+                raise ValueError(f"{OWNER}.explain_change: there are no events yet.")
             if not -len(self.events_) <= idx < len(self.events_):
                 n = len(self.events_)
-                raise param_error(f"{_OWNER}.explain_change", "event",
+                raise param_error(f"{OWNER}.explain_change", "event",
                                   f"an index of events_ (0..{n - 1}, or -{n}..-1 from the end)",
                                   event)
         return self._changes[idx]
@@ -591,7 +591,7 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         return state
 
     def __repr__(self) -> str:
-        return (f"{_OWNER}(test={self.test!r}, delta={self.delta}, n_rows={self.n_rows_}, "
+        return (f"{OWNER}(test={self.test!r}, delta={self.delta}, n_rows={self.n_rows_}, "
                 f"n_events={len(self.events_)})")
 
     # ------------------------------------------------------------------ explainer side
@@ -623,7 +623,7 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
     def _need_explainer(self, method: str) -> Any:
         if self.explainer is None:
             raise ValueError(
-                f"{_OWNER}.{method} explains rows through an explainer: pass "
+                f"{OWNER}.{method} explains rows through an explainer: pass "
                 f"ExplanationDriftDetector(explainer) (or use update_values for values)."
             )
         return self.explainer
@@ -634,13 +634,13 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         raw = np.asarray(rows).reshape(-1)
         if raw.dtype.kind not in "iu" and not (
                 raw.dtype.kind == "f" and np.isfinite(raw).all() and (raw == np.round(raw)).all()):
-            raise ValueError(f"{_OWNER}: row indices must be whole numbers; got "
+            raise ValueError(f"{OWNER}: row indices must be whole numbers; got "
                              f"{raw[:5].tolist()}...")
         arr = raw.astype(np.int64)
         if len(arr) != n:
-            raise ValueError(f"{_OWNER}: got {n} rows of values but {len(arr)} row indices.")
+            raise ValueError(f"{OWNER}: got {n} rows of values but {len(arr)} row indices.")
         if (np.diff(arr) <= 0).any() or (len(arr) and arr[0] < self.n_rows_):
-            raise ValueError(f"{_OWNER}: row indices must increase (and continue after row "
+            raise ValueError(f"{OWNER}: row indices must increase (and continue after row "
                              f"{self.n_rows_ - 1}); got {arr[:5].tolist()}...")
         return arr
 

@@ -7,16 +7,25 @@ follows the model as it is *now*::
     phi_t = mean of lambda_{f_s}(x_s, y_s, P_s), s <= t                        # aggregation='mean'
 
 where ``lambda`` is the method's per-observation explanation function and ``P_t`` is a bounded
-storage of past rows (:mod:`ixplain.storage`). This module does everything except ``lambda``:
+storage of past rows (:mod:`ixplain.storage`). :class:`IncrementalExplainer` is the loop that
+carries a row through the layers, each in its own module:
 
-* the model adapter, built once (:func:`~ixplain.models.as_model`); the model is *called* at
-  explain time, so a model that learns online is explained as it is at that moment;
-* feature names (from the first observation unless given) and the conversion of observations
-  (dict record, pandas Series/DataFrame, numpy row/array, list of records) to table rows, checked
-  by name (a missing key is an error naming it; extra keys are ignored; key order is irrelevant);
-* the storage and aggregator updates, in order: row ``t`` is explained with the storage holding
-  rows ``< t`` (the first row of a stream is only stored), then stored;
-* ``history_`` snapshots, the confidence bound, the randomness, pickling.
+1. the input boundary (:class:`~ixplain.boundary.StreamInput`, :mod:`ixplain.boundary`): the
+   observations (dict record, pandas Series/DataFrame, numpy row/array, list of records,
+   polars) become a typed columnar batch, once, in the schema the first observation fixed
+   (names matched by name: a missing key is an error naming it; extra keys are ignored), and
+   the labels are converted and checked;
+2. the parts (:meth:`IncrementalExplainer._parts`): ``max_batch`` rows, cut where an observer
+   asks; each all or nothing (:mod:`ixplain.methods._parts`);
+3. the missing-value policy (:mod:`ixplain.methods._skips`), then the :class:`Sampler`
+   (:mod:`ixplain.methods._sampler`) and the method's ``lambda`` on the batch, with the model
+   adapter built once (:func:`~ixplain.models.as_model`) and *called* at explain time, so a
+   model that learns online is explained as it is at that moment; row ``t`` is explained with
+   the storage holding rows ``< t`` (the first row of a stream is only stored), then stored;
+4. the aggregator, in segments that end at the ``history_`` snapshot rows;
+5. the observers (:mod:`ixplain.observers`): the per-row values, snapshots and failures are
+   published to the explainer's observer (the ``drift_detector``), which the explainer does
+   not import.
 
 A subclass writes only :meth:`IncrementalExplainer._explain_batch` -- the batched ``lambda`` --
 and, if needed, :meth:`IncrementalExplainer._value_shape` and :meth:`_default_storage`. It may
@@ -70,7 +79,7 @@ pipeline). A subclass that changes state in place before its model call keeps it
 :meth:`IncrementalExplainer._part_state` (iPDP: its grid points and range window). When the
 stream's first part fails (or its conversion), the schema its observations fixed (feature
 names, kinds, dtypes, the storage's buffers) is taken back too
-(:meth:`IncrementalExplainer._schema_undo`): a retry with other columns or dtypes is read as
+(:func:`~ixplain.methods._parts.schema_undo`): a retry with other columns or dtypes is read as
 the first observations.
 
 Missing values (``nan_policy``)
@@ -206,8 +215,8 @@ class IncrementalExplainer:
     #: stream row indices, the rows themselves (canonical columns, labels), from a method that
     #: computed it (:attr:`Sampler.losses`) the model's own per-row loss (``(B,)``, else
     #: None), and from iPDP the stream rows from which its values are summaries on a core grid
-    #: fixed again (the values before and after are not comparable). Set by
-    #: :mod:`ixplain.drift`.
+    #: fixed again (the values before and after are not comparable): the observer's
+    #: ``on_values``, set by :func:`~ixplain.observers.subscribe`.
     _on_values: Any = None
     #: Whether ``_explain_batch`` needs labels ``y``.
     requires_labels = True
@@ -425,7 +434,7 @@ class IncrementalExplainer:
         """
         start = None if self._warned else (self.n_skipped_, self.n_seen_)
         if start is not None:
-            self.__dict__["_deferred"] = {}  # (the reasons, for one warning: _skip_warning)
+            self.__dict__["_deferred"] = {}  # (the reasons, for one warning: skip_warning)
         try:
             with self._first_call():
                 self._explain_parts(X, y)

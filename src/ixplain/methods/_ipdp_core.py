@@ -19,9 +19,10 @@ import numpy as np
 from ._curve_summary import curve_labels, curve_summary
 from ._pd_points import PointStore, grid_key
 
-__all__ = ["CORE_AFTER", "CoreGrid"]
+__all__ = ["CORE_AFTER", "OWNER", "CoreGrid"]
 
-_OWNER = "IncrementalPDP"
+#: The explainer's name in its messages.
+OWNER = "IncrementalPDP"
 
 #: Range values (window or storage: at most ``range_window`` / the storage's size) behind a
 #: row's grid before the drift summaries' core grid is fixed from it (see
@@ -87,7 +88,7 @@ class CoreGrid:
             return
         self._warned_core = True
         warnings.warn(
-            f"{_OWNER}: the grid of {self.feature_name_!r} has {n_grid} value(s), fewer than the "
+            f"{OWNER}: the grid of {self.feature_name_!r} has {n_grid} value(s), fewer than the "
             f"3 a core grid needs, so the drift detector gets no PD summaries (raise "
             f"grid_resolution={self.grid_resolution}, or give a grid of at least 3 values).",
             RuntimeWarning, stacklevel=6,

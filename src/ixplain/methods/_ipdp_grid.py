@@ -27,12 +27,11 @@ from .._validation import (
 )
 from ..grids import MAX_LEVELS
 from . import _stream_grid as sg
-from ._ipdp_core import CORE_AFTER, CoreGrid, CorePart
+from ._ipdp_core import CORE_AFTER, OWNER, CoreGrid, CorePart
 from ._pd_points import grid_key, sorted_quantile
 
 __all__ = ["StreamGrid", "check_grid", "check_percentiles", "datetime_error"]
 
-_OWNER = "IncrementalPDP"
 
 
 class StreamGrid(CoreGrid):
@@ -178,7 +177,7 @@ class StreamGrid(CoreGrid):
         """Warn once that a categorical feature passed :data:`~ixplain.grids.MAX_LEVELS`
         levels (static PD refuses more; a stream cannot know the count in advance)."""
         warnings.warn(
-            f"{_OWNER}: categorical feature {self.feature_name_!r} has more than "
+            f"{OWNER}: categorical feature {self.feature_name_!r} has more than "
             f"{MAX_LEVELS:,} levels; every row is evaluated at each of them ({MAX_LEVELS + 1:,}"
             " model rows per row, and growing with each new level). An identifier column? "
             "Give grid= with the levels to show.", RuntimeWarning, stacklevel=user_stacklevel())
@@ -226,14 +225,14 @@ class StreamGrid(CoreGrid):
 def datetime_error(name: str, sort: str, what: str) -> ValueError:
     """The refusal of a feature of dates, datetimes, durations or periods (``sort`` and
     ``what`` from :func:`~ixplain._validation.date_sort`)."""
-    return refuse_datetime(_OWNER, name, what, (
+    return refuse_datetime(OWNER, name, what, (
         "its grid would get one value per distinct value, without end (partial_dependence "
         "and IncrementalALE refuse them too)."), sort)
 
 
 def check_grid(grid: Any) -> np.ndarray | None:
     if isinstance(grid, str):
-        check_options(grid, "grid", _OWNER, ("range",))
+        check_options(grid, "grid", OWNER, ("range",))
         return None
     try:
         arr = np.asarray(grid)
@@ -241,10 +240,10 @@ def check_grid(grid: Any) -> np.ndarray | None:
         arr = np.empty(0)
     rule = "'range' or a 1-D array of distinct, non-missing values"
     if arr.ndim != 1 or arr.size == 0:
-        raise param_error(_OWNER, "grid", rule, grid)
+        raise param_error(OWNER, "grid", rule, grid)
     keys = [grid_key(v) for v in arr]
     if any(missing_value(v) for v in keys) or len(set(keys)) != len(keys):
-        raise param_error(_OWNER, "grid", rule, grid)
+        raise param_error(OWNER, "grid", rule, grid)
     if arr.dtype.kind in "iuf":
         return np.sort(arr.astype(np.float64))
     return arr
@@ -255,7 +254,7 @@ def check_percentiles(percentiles: Any) -> tuple[float, float]:
     try:
         lo, hi = (float(p) for p in percentiles)
     except (TypeError, ValueError):
-        raise param_error(_OWNER, "percentiles", rule, percentiles) from None
+        raise param_error(OWNER, "percentiles", rule, percentiles) from None
     if not (0.0 <= lo < hi <= 1.0):
-        raise param_error(_OWNER, "percentiles", rule, percentiles)
+        raise param_error(OWNER, "percentiles", rule, percentiles)
     return lo, hi

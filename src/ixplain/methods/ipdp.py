@@ -28,7 +28,7 @@ from ..results.partial_dependence import PartialDependence
 from ..tabular import Table
 from . import _stream_grid as sg
 from ._incremental import IncrementalExplainer
-from ._ipdp_core import CORE_AFTER  # noqa: F401 (re-exported: the tests read it here)
+from ._ipdp_core import CORE_AFTER, OWNER  # noqa: F401 (CORE_AFTER: re-exported)
 from ._ipdp_grid import StreamGrid, check_grid, check_percentiles, datetime_error
 from ._pd_points import PointStore, grid_key, mean_var
 from ._skips import apply_nan_policy, warn_skipped
@@ -36,7 +36,6 @@ from .pdp import ice_predict
 
 __all__ = ["IncrementalPDP", "NotStartedError", "PDSnapshot"]
 
-_OWNER = "IncrementalPDP"
 _ROW = "\x00row"  # private column: positions of the rows kept by the NaN policy
 _FIRST = np.zeros(1, dtype=np.intp)
 
@@ -287,7 +286,7 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
     True
     """
 
-    _owner = _OWNER
+    _owner = OWNER
     requires_labels = False
     requires_storage = False
     #: The core grid of the drift summaries (numeric feature; None until fixed).
@@ -327,7 +326,7 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
         drift_detector: Any = None,
     ) -> None:
         if not isinstance(feature, (str, numbers.Integral)) or isinstance(feature, bool):
-            raise param_error(_OWNER, "feature", "a str or an int", feature, exc=TypeError)
+            raise param_error(OWNER, "feature", "a str or an int", feature, exc=TypeError)
         super().__init__(
             model,
             feature_names=feature_names,
@@ -355,19 +354,19 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
             )
         self.grid = check_grid(grid)
         self.range_source = check_options(
-            range_source, "range_source", _OWNER, ("window", "storage")
+            range_source, "range_source", OWNER, ("window", "storage")
         )
         self.range_window = _int(range_window, "range_window", 1)
         self.percentiles = check_percentiles(percentiles)
         if categorical is not None and not isinstance(categorical, (bool, np.bool_)):
-            raise param_error(_OWNER, "categorical", "a bool or None", categorical, exc=TypeError)
+            raise param_error(OWNER, "categorical", "a bool or None", categorical, exc=TypeError)
         self.categorical = categorical
-        self.kind = check_options(kind, "kind", _OWNER, ("average", "both"))
+        self.kind = check_options(kind, "kind", OWNER, ("average", "both"))
         self.ice_history = _int(ice_history, "ice_history", 0)
         self.target = target
         if target is not None:
             self._model = as_model(
-                model, response_method=response_method, target=target, owner=_OWNER
+                model, response_method=response_method, target=target, owner=OWNER
             )
         self.model_ = self._model
         self.feature_name_: str | None = None
@@ -483,7 +482,7 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
         ndarray of shape (n_outputs, n_grid)
         """
         d = check_float(
-            delta, "delta", f"{_OWNER}.confidence_bound", low=0.0, high=1.0, low_inclusive=False
+            delta, "delta", f"{OWNER}.confidence_bound", low=0.0, high=1.0, low_inclusive=False
         )
         assert d is not None
         _, _, se, W, _ = self._current()
@@ -592,13 +591,13 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
         if isinstance(feature, numbers.Integral):
             if not 0 <= int(feature) < len(names):
                 raise param_error(
-                    _OWNER, "feature", f"a feature name or a position in [0, {len(names) - 1}]",
+                    OWNER, "feature", f"a feature name or a position in [0, {len(names) - 1}]",
                     feature,
                 )
             return str(names[int(feature)])
         if feature not in names:
             raise ValueError(
-                f"{_OWNER}: unknown feature {feature!r}. Available features: {list(names)}."
+                f"{OWNER}: unknown feature {feature!r}. Available features: {list(names)}."
             )
         return str(feature)
 
@@ -615,7 +614,7 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
         if self.categorical is not None:
             if not self.categorical and kind != "numeric":
                 raise ValueError(
-                    f"{_OWNER}: feature {name!r} holds non-numeric values (dtype "
+                    f"{OWNER}: feature {name!r} holds non-numeric values (dtype "
                     f"{schema.dtypes[schema.index(name)]}); use categorical=True."
                 )
             kind = "categorical" if self.categorical else "numeric"
@@ -653,14 +652,14 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
         keys = self._store.key_array(self.feature_kind_ == "numeric")
         if self._needs_upcast(table, keys[ids]):
             table = replace(table, upcast=table.upcast | {name})
-        out, _ = ice_predict(self._model, table, [name], [keys], rows, ids, owner=_OWNER)
+        out, _ = ice_predict(self._model, table, [name], [keys], rows, ids, owner=OWNER)
         return out
 
     def _finite_rows(self, ice: np.ndarray, rows: np.ndarray, B: int, y: np.ndarray | None,
                      positions: np.ndarray) -> np.ndarray:
         """The mask (B,) of the rows whose ICE values (pairs ``ice`` of rows ``rows``) are all
         finite; the others (a NaN or +-inf at some grid value) are counted in ``n_skipped_``
-        with the skip warning (:meth:`IncrementalExplainer._warn`)."""
+        with the skip warning (:func:`~ixplain.methods._skips.warn_skipped`)."""
         bad_pairs = ~np.isfinite(ice).all(axis=1)
         if not bad_pairs.any():
             return np.ones(B, dtype=bool)
@@ -728,9 +727,9 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
         if len(self._active) == 0:
             seen = self.n_seen_
             raise NotStartedError(
-                f"This {_OWNER} has not explained any observation yet; call explain_one or "
+                f"This {OWNER} has not explained any observation yet; call explain_one or "
                 "explain_many first." if not seen or self.n_skipped_ < seen else
-                f"This {_OWNER} has not explained any observation yet: all {seen} seen were "
+                f"This {OWNER} has not explained any observation yet: all {seen} seen were "
                 "skipped (n_skipped_: NaN inputs, or ICE curves that were not finite; the "
                 "warning said why)."
             )
@@ -787,6 +786,6 @@ class NotStartedError(ValueError, AttributeError):
 
 
 def _int(value: Any, name: str, min_value: int) -> int:
-    checked = check_int(value, name, _OWNER, min_value=min_value)
+    checked = check_int(value, name, OWNER, min_value=min_value)
     assert checked is not None
     return checked
