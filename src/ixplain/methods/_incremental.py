@@ -156,6 +156,8 @@ from ._skips import drop_nan_rows, nonfinite_reason, skip_warning, warn_skipped
 
 __all__ = ["IncrementalExplainer", "Sampler"]
 
+_RowStreams = RowStreams  # (the name in pickles made before the sampler had its module)
+
 _NO_UNDO = nullcontext()  # (IncrementalExplainer._first_call once the schema is fixed)
 
 
@@ -747,6 +749,19 @@ class IncrementalExplainer:
                 observer.on_snapshot(*snapshot)
 
     # ------------------------------------------------------------------ the input boundary
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Load a pickle; one made before the input boundary had its own object (the schema,
+        its record getter and caches in the explainer's attributes) gets one from them."""
+        if "_input" not in state:
+            boundary = StreamInput(state.get("_owner", self._owner))
+            boundary.schema = state.pop("_schema", None)
+            boundary.unsure = state.pop("_unsure", [])
+            for key in ("_get", "_levels", "_dates"):
+                if key in state:
+                    boundary.__dict__[key] = state.pop(key)
+            state["_input"] = boundary
+        self.__dict__.update(state)
+
     @property
     def _schema(self) -> Schema | None:
         """The stream's schema (owned by the input boundary, :attr:`_input`); None before the

@@ -277,7 +277,7 @@ class IncrementalALE(IncrementalExplainer):
         # explainers pickled before the rows without an ALE bin were counted
         state.setdefault("n_missing_", 0)
         state.setdefault("n_outside_", 0)
-        self.__dict__.update(state)
+        super().__setstate__(state)
 
     def _feature_name(self, names: tuple[str, ...]) -> str:
         f = self.feature

@@ -36,6 +36,8 @@ from .pdp import ice_predict
 
 __all__ = ["IncrementalPDP", "NotStartedError", "PDSnapshot"]
 
+_PointStore = PointStore  # (the name in pickles made before the grid points had their module)
+
 _ROW = "\x00row"  # private column: positions of the rows kept by the NaN policy
 _FIRST = np.zeros(1, dtype=np.intp)
 
