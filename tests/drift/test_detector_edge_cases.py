@@ -60,7 +60,7 @@ def test_assignment_errors_change_nothing():
     ipfi.explain_many(X[:10], y[:10])
     with pytest.raises(ValueError, match="must be attached before the explainer sees rows"):
         ipfi.drift_detector = ExplanationDriftDetector()
-    assert ipfi.drift_detector is det and ipfi._on_values == det._on_values
+    assert ipfi.drift_detector is det and ipfi._on_values == det.on_values
     ipfi.drift_detector = det  # the one attached: nothing changes
     assert ipfi.drift_detector is det and det.n_rows_ == 10
     with pytest.raises(TypeError, match="reports its per-row values"):
@@ -93,7 +93,7 @@ def test_replacing_a_detector_detaches_the_old_one():
     old, new = ExplanationDriftDetector(), ExplanationDriftDetector(static_model=True)
     ipfi = IncrementalPFI(linear, "squared_error", drift_detector=old)
     ipfi.drift_detector = new
-    assert old.explainer is None and new.explainer is ipfi and ipfi._on_values == new._on_values
+    assert old.explainer is None and new.explainer is ipfi and ipfi._on_values == new.on_values
     X, y = shifted_rows(300)
     ipfi.explain_many(X, y)
     assert new.n_rows_ == 300 and old.n_rows_ == 0

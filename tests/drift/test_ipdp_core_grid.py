@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ixplain import ExplanationDriftDetector, IncrementalPDP
-from ixplain.drift._curves import curve_summary
+from ixplain.methods._curve_summary import curve_summary
 from ixplain.methods.ipdp import CORE_AFTER
 
 

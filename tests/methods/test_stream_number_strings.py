@@ -208,12 +208,12 @@ def test_a_call_that_would_settle_a_kind_takes_it_back_when_refused():
     for target in (e, ref):
         with pytest.warns(RuntimeWarning, match="skipped"):
             target.explain_many(rows, np.arange(5.0))
-    assert e._unsure == ["c"]
+    assert e._input.unsure == ["c"]
     before, schema, buffers = explainer_state(e), e._schema, e.storage._schema
     with pytest.raises(ValueError, match=r"feature 'a' is numeric but an observation holds "
                                          r"'2.5' \(batch row 0, stream row 5\)"):
         e.explain_many([{"a": "2.5", "c": "x"}], [1.0])
-    assert e._unsure == ["c"] and e._schema is schema and e.storage._schema is buffers
+    assert e._input.unsure == ["c"] and e._schema is schema and e.storage._schema is buffers
     assert_same(explainer_state(e), before)
     later = [{"a": float(i), "c": 0.5 * i} for i in range(10)]
     for target in (e, ref):

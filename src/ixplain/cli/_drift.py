@@ -19,8 +19,7 @@ from . import _plots
 from ._writers import Table, write_frame, write_json
 
 if TYPE_CHECKING:
-    from ._stream import StreamRun
-    from ._stream_methods import ExplainerOptions, StreamExplainers
+    from ._stream_run import ExplainerOptions, StreamExplainers, StreamRun
 
 __all__ = ["build_drift", "drift_tables", "plot_drift", "write_drift"]
 

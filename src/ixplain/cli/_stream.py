@@ -23,12 +23,8 @@ from ._data import infer_task, read_table, select_columns, split_kinds
 from ._errors import CLIError
 from ._methods import available
 from ._models import DATASET_MODELS, DEFAULT_MODELS, make_river_model
-from ._stream_methods import (
-    STREAM_METHODS,
-    ExplainerOptions,
-    StreamExplainers,
-    integer_pd_options,
-)
+from ._stream_methods import integer_pd_options
+from ._stream_run import STREAM_METHODS, ExplainerOptions, StreamConfig, StreamExplainers, StreamRun
 
 __all__ = ["StreamConfig", "StreamRun", "default_alpha", "run_stream"]
 
@@ -64,77 +60,6 @@ def default_alpha(n_rows: int) -> float:
     (0.001, 0.01)
     """
     return float(min(0.05, max(0.001, round(10.0 / max(n_rows, 1), 6))))
-
-
-@dataclass
-class StreamConfig:
-    """Settings of one ``ixplain stream`` run (the CLI options, validated)."""
-
-    dataset: str | None = "bike"
-    data: str | None = None
-    target: str | None = None
-    task: str | None = None
-    model: str | None = None
-    explain: Sequence[str] | None = None
-    features: Sequence[str] | None = None
-    pd_features: Sequence[str] | None = None
-    alpha: float | None = None
-    every: int | None = None
-    n_rows: int | None = None
-    loss: str | None = None
-    seed: int = 0
-    grid_resolution: int = 20
-    sage_samples: int | None = None
-    batch_size: int = 16
-    progress: bool = True
-    removal: str = "marginal"
-
-
-@dataclass
-class StreamRun:
-    """Everything a stream run produced, ready to be written."""
-
-    config: StreamConfig
-    source: str
-    task: str
-    target: str
-    model_name: str
-    model_repr: str
-    loss: str
-    losses: dict[str, str]
-    alpha: float
-    every: int
-    methods: list[str]
-    feature_names: list[str]
-    explainers: StreamExplainers
-    metric_name: str
-    per_row_metric: np.ndarray
-    rolling_window: int
-    known_drift: list[int]
-    detected_drift: list[int]
-    rows_seen: int
-    n_rows_total: int
-    seconds: float
-    interrupted: bool = False
-    skipped_methods: list[str] = field(default_factory=list)
-    frame_sample: pd.DataFrame | None = None
-    dropped_columns: list[str] = field(default_factory=list)
-
-    @property
-    def known_drift_seen(self) -> list[int]:
-        """The known change points among the rows seen."""
-        return [r for r in self.known_drift if r <= self.rows_seen]
-
-    @property
-    def rolling_metric(self) -> np.ndarray:
-        v = self.per_row_metric[: self.rows_seen]
-        if len(v) == 0:
-            return v
-        c = np.cumsum(np.insert(v, 0, 0.0))
-        w = self.rolling_window
-        idx = np.arange(1, len(v) + 1)
-        lo = np.maximum(idx - w, 0)
-        return (c[idx] - c[lo]) / (idx - lo)
 
 
 def _load_source(cfg: StreamConfig) -> tuple[pd.DataFrame, str, str, str, list[int]]:

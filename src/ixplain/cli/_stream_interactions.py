@@ -24,8 +24,7 @@ from ._methods import DELTA, _public
 from ._writers import Table, write_frame, write_json
 
 if TYPE_CHECKING:
-    from ._stream import StreamRun
-    from ._stream_methods import ExplainerOptions, StreamExplainers
+    from ._stream_run import ExplainerOptions, StreamExplainers, StreamRun
 
 __all__ = ["build_interactions", "interaction_tables", "plot_interactions",
            "snapshot_interactions", "write_interactions"]

@@ -13,206 +13,26 @@ The CLI uses only the explainers' documented interface: the constructor argument
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from . import _drift, _plots, _stream_interactions
-from ._errors import CLIError
-from ._methods import DELTA, _public, importance_vector, pd_curve
+from ._methods import DELTA, importance_vector, pd_curve
+from ._stream_run import (
+    STREAM_METHODS,
+    ExplainerOptions,
+    Image,
+    StreamExplainers,
+    StreamMethod,
+    StreamRun,
+    _Trace,
+)
 from ._writers import Table, importance_table, write_frame, write_json
 
-if TYPE_CHECKING:
-    from ._stream import StreamRun
-
 __all__ = ["STREAM_METHODS", "ExplainerOptions", "StreamExplainers", "StreamMethod", "integer_pd_options"]
-
-#: A report figure: (caption, path of the PNG).
-Image = tuple[str, Path]
-
-
-@dataclass(frozen=True)
-class ExplainerOptions:
-    """What the explainers of a stream run are built with (every one gets ``random_state=seed``).
-
-    ``loss`` is one loss name or a mapping method -> loss name.
-    """
-
-    loss: str | dict[str, str]
-    feature_names: Sequence[str]
-    pd_features: Sequence[str]
-    alpha: float
-    seed: int
-    grid_resolution: int = 20
-    sage_samples: int | None = None
-    removal: str = "marginal"
-    #: The CLI's River models map a missing value to the running mean, so rows with missing
-    #: values are explained as they are (``"pass"``), not skipped.
-    nan_policy: str = "pass"
-    #: Per PD feature, extra IncrementalPDP arguments (integer features on their levels).
-    pd_options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: The numeric features (None: unknown, all taken as numeric); iALE explains only these.
-    numeric_features: Sequence[str] | None = None
-
-
-@dataclass
-class _Trace:
-    rows: list[int] = field(default_factory=list)
-    values: list[np.ndarray] = field(default_factory=list)
-    variances: list[np.ndarray] = field(default_factory=list)
-    bounds: list[np.ndarray] = field(default_factory=list)
-
-
-@dataclass
-class StreamExplainers:
-    """The incremental explainers of one stream run and the snapshots taken of them.
-
-    Attributes
-    ----------
-    explainers : dict of str to explainer
-        Every explainer, in the order rows are fed to them (``"pfi"``, ``"sage"``, ``"pdp:age"``).
-    importance : dict of str to explainer
-        ``"pfi"`` / ``"sage"`` explainers (one vector of importances each).
-    pdp : dict of str to explainer
-        One ``IncrementalPDP`` per explained feature.
-    traces : dict of str to _Trace
-        Importances over time, one snapshot every ``every`` rows.
-    pd_snapshots : dict of str to list of (row, grid, values)
-    snapshots : dict of str to list
-        Snapshots of methods without a field of their own, by method name (what a new
-        method's ``snapshot`` records and its ``write``/``plot`` read).
-    snapshot_row : int or None
-        The stream row of the latest :meth:`snapshot` (None before the first).
-    drift : dict of str to ExplanationDriftDetector
-        The detector watching an importance explainer (``"pfi"``, else ``"sage"``).
-    settings : dict
-        ``"storage"``: a description of each importance explainer's storage.
-    last_row : int or None
-        The stream row of the latest :meth:`snapshot`.
-    """
-
-    feature_names: list[str]
-    methods: list[str] = field(default_factory=list)
-    explainers: dict[str, Any] = field(default_factory=dict)
-    importance: dict[str, Any] = field(default_factory=dict)
-    pdp: dict[str, Any] = field(default_factory=dict)
-    traces: dict[str, _Trace] = field(default_factory=dict)
-    pd_snapshots: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = field(default_factory=dict)
-    snapshots: dict[str, list[Any]] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-    drift: dict[str, Any] = field(default_factory=dict)
-    last_row: int | None = None
-
-    @classmethod
-    def build(
-        cls, methods: Sequence[str], model: Any, options: ExplainerOptions
-    ) -> StreamExplainers:
-        """Construct the explainers named in ``methods`` with their registry entries."""
-        self = cls(feature_names=list(options.feature_names), methods=list(methods))
-        for method in methods:
-            entry = STREAM_METHODS[method]
-            klass = _public(entry.needs)
-            if klass is None:
-                raise CLIError(
-                    f"method {method!r} needs ixplain.{entry.needs}, which this build of ixplain "
-                    "does not have."
-                )
-            entry.build(self, method, klass, model, options)
-        self.settings = {
-            "storage": {m: _describe_storage(e) for m, e in self.importance.items()},
-        }
-        return self
-
-    def explain_many(self, xs: list[dict[str, Any]], ys: list[Any]) -> None:
-        """A mini-batch through every explainer (``explain_many``: one model call per batch)."""
-        for ex in self.explainers.values():
-            ex.explain_many(xs, ys)
-
-    def explain_one(self, x: dict[str, Any], y: Any) -> None:
-        """One observation through every explainer."""
-        self.explain_many([x], [y])
-
-    def snapshot(self, row: int) -> None:
-        """Record the current state of every method at stream row ``row``."""
-        for snap in dict.fromkeys(STREAM_METHODS[m].snapshot for m in self.methods):
-            snap(self, row)
-        self.last_row = row
-
-    def last_snapshot_row(self) -> int | None:
-        """The stream row of the latest :meth:`snapshot` (None before the first), whichever
-        methods recorded something then (the run's closing snapshot is skipped on that row)."""
-        return self.last_row
-
-    @property
-    def n_explainers(self) -> int:
-        return len(self.explainers)
-
-    def row_counts(self) -> dict[str, dict[str, int]]:
-        """Per explainer: rows received, explained and skipped (missing values or a
-        non-finite explanation; see ``nan_policy``)."""
-        return {
-            name: {
-                "seen": int(getattr(ex, "n_seen_", 0)),
-                "explained": int(getattr(ex, "n_explained_", 0)),
-                "skipped": int(getattr(ex, "n_skipped_", 0)),
-            }
-            for name, ex in self.explainers.items()
-        }
-
-
-def _nothing(run: StreamRun) -> list[Any]:
-    return []
-
-
-@dataclass(frozen=True)
-class StreamMethod:
-    """How ``ixplain stream`` runs one method and shows its result.
-
-    Attributes
-    ----------
-    needs : str
-        Public ixplain class of the explainer (a build without it reports it unavailable).
-    build : callable (StreamExplainers, method, class, model, ExplainerOptions) -> None
-        Constructs the explainer(s) and adds them to the ``StreamExplainers``.
-    snapshot : callable (StreamExplainers, row) -> None
-        Records the explainers' current values at stream row ``row``.
-    write : callable (StreamRun, Path) -> list of Path
-        Writes the CSV/Parquet/JSON files of the snapshots; returns their paths.
-    plot : callable (StreamRun, Path) -> list of (caption, Path)
-        Draws the PNGs shown in the report.
-    tables : callable (StreamRun) -> list of (caption, columns, rows)
-        Tables of the report (before the data sample).
-    default : bool, default=True
-        Whether a run without ``--explain`` includes it (costly methods are opt-in).
-    """
-
-    needs: str
-    build: Callable[[StreamExplainers, str, Any, Any, ExplainerOptions], None]
-    snapshot: Callable[[StreamExplainers, int], None]
-    write: Callable[[StreamRun, Path], list[Path]]
-    plot: Callable[[StreamRun, Path], list[Image]]
-    tables: Callable[[StreamRun], list[Table]] = _nothing
-    default: bool = True
-
-
-def _describe_storage(explainer: Any) -> str:
-    storage = getattr(explainer, "storage", None)
-    if storage is None:
-        return "default"
-    size = getattr(storage, "size", None)
-    p = getattr(storage, "p", None)
-    text = type(storage).__name__
-    args = []
-    if size is not None:
-        args.append(f"size={size}")
-    if p is not None:
-        args.append(f"p={p}")
-    return f"{text}({', '.join(args)})"
-
 
 # --- importances: iPFI and iSAGE ----------------------------------------------------------
 
@@ -502,9 +322,9 @@ def _plot_ale(run: StreamRun, out: Path) -> list[Image]:
     return [(caption, path)]
 
 
-#: ``--explain`` name -> how ``ixplain stream`` runs it (registry order is the run order; a run
-#: without ``--explain`` runs the available entries with ``default=True``).
-STREAM_METHODS: dict[str, StreamMethod] = {
+# ``--explain`` name -> how ``ixplain stream`` runs it (registry order is the run order; a run
+# without ``--explain`` runs the available entries with ``default=True``).
+STREAM_METHODS.update({
     "pfi": StreamMethod(
         "IncrementalPFI",
         _build_importance,
@@ -536,4 +356,4 @@ STREAM_METHODS: dict[str, StreamMethod] = {
         _stream_interactions.interaction_tables,
         default=False,
     ),
-}
+})

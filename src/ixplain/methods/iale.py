@@ -60,6 +60,7 @@ from ..storage.base import Batch
 from ..tabular import Table
 from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
+from ._skips import apply_nan_policy
 from .ale import (
     ALEFunction,
     _interval_bins,
@@ -278,7 +279,7 @@ class IncrementalALE(IncrementalExplainer):
         # explainers pickled before the rows without an ALE bin were counted
         state.setdefault("n_missing_", 0)
         state.setdefault("n_outside_", 0)
-        self.__dict__.update(state)
+        super().__setstate__(state)
 
     def _feature_name(self, names: tuple[str, ...]) -> str:
         f = self.feature
@@ -370,7 +371,7 @@ class IncrementalALE(IncrementalExplainer):
         self._numeric_feature(cols)
         n_rows = B
         if self.nan_policy != "pass":  # the same rows the engine would store
-            cols, y, B = self._apply_nan_policy(cols, y, B)
+            cols, y, B = apply_nan_policy(self, cols, y, B)
         storage = self.storage
         if storage._schema is None:
             assert self._schema is not None

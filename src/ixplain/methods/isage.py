@@ -47,7 +47,6 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, param_error
-from ..drift.detector import attach_detector
 from ..imputation import check_removal
 from ..losses import get_loss
 from ..tabular import Table
@@ -249,7 +248,7 @@ class IncrementalSAGE(LossGameValues, IncrementalExplainer):
         )
         if feature_names is not None:
             self._set_players(list(self.feature_names or []))
-        self.drift_detector = attach_detector(self, drift_detector)
+        self.drift_detector = drift_detector
 
     # ------------------------------------------------------------------ the explanation function
     def _set_players(self, names: list[str]) -> None:

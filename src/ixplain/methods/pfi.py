@@ -36,7 +36,6 @@ from .._validation import (
     check_target,
     refuse_nonfinite,
 )
-from ..drift.detector import attach_detector
 from ..imputation import ConditionalSampler, check_removal
 from ..losses import Loss, get_loss, label_shape_guard
 from ..models import Model, as_model
@@ -525,7 +524,7 @@ class IncrementalPFI(IncrementalExplainer):
             random_state=random_state,
             max_batch=max_batch,
         )
-        self.drift_detector = attach_detector(self, drift_detector)
+        self.drift_detector = drift_detector
 
     def _explain_batch(self, X: Table, y: np.ndarray | None, sampler: Sampler) -> np.ndarray:
         assert y is not None and self._schema is not None
@@ -556,7 +555,7 @@ class IncrementalPFI(IncrementalExplainer):
     ) -> np.ndarray | None:
         if self._all_numeric is not True or y is None or self.removal == "conditional":
             return None  # decided by the first _explain_batch call
-        draws = self._draw_numeric_one(xm.shape[1] * self.n_samples, t)
+        draws = sampler.draw_numeric_one(xm.shape[1] * self.n_samples, t)
         method = self._pfi()
         assert isinstance(method, BackgroundPFI)
         return method.explain_numeric(self._schema, xm, y, draws, sampler)

@@ -1,0 +1,237 @@
+"""The data channels of the drift detector: per-feature change tests on the explainer's
+per-row values.
+
+Each value the explainer publishes (``on_values``) goes to a channel (:class:`ValueChannel`:
+its change test, warm-up, its row memory); with ``static_model`` or more draws the detector
+explains the rows again with its own copies of the explainer (the *shadows*) so that the values
+tested do not depend on the explainer's learning model. :class:`DataChannels` is that part of
+:class:`~ixplain.drift.ExplanationDriftDetector`."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from ..results.drift import DriftExplanation
+from ._attribution import LossTrigger, row_losses
+from ._channel import ValueChannel
+from ._snapshot import (
+    Capture,
+    detached_copy,
+    pd_curves,
+    pseudo_labels,
+)
+from ._state import OWNER, DetectorState
+from .base import DriftEvent
+
+
+class DataChannels(DetectorState):
+    """Mixin of :class:`~ixplain.drift.ExplanationDriftDetector`: the data channels."""
+
+    def _run_shadows(self, shadows: list[tuple[Any, ValueChannel, Capture]], cols: Any,
+                     y: Any, undo: Any) -> list[tuple[int, Any, Any, Any, Any]]:
+        """Each data-channel copy of the explainer takes the chunk (its model's labels with
+        ``label_free``), all or nothing (the undo of each is kept in ``undo``); returns, per
+        copy with values, ``(index, flat values, mask of the kept rows, their losses, its
+        core restarts)``."""
+        k = self._k
+        out = []
+        for i, (shadow, _, capture) in enumerate(shadows):
+            yy = pseudo_labels(shadow._model, shadow._make_table(cols)) if self.label_free else y
+            undo.parts.append(shadow._run_part(cols, yy, False, full=True))
+            if capture.values is not None and capture.ok is not None:
+                ok = capture.ok
+                flat = capture.values.reshape(len(ok), -1)[:, :k]
+                losses = self._losses(shadow, cols, y, capture.losses)
+                out.append((i, flat, ok, losses, capture.restarts))
+        return out
+
+    def _push_shadows(self, fed: list, rows: np.ndarray) -> None:
+        """Push the values of the data-channel copies (:meth:`_run_shadows`) to their
+        channels; drop the old snapshot once the new one is warmed up."""
+        for i, flat, ok, losses, restarts in fed:
+            shadow, channel, capture = self._shadows[i]
+            fresh = self._push_cores(restarts, channel, flat[ok], rows[ok],
+                                     None if losses is None else losses[ok])
+            self._shadows[i] = (shadow, fresh, capture)
+        if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
+            self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
+
+    def _static_shadow(self) -> tuple[Any, ValueChannel, Capture]:
+        """The data channel of a static model explained with ``data_samples`` draws per row:
+        a copy of the explainer, fed the same rows from an empty storage (a copy of the one
+        kept at attach time; the caller adds it to the shadows)."""
+        shadow = detached_copy(self.explainer, keep_storage=False)
+        shadow.storage = copy.deepcopy(self._blank_storage)
+        shadow.n_seen_ = 0  # from the stream's first row: those before any value are replayed
+        if self.data_samples > 1:
+            set_draws(shadow, self.data_samples)
+        for c, t in self.__dict__.get("_static_rows", []):
+            shadow._process(c, pseudo_labels(shadow._model, shadow._make_table(c))
+                            if self.label_free else t, False)
+        capture = Capture()
+        shadow._on_values = capture
+        return shadow, self._new_channel("data"), capture
+
+    def _set_features(self, names: list[str]) -> None:
+        self.feature_names_ = list(names)
+        self._k = len(names)
+
+    def _watch_loss(self) -> bool:
+        """Whether data channels test the model's own per-row loss (not label-free, and the
+        explainer has a loss)."""
+        return (not self.label_free and self.explainer is not None
+                and getattr(self.explainer, "_loss", None) is not None)
+
+    def _losses(self, explainer: Any, cols: Any, y: Any,
+                reported: np.ndarray | None) -> np.ndarray | None:
+        """The data channel's per-row loss of ``explainer``'s model on a chunk: the one its
+        method reported with the values (``reported``: iPFI's and iSAGE's base loss, no model
+        call), else one batched model call (:func:`row_losses`); None when not watched."""
+        if not self._watch_loss():
+            return None
+        return reported if reported is not None else row_losses(explainer, cols, y)
+
+    def _new_channel(self, name: str, with_loss: bool | None = None) -> ValueChannel:
+        """A channel of per-feature tests; with the loss test and attribution for a data
+        channel whose explainer has a loss (or ``with_loss``)."""
+        assert self.feature_names_ is not None and self._k is not None
+        k = self._k
+        seed = self._seed + self._n_snapshots
+        if with_loss is None:
+            with_loss = name == "data" and self._watch_loss()
+        if not with_loss:
+            return ValueChannel(name, self.feature_names_, self.test, self.delta / k, seed,
+                                self.warmup, self.memory)
+        # k feature tests and the loss test: Bonferroni over k + 1
+        level = self.delta / (k + 1)
+        channel = ValueChannel(name, self.feature_names_, self.test, level, seed, self.warmup,
+                               self.memory)
+        alpha = float(getattr(self.explainer, "alpha", 0.001))
+        channel.trigger = LossTrigger(channel, level, self.attribution_level,
+                                      int(round(2.0 / alpha)), seed)
+        channel.trigger.inputs = self.__dict__.get("_inputs")
+        return channel
+
+    def _push(self, name: str, values: np.ndarray, rows: np.ndarray,
+              losses: np.ndarray | None = None, restarts: Any = ()) -> None:
+        """Push to the channel ``name`` (made at its first values); from each row of
+        ``restarts`` (iPDP's core fixed again), to a fresh one (:meth:`_push_cores`)."""
+        channel = self._channels.get(name) or self._new_channel(name)
+        self._channels[name] = self._push_cores(restarts, channel, values, rows, losses)
+
+    def _push_cores(self, restarts: Any, channel: ValueChannel, values: np.ndarray,
+                    rows: np.ndarray, losses: np.ndarray | None) -> ValueChannel:
+        """Push a chunk's values to ``channel``, and from each of the stream rows ``restarts``
+        (where the iPDP that computed them fixed its core grid again, as its hook reported)
+        to a fresh channel (new tests, warm-up, scale and memory: summaries on another core
+        are not comparable); returns the channel now in use."""
+        for start in restarts:
+            cut = int(np.searchsorted(rows, start))
+            self._push_to(channel, values[:cut], rows[:cut],
+                          None if losses is None else losses[:cut])
+            values, rows = values[cut:], rows[cut:]
+            losses = None if losses is None else losses[cut:]
+            channel = self._new_channel(channel.name)
+        self._push_to(channel, values, rows, losses)
+        return channel
+
+    def _push_to(self, channel: ValueChannel, values: np.ndarray, rows: np.ndarray,
+                 losses: np.ndarray | None = None) -> None:
+        before_starts = channel.last_start.copy()
+        trigger = channel.trigger
+        if trigger is not None and losses is not None and len(rows):
+            n_changes = len(trigger.changes)
+            events = trigger.push(values, rows, losses)
+            self.loss_changes_ += trigger.changes[n_changes:]
+            if len(trigger.changes) > n_changes and channel.name == "data":
+                self._stale_reference = True  # (the model channel's reference labels)
+                self._stale_start = trigger.changes[-1].start
+            events.sort(key=lambda e: (e.row, -abs(e.statistic)))
+        else:
+            events = channel.push(values, rows)
+        for e in events:
+            j = channel.labels.index(e.feature)
+            prev = int(before_starts[j])
+            before_starts[j] = e.start
+            # the comparison taken when the event was found (the memory as it was then)
+            known = channel.__dict__.get("compared", {}).pop((e.row, e.feature), None)
+            mb, sb, ma, sa, counts = known if known is not None else channel.compare(e, prev)
+            change = DriftExplanation(
+                feature_names=list(channel.labels), before=mb, before_se=sb, after=ma,
+                after_se=sa, event=e, before_rows=(prev, e.start - 1), after_rows=(e.start, e.row),
+                **self._curves(channel, e, prev))
+            self._emit(e, change)
+        channel.__dict__.get("compared", {}).clear()
+
+    def _curves(self, channel: ValueChannel, event: DriftEvent, prev: int) -> dict[str, Any]:
+        """iPDP: the PD curves of the channel's model before (at most 1,000 rows) and after
+        the change, on the explainer's current grid (empty for other explainers)."""
+        if self._rows is None:
+            return {}
+        model = self.explainer if self.static_model else next(
+            (sh for sh, ch, _ in self._shadows if ch is channel), None)
+        before = self._rows.between(max(prev, event.start - 1000), event.start)
+        after = self._rows.between(event.start, event.row + 1)
+        if model is None or before is None or after is None:
+            return {}
+        grid = curve_grid(self.explainer, before, after)
+        b, sb = pd_curves(model, before, grid)
+        a, sa = pd_curves(model, after, grid)
+        return {"grid_values": grid, "before_curve": b, "before_curve_se": sb,
+                "after_curve": a, "after_curve_se": sa}
+
+
+def check_copyable(explainer: Any) -> None:
+    """Raise ``TypeError`` now if the explainer's model cannot be deep-copied: with a
+    learning model the detector freezes copies of it (the snapshots, the model channel's
+    reference), the first at the first model check, ``check_every`` rows later."""
+    try:
+        copy.deepcopy(explainer._model)
+    except Exception as exc:  # any failure of the model's own copying
+        raise TypeError(
+            f"{OWNER}: the model cannot be copied ({type(exc).__name__}: {exc}); with a "
+            "model that learns (static_model=False) the detector freezes copies of it. Pass "
+            "static_model=True for a model that does not learn, or make it deep-copyable."
+        ) from exc
+
+
+def draws_of(explainer: Any) -> str | None:
+    """The attribute holding an explainer's perturbation draws per row (iSAGE's
+    ``n_samples_``, iPFI's ``n_samples``), or None for an explainer without draws."""
+    if hasattr(explainer, "n_samples_"):
+        return "n_samples_"
+    if isinstance(getattr(explainer, "n_samples", None), int):
+        return "n_samples"
+    return None
+
+
+def set_draws(explainer: Any, n: int) -> None:
+    """Give a data-channel copy ``n`` draws per row (its estimator rebuilt at the next row;
+    same expectation, less variance)."""
+    name = draws_of(explainer)
+    if name is not None:
+        setattr(explainer, name, int(n))
+        explainer._method = None
+
+
+def curve_grid(explainer: Any, before: dict[str, np.ndarray],
+                after: dict[str, np.ndarray]) -> np.ndarray:
+    """The explainer's current grid, or -- inside its first chunk, before it has one --
+    ``grid_resolution`` values spanning the explainer's percentiles of the rows around the
+    event (the levels seen, for a categorical feature)."""
+    from ..methods.ipdp import NotStartedError
+
+    try:
+        return np.asarray(explainer.pd_.grid_values[0])
+    except NotStartedError:
+        pass
+    name = str(explainer.feature_name_)
+    values = np.concatenate([before[name], after[name]])
+    if explainer.feature_kind_ != "numeric":
+        return np.asarray(sorted(set(values.tolist()), key=str), dtype=object)
+    finite = values[np.isfinite(values)]
+    lo, hi = np.quantile(finite, explainer.percentiles)
+    return np.unique(np.linspace(lo, hi, explainer.grid_resolution))
