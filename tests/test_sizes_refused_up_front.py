@@ -57,8 +57,13 @@ def test_pd_refuses_grids_that_would_not_end():
 
 def test_impossible_sizes_are_refused_up_front_with_the_bytes():
     """Issue 15 item 9: these allocated (or swapped) for minutes before a raw MemoryError."""
-    from ixplain import (ConditionalStorage, GeometricReservoir, IncrementalPDP, SlidingWindow,
-                         UniformReservoir)
+    from ixplain import (
+        ConditionalStorage,
+        GeometricReservoir,
+        IncrementalPDP,
+        SlidingWindow,
+        UniformReservoir,
+    )
 
     # a buffer that cannot hold one feature is refused at construction (ConditionalStorage
     # was not: it took the size and failed at its first update)
