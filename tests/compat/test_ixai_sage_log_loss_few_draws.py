@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("river")
-from river import metrics, tree  # noqa: E402
+from river import metrics, tree
 
-import ixplain  # noqa: E402
-from ixplain.compat import ixai as compat  # noqa: E402
+import ixplain
+from ixplain.compat import ixai as compat
 
 NAMES = ["x0", "x1", "x2", "x3"]
 
