@@ -57,12 +57,21 @@ def test_pd_refuses_grids_that_would_not_end():
 
 def test_impossible_sizes_are_refused_up_front_with_the_bytes():
     """Issue 15 item 9: these allocated (or swapped) for minutes before a raw MemoryError."""
-    from ixplain import GeometricReservoir, IncrementalPDP, UniformReservoir
+    from ixplain import (
+        ConditionalStorage,
+        GeometricReservoir,
+        IncrementalPDP,
+        SlidingWindow,
+        UniformReservoir,
+    )
 
-    for storage in (UniformReservoir(10**12), GeometricReservoir(10**12)):
-        with pytest.raises(MemoryError, match=r"size=1,000,000,000,000\) for 3 features would "
-                                              r"need 2.*GiB \(24,000,000,000,000 bytes\), more than the .* GiB"):
-            storage.update_many(X[:5])
+    # a buffer that cannot hold one feature is refused at construction (ConditionalStorage
+    # was not: it took the size and failed at its first update)
+    for storage in (UniformReservoir, GeometricReservoir, SlidingWindow, ConditionalStorage):
+        with pytest.raises(MemoryError, match=rf"{storage.__name__}\(size=1,000,000,000,000\) "
+                           r"for 1 feature would need 7,450.6 GiB \(8,000,000,000,000 bytes\), "
+                           r"more than the .* GiB"):
+            storage(size=10**12)
     with pytest.raises(ValueError, match="'grid_resolution' parameter of IncrementalPDP must be "
                                          "at most 10,000"):
         IncrementalPDP(lambda A: A[:, 0], "x0", grid_resolution=10**7)

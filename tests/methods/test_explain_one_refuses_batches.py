@@ -4,11 +4,7 @@ nothing of the call is taken. A list of dict records was not: the loss-based exp
 raw ``TypeError: unhashable type: 'list'`` (iPFI, iSAGE, Shapley interactions), iALE an
 ``IndexError`` with a label list, and iPDP and iALE without labels took the 5 rows as if
 ``explain_many`` had been called. A list of records must get the same refusal, naming
-``explain_many``.
-
-The stream input boundary is being rewritten (helper "core"); the list-of-records cases are
-expected to fail until that rewrite emits this message (strict xfail: they fail loudly the day
-they pass, so the mark comes off)."""
+``explain_many``."""
 
 from __future__ import annotations
 
@@ -54,7 +50,6 @@ CASES = [(name, with_y) for name in sorted(EXPLAINERS) for with_y in (True, Fals
          if with_y or not EXPLAINERS[name][1]]  # (a loss-based explainer needs its labels)
 
 
-@pytest.mark.xfail(strict=True, reason="core rewrites the boundary")
 @pytest.mark.parametrize(("name", "with_y"), CASES)
 def test_a_list_of_records_is_refused_naming_explain_many_and_nothing_is_taken(name, with_y):
     explainer, _ = _started(name)

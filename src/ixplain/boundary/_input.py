@@ -105,6 +105,11 @@ class StreamInput:
             return self._table_columns(as_table(X, owner=self.owner), stream, single, row=True,
                                        source="series")
         elif isinstance(X, (list, tuple)) and X and isinstance(X[0], Mapping):
+            if single and len(X) != 1:
+                raise ValueError(
+                    f"{self.owner}.explain_one expects one observation; got a list of {len(X)} "
+                    "records (use explain_many)."
+                )
             return self._records(X, stream)
         else:
             if isinstance(X, np.ndarray) and X.ndim == 1 and not single:

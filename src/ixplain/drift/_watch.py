@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import overflow_reported
 from .._validation import param_error
 from ._attribution import INPUT_BEFORE, LOOK_MAX, InputMemory
 from ._channel import RowMemory
@@ -118,10 +119,14 @@ class ExplainerWatch(ModelChannel):
         All or nothing: if a model call raises (a data channel's copy of the model, the
         model channel's check, a PD curve of an event), the detector is put back as it was
         before the chunk (:class:`HookUndo`) and the exception propagates (the explainer
-        then takes back its part too)."""
+        then takes back its part too). numpy's overflow warnings of the copies' arithmetic
+        (a square of values near 1e200) are not shown: the detector's results are checked
+        finite where they matter; the user's model runs with the caller's settings
+        (:func:`~ixplain._numeric.overflow_reported`)."""
         undo = HookUndo(self, rows)
         try:
-            self._take_values(values, ok, rows, cols, y, losses, restarts, undo)
+            with overflow_reported():
+                self._take_values(values, ok, rows, cols, y, losses, restarts, undo)
         except BaseException:
             undo.restore()
             raise

@@ -186,10 +186,9 @@ def _value_bins(
     else:
         order = np.argsort(present, kind="stable") if w is not None else None
         xs = np.sort(present) if order is None else present[order]
-        starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])  # xs is sorted
-        if not interval_only and len(starts) <= grid_resolution + 1 and (
-                np.diff(np.r_[starts, len(xs)]).min() >= min_bin_size or len(starts) == 1):
-            return _discrete_bins(name, x, xs[starts], missing, integer)
+        levels = None if interval_only else discrete_levels(xs, grid_resolution, min_bin_size)
+        if levels is not None:
+            return _discrete_bins(name, x, levels, missing, integer)
         if len(xs) < min_bin_size:
             raise ValueError(
                 f"{_OWNER}: feature {name!r} has {len(xs)} non-missing values, fewer than "
@@ -206,6 +205,25 @@ def _value_bins(
     n_outside = int(((bins < 0) & ~missing).sum())
     grid = _as_int_if_integral(edges) if integer and edges.dtype.kind == "f" else edges
     return FeatureBins(name, "numeric", grid, bins, bins.copy(), rule, int(missing.sum()), n_outside)
+
+
+def discrete_levels(xs: np.ndarray, grid_resolution: int, min_bin_size: int) -> np.ndarray | None:
+    """The levels of the sorted values ``xs`` when they are read as discrete, else None.
+
+    The rule: at most ``grid_resolution + 1`` distinct values, each held by at least
+    ``min_bin_size`` rows (or a single value). Then ALE takes one step per level (the static
+    ALE's ``"levels"`` rule; :class:`~ixplain.IncrementalALE` uses the levels as its edges).
+
+    >>> discrete_levels(np.array([0.0] * 10 + [1.0] * 12), 20, 10)
+    array([0., 1.])
+    >>> discrete_levels(np.arange(30.0), 20, 1) is None
+    True
+    """
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])  # xs is sorted
+    if len(starts) <= grid_resolution + 1 and (
+            np.diff(np.r_[starts, len(xs)]).min() >= min_bin_size or len(starts) == 1):
+        return xs[starts]
+    return None
 
 
 def _discrete_bins(name: str, x: np.ndarray, levels: np.ndarray, missing: np.ndarray,

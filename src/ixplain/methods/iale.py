@@ -20,7 +20,9 @@ Edges on a stream
 -----------------
 Unless ``edges`` are given, the first ``regrid_every`` rows are a warm-up: they are stored,
 not explained, and the ``K = grid_resolution`` bins start at the quantiles of the feature in the
-storage after them. The edges are re-estimated every ``regrid_every`` rows from the quantiles of
+storage after them; a feature the static ALE reads as discrete (at most ``grid_resolution + 1``
+distinct stored values, each held by at least 10 rows) takes its levels as edges instead: one
+step per level, as :func:`~ixplain.accumulated_local_effects` does. The edges are re-estimated every ``regrid_every`` rows from the quantiles of
 the feature in the storage (rows before that point), when the stored values leave the current range or a bin
 holds fewer than a quarter of its share. Re-forming the bins never restarts the estimate: the
 smoothed statistics of the old bins are carried to the new ones through their *slopes* (effect
@@ -58,6 +60,7 @@ from ..aggregation import EWMean, Mean
 from ..results.ale import AccumulatedLocalEffects
 from ..storage.base import Batch
 from ..tabular import Table
+from ._ale_bins import discrete_levels
 from ._engine import RowBatch
 from ._incremental import IncrementalExplainer, Sampler
 from ._skips import apply_nan_policy
@@ -72,6 +75,8 @@ from .ipdp import NotStartedError
 
 __all__ = ["IncrementalALE"]
 
+#: Rows per level for a feature to be read as discrete: the static ALE's default ``min_bin_size``.
+_LEVEL_ROWS = 10
 #: Power of the difference in each moment of :func:`row_moments` (how it scales with width).
 _ORDERS = np.array([0, 1, 2, 1, 0, 0])
 
@@ -389,16 +394,20 @@ class IncrementalALE(IncrementalExplainer):
         values = np.asarray(self.storage._cols[name][:n], dtype=np.float64)
         values = values[np.isfinite(values)]
         old = self.edges_
+        levels = self._levels(values)
         if old is None:  # end of the warm-up
             # at most one bin per stored value (a huge grid_resolution is not a huge matrix)
-            self.edges_ = stream_edges(values, min(self.grid_resolution, max(1, len(values) - 1)))
+            self.edges_ = levels if levels is not None else stream_edges(
+                values, min(self.grid_resolution, max(1, len(values) - 1)))
+            return
+        if levels is not None and np.array_equal(levels, old):
             return
         counts = np.bincount(np.clip(_interval_bins(np.clip(values, old[0], old[-1]), old), 0,
                                      None), minlength=len(old) - 1)
         outside = values.min() < old[0] or values.max() > old[-1]
-        if not outside and counts.min() >= 0.25 * len(values) / (len(old) - 1):
+        if levels is None and not outside and counts.min() >= 0.25 * len(values) / (len(old) - 1):
             return
-        new = stream_edges(values, len(old) - 1)
+        new = levels if levels is not None else stream_edges(values, len(old) - 1)
         if new is None:
             return
         agg = self._aggregator
@@ -415,6 +424,13 @@ class IncrementalALE(IncrementalExplainer):
             self._restart(old, new)
         self.edges_ = new
         self.n_regrids_ += 1
+
+    def _levels(self, values: np.ndarray) -> np.ndarray | None:
+        """The stored values' levels when the static ALE reads them as discrete (one step per
+        level: :func:`~ixplain.methods._ale_bins.discrete_levels` with its default
+        ``min_bin_size``), at least two; else None (quantile edges)."""
+        levels = discrete_levels(np.sort(values), self.grid_resolution, _LEVEL_ROWS)
+        return levels if levels is not None and len(levels) >= 2 else None
 
     def _restart(self, old: np.ndarray, new: np.ndarray) -> None:
         """Start the estimate afresh on the ``new`` edges (with a new power of two for the

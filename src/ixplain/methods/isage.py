@@ -21,7 +21,11 @@ Let ``P`` be the distribution of the storage rows and, for a coalition ``S``,
 * ``loss='log_loss'`` (default ``n_samples=32``): SAGE up to an ``O(1/s^2)`` bias left by the
   jackknife correction ``s l(pbar) - (s - 1) mean_j l(pbar_{-j})`` (the plain plug-in has an
   ``O(1/s)`` bias). For models whose probabilities reach 0 or 1 the log loss of a mean of few
-  draws is unstable; prefer Brier there or raise ``n_samples``.
+  draws is unstable (a draw at 0 weighs 34.5 nats: with 5 draws a Hoeffding tree's values
+  summed to half the explained loss, with 2 the marginal loss came out negative), so an
+  ``n_samples`` below 32 is raised to 32 with a warning; prefer Brier for fewer draws. (The
+  static :func:`~ixplain.sage` with the same few draws stays right in sum: its control variate
+  pins the mean total to the exactly known explained loss, which a stream does not have.)
 * ``n_samples=1`` with squared error / Brier, and every other loss (absolute error, 0-1,
   callables; default ``n_samples=32``): no unbiased estimator exists; the estimate converges to
   the Shapley values of ``v_s(S) = E[l(empty) - l(mean of s draws of f(x_S, X'_{-S}), y)]``, which
@@ -42,6 +46,7 @@ inflated (for ``y = x0 * x1`` on ``{-1, 1}^3``: about -1/3 for the dummy instead
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -67,6 +72,11 @@ def check_game_options(n_samples: Any, groups: Any, correction: str, owner: str)
     the loss's ``correction``), after checking ``groups`` is None or a dict (iSAGE and the
     incremental Shapley interactions take both).
 
+    With the log loss (jackknife correction) an ``n_samples`` below 32 is raised to 32 with a
+    ``UserWarning``: the log loss of a mean of fewer draws is unstable where probabilities
+    reach 0 or 1 (the static :func:`~ixplain.sage` stays right there, through its control
+    variate on the exactly known explained loss; a stream has no such anchor).
+
     Raises
     ------
     ValueError, TypeError
@@ -79,6 +89,17 @@ def check_game_options(n_samples: Any, groups: Any, correction: str, owner: str)
         s = DEFAULT_SAMPLES[correction]
     else:
         s = int(check_int(n_samples, "n_samples", owner, min_value=1))  # type: ignore[arg-type]
+        least = DEFAULT_SAMPLES["jackknife"]
+        if correction == "jackknife" and s < least:
+            warnings.warn(
+                f"{owner}: n_samples={s} raised to {least} for the log loss: the log loss of a "
+                "mean of few draws is unstable where the model's probabilities reach 0 or 1 (a "
+                "draw at 0 weighs -log(1e-15) = 34.5; with 5 draws a Hoeffding tree's values "
+                "summed to half the explained loss, with 2 the marginal loss was negative). "
+                "Fewer draws: loss='brier' (unbiased from 2 draws).",
+                UserWarning, stacklevel=3,
+            )
+            s = least
     if groups is not None and not isinstance(groups, dict):
         raise param_error(
             owner, "groups", "None or a non-empty dict of group name -> list of features",

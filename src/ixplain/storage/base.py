@@ -183,6 +183,10 @@ class SlotStorage:
 
     def __init__(self, size: int, random_state: Any = None) -> None:
         self.size = int(check_int(size, "size", self._owner, min_value=1))  # type: ignore[arg-type]
+        # (the features are known at the first update, which checks the whole buffer; a size
+        # whose buffer cannot hold even one feature is refused here, at construction)
+        check_allocation(8 * self.size, f"{type(self).__name__}(size={self.size:,}) for 1 feature",
+                         self._owner, "Choose a smaller size.")
         self.random_state = random_state
         self._seed: int | None = (
             None if random_state is None else root_seed(random_state, self._owner)
