@@ -231,3 +231,21 @@ def test_assigning_the_detector_replaces_only_the_detector():
     assert explainer.drift_detector is None and explainer.observers_ == (record, snaps)
     explainer.drift_detector = None
     assert explainer.observers_ == (record, snaps)
+
+
+def test_a_pickled_explainer_keeps_its_observers_and_goes_on_as_before():
+    X, y = _stream()
+    straight = _explainer(max_batch=64)
+    seen = straight.subscribe(Record())
+    straight.subscribe(Record())
+    straight.explain_many(X, y)
+    half = _explainer(max_batch=64)
+    half.subscribe(Record())
+    half.subscribe(Record())
+    half.explain_many(X[:300], y[:300])
+    copy = pickle.loads(pickle.dumps(half))
+    first, second = copy.observers_
+    copy.explain_many(X[300:], y[300:])
+    assert _state(copy) == _state(straight)
+    assert first.rows == second.rows == seen.rows
+    assert first.snapshots == seen.snapshots

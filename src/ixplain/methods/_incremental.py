@@ -74,7 +74,8 @@ A batch is processed in parts (:meth:`IncrementalExplainer._parts`), each all or
 (:meth:`IncrementalExplainer._run_part`): when a model call of a part raises -- the
 explainer's, or an attached drift detector's -- the explainer (attributes, storage, model
 labels, the class's own state) and the detector are put back as they were before the part, and
-the error says which rows were kept. Most of it costs nothing: the explainer's model call comes
+the error says which rows were kept; so are the other observers that took the part, when one
+observer refuses it (:mod:`ixplain.observers`). Most of it costs nothing: the explainer's model call comes
 before its writes, so only what precedes it is kept (a shallow copy of the attributes), and a
 write is made undoable only when a fallible step can follow it (a drift hook, a class's own
 pipeline). A subclass that changes state in place before its model call keeps it in
