@@ -38,7 +38,7 @@ def build_drift(ex: StreamExplainers, method: str, klass: Any, model: Any,
             return
 
 
-def snapshot_drift(ex: StreamExplainers, row: int) -> None:
+def snapshot_drift(ex: StreamExplainers, key: str, explainer: Any, row: int) -> None:
     """Nothing to record: the detector keeps its events."""
 
 

@@ -275,6 +275,7 @@ def _setup(cfg: StreamConfig) -> _Setup:
         grid_resolution=cfg.grid_resolution,
         sage_samples=cfg.sage_samples,
         removal=cfg.removal,
+        every=every,
     )
     explainers = StreamExplainers.build(methods, model, options)
     return _Setup(frame, target, task, source, known_drift, names, model_name, model,
@@ -419,11 +420,10 @@ def _loop(setup: _Setup, metric: _Prequential, batch: int, bar: Any) -> None:
         # 1. explain the mini-batch with the model as it is now (it has not seen these rows;
         #    one batched model call per explainer)
         setup.explainers.explain_many([x for x, _ in chunk], [y for _, y in chunk])
-        # 2. strictly prequential for each row: predict, score, then learn
+        # 2. strictly prequential for each row: predict, score, then learn (the explainers
+        #    published their snapshots to the run's recorders: StreamExplainers)
         metric.learn(setup.model, chunk, before)
         now = metric.rows_seen
-        if now // every > before // every:
-            setup.explainers.snapshot(now)
         if bar is not None:
             bar.update(len(chunk))
             if now // 256 > before // 256:

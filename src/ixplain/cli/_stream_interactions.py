@@ -42,13 +42,13 @@ def build_interactions(ex: StreamExplainers, method: str, klass: Any, model: Any
         model, loss=loss.get(_KEY, "squared_error") if isinstance(loss, dict) else loss,
         feature_names=list(options.feature_names), alpha=options.alpha,
         random_state=options.seed, nan_policy=options.nan_policy,
+        history_every=options.every,
     )
     ex.snapshots[_KEY] = []
 
 
-def snapshot_interactions(ex: StreamExplainers, row: int) -> None:
+def snapshot_interactions(ex: StreamExplainers, key: str, explainer: Any, row: int) -> None:
     """``(row, values, variances, standard errors)`` once the explainer has explained a row."""
-    explainer = ex.explainers[_KEY]
     if explainer.n_explained_ == 0:  # still warming up its storage
         return
     ex.snapshots[_KEY].append((row, np.array(explainer.importances_, dtype=np.float64),

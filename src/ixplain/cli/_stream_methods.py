@@ -47,6 +47,7 @@ def _build_importance(
         "alpha": options.alpha,
         "random_state": options.seed,
         "nan_policy": options.nan_policy,
+        "history_every": options.every,
     }
     if method == "sage" and options.sage_samples is not None:
         kwargs["n_samples"] = options.sage_samples
@@ -59,21 +60,20 @@ def _build_importance(
         ex.traces[key] = _Trace()
 
 
-def _snapshot_importance(ex: StreamExplainers, row: int) -> None:
+def _snapshot_importance(ex: StreamExplainers, key: str, explainer: Any, row: int) -> None:
     """Importances, variances and 95% bounds (NaN before an explainer has a bound)."""
     names = ex.feature_names
-    for method, explainer in ex.importance.items():
-        trace = ex.traces[method]
-        values = importance_vector(getattr(explainer, "importances_", None), names)
-        variances = importance_vector(getattr(explainer, "variances_", None), names)
-        try:
-            bound = importance_vector(explainer.confidence_bound(DELTA), names)
-        except Exception:  # an explainer without a bound yet: no band
-            bound = np.full(len(names), np.nan)
-        trace.rows.append(row)
-        trace.values.append(values)
-        trace.variances.append(variances)
-        trace.bounds.append(bound)
+    trace = ex.traces[key]
+    values = importance_vector(getattr(explainer, "importances_", None), names)
+    variances = importance_vector(getattr(explainer, "variances_", None), names)
+    try:
+        bound = importance_vector(explainer.confidence_bound(DELTA), names)
+    except Exception:  # an explainer without a bound yet: no band
+        bound = np.full(len(names), np.nan)
+    trace.rows.append(row)
+    trace.values.append(values)
+    trace.variances.append(variances)
+    trace.bounds.append(bound)
 
 
 def final_importances(ex: StreamExplainers) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -184,6 +184,7 @@ def _build_pdp(
             nan_policy=options.nan_policy,
             range_source="storage",
             storage=UniformReservoir(2000),
+            history_every=options.every,
             **kwargs,
         )
         ex.pd_snapshots[feature] = []
@@ -202,11 +203,11 @@ def integer_pd_options(column: pd.Series, limit: int = 50) -> dict[str, Any]:
     return {"grid_resolution": max(n_levels, 2), "percentiles": (0.0, 1.0)}
 
 
-def _snapshot_pdp(ex: StreamExplainers, row: int) -> None:
-    for feature, explainer in ex.pdp.items():
-        curve = pd_curve(getattr(explainer, "pd_", None), feature)
-        if curve is not None:
-            ex.pd_snapshots[feature].append((row, curve[0], curve[1]))
+def _snapshot_pdp(ex: StreamExplainers, key: str, explainer: Any, row: int) -> None:
+    feature = key.removeprefix("pdp:")
+    curve = pd_curve(getattr(explainer, "pd_", None), feature)
+    if curve is not None:
+        ex.pd_snapshots[feature].append((row, curve[0], curve[1]))
 
 
 def _write_pdp(run: StreamRun, out: Path) -> list[Path]:
@@ -251,7 +252,7 @@ def _build_ale(
     for feature in (f for f in options.pd_features if f not in skipped):
         ex.explainers[f"ale:{feature}"] = klass(
             model, feature, grid_resolution=options.grid_resolution, alpha=options.alpha,
-            random_state=options.seed,
+            random_state=options.seed, history_every=options.every,
         )
     ex.snapshots["ale"] = []
 
@@ -264,14 +265,13 @@ def _ale_snapshots(run: StreamRun) -> dict[str, list[tuple[int, Any, Any, Any]]]
     return out
 
 
-def _snapshot_ale(ex: StreamExplainers, row: int) -> None:
-    for key, explainer in ex.explainers.items():
-        if not key.startswith("ale:") or explainer.n_explained_ == 0:  # still warming up
-            continue
-        res = explainer.ale_
-        ex.snapshots["ale"].append(
-            (key[4:], row, np.asarray(res.grid_values[0]), res.average[0], res.std[0])
-        )
+def _snapshot_ale(ex: StreamExplainers, key: str, explainer: Any, row: int) -> None:
+    if explainer.n_explained_ == 0:  # still warming up
+        return
+    res = explainer.ale_
+    ex.snapshots["ale"].append(
+        (key[4:], row, np.asarray(res.grid_values[0]), res.average[0], res.std[0])
+    )
 
 
 def _warn_no_ale(run: StreamRun) -> None:

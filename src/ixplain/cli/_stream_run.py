@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..observers import ExplainerObserver
 from ._errors import CLIError
 from ._methods import _public
 from ._writers import Table
@@ -121,6 +122,9 @@ class ExplainerOptions:
     pd_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The numeric features (None: unknown, all taken as numeric); iALE explains only these.
     numeric_features: Sequence[str] | None = None
+    #: Rows between snapshots: every explainer's ``history_every`` (its snapshots are what
+    #: the run records, :class:`_Recorder`).
+    every: int = 100
 
 
 @dataclass
@@ -129,6 +133,35 @@ class _Trace:
     values: list[np.ndarray] = field(default_factory=list)
     variances: list[np.ndarray] = field(default_factory=list)
     bounds: list[np.ndarray] = field(default_factory=list)
+
+
+class _Recorder(ExplainerObserver):
+    """Records one explainer's snapshots for the run's files: subscribed to the explainer
+    (:mod:`ixplain.observers`), it notes the snapshot row the explainer publishes
+    (``on_snapshot``; its ``history_every`` is the run's ``every``) and, once the explain call
+    has taken all its rows (``on_call_end``), records the explainer's state with its method's
+    ``snapshot`` function. The loop's batches end on snapshot rows, so that state is the one
+    after the snapshot row."""
+
+    def __init__(self, run: StreamExplainers, key: str, explainer: Any,
+                 record: Callable[[StreamExplainers, str, Any, int], None]) -> None:
+        self.run, self.key, self.explainer, self.record = run, key, explainer, record
+        self.due: int | None = None
+
+    def values_undo(self) -> None:
+        return None  # (takes no values)
+
+    def on_snapshot(self, n_seen: int, estimate: Any, variance: Any) -> None:
+        self.due = n_seen
+
+    def on_failure(self, exc: BaseException) -> None:
+        self.due = None  # (the part that reached it was taken back)
+
+    def on_call_end(self) -> None:
+        if self.due is not None:
+            row, self.due = self.due, None
+            self.record(self.run, self.key, self.explainer, row)
+            self.run.last_row = row
 
 
 @dataclass
@@ -149,14 +182,18 @@ class StreamExplainers:
     snapshots : dict of str to list
         Snapshots of methods without a field of their own, by method name (what a new
         method's ``snapshot`` records and its ``write``/``plot`` read).
-    snapshot_row : int or None
-        The stream row of the latest :meth:`snapshot` (None before the first).
     drift : dict of str to ExplanationDriftDetector
         The detector watching an importance explainer (``"pfi"``, else ``"sage"``).
     settings : dict
         ``"storage"``: a description of each importance explainer's storage.
     last_row : int or None
-        The stream row of the latest :meth:`snapshot`.
+        The stream row of the latest snapshot recorded (None before the first).
+    methods_of : dict of str to str
+        The method (``--explain`` name) of each explainer.
+
+    Each explainer publishes its snapshots to a recorder (:class:`_Recorder`) that records
+    them with its method's ``snapshot`` function; :meth:`snapshot` records them all at once
+    (the run's closing snapshot).
     """
 
     feature_names: list[str]
@@ -170,6 +207,7 @@ class StreamExplainers:
     settings: dict[str, Any] = field(default_factory=dict)
     drift: dict[str, Any] = field(default_factory=dict)
     last_row: int | None = None
+    methods_of: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -186,6 +224,10 @@ class StreamExplainers:
                     "does not have."
                 )
             entry.build(self, method, klass, model, options)
+            for key in [k for k in self.explainers if k not in self.methods_of]:
+                self.methods_of[key] = method
+                explainer = self.explainers[key]
+                explainer.subscribe(_Recorder(self, key, explainer, entry.snapshot))
         self.settings = {
             "storage": {m: _describe_storage(e) for m, e in self.importance.items()},
         }
@@ -201,9 +243,10 @@ class StreamExplainers:
         self.explain_many([x], [y])
 
     def snapshot(self, row: int) -> None:
-        """Record the current state of every method at stream row ``row``."""
-        for snap in dict.fromkeys(STREAM_METHODS[m].snapshot for m in self.methods):
-            snap(self, row)
+        """Record the current state of every explainer at stream row ``row`` (the run's
+        closing snapshot; the others are recorded as the explainers publish them)."""
+        for key, explainer in self.explainers.items():
+            STREAM_METHODS[self.methods_of[key]].snapshot(self, key, explainer, row)
         self.last_row = row
 
     def last_snapshot_row(self) -> int | None:
@@ -242,8 +285,10 @@ class StreamMethod:
         Public ixplain class of the explainer (a build without it reports it unavailable).
     build : callable (StreamExplainers, method, class, model, ExplainerOptions) -> None
         Constructs the explainer(s) and adds them to the ``StreamExplainers``.
-    snapshot : callable (StreamExplainers, row) -> None
-        Records the explainers' current values at stream row ``row``.
+    snapshot : callable (StreamExplainers, key, explainer, row) -> None
+        Records the current values of the explainer ``key`` (one the entry built) at stream
+        row ``row``; called when the explainer publishes a snapshot (every ``every`` rows:
+        :class:`_Recorder`) and for the run's closing snapshot.
     write : callable (StreamRun, Path) -> list of Path
         Writes the CSV/Parquet/JSON files of the snapshots; returns their paths.
     plot : callable (StreamRun, Path) -> list of (caption, Path)
@@ -256,7 +301,7 @@ class StreamMethod:
 
     needs: str
     build: Callable[[StreamExplainers, str, Any, Any, ExplainerOptions], None]
-    snapshot: Callable[[StreamExplainers, int], None]
+    snapshot: Callable[[StreamExplainers, str, Any, int], None]
     write: Callable[[StreamRun, Path], list[Path]]
     plot: Callable[[StreamRun, Path], list[Image]]
     tables: Callable[[StreamRun], list[Table]] = _nothing

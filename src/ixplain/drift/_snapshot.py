@@ -39,7 +39,8 @@ def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
     the detector, the history (and the storage unless ``keep_storage``)."""
     memo: dict[int, Any] = {}
     hook = explainer.__dict__.get("_on_values")
-    for obj in (hook, getattr(explainer, "drift_detector", None)):
+    for obj in (hook, getattr(explainer, "drift_detector", None),
+                explainer.__dict__.get("_observers")):  # (a copy publishes to no observer)
         if obj is not None:
             memo[id(obj)] = None
     if not keep_storage:
@@ -49,8 +50,8 @@ def detached_copy(explainer: Any, *, keep_storage: bool = True) -> Any:
     if undo is not None:
         memo[id(undo)] = None
     clone = copy.deepcopy(explainer, memo)
-    for transient in ("_undo", "_batch_start", "_resume_as", "_deferred"):  # (of the call
-        clone.__dict__.pop(transient, None)                                 # under way)
+    for transient in ("_undo", "_batch_start", "_resume_as", "_deferred", "_observers"):
+        clone.__dict__.pop(transient, None)  # (of the call under way; the observers)
     # the explainer's own warning covers the rows its copies skip (and names them as the
     # user gave them: a label-free copy's labels are the model's predictions)
     clone._warned = True

@@ -131,6 +131,17 @@ class ExplainerWatch(ModelChannel):
             undo.restore()
             raise
 
+    def values_undo(self) -> Any:
+        """Before a part that another observer of the explainer may still refuse: a function
+        that puts the detector back as it is now (from a checkpoint copy: ``_checkpoint``)."""
+        saved = self._checkpoint()
+
+        def undo() -> None:
+            self.__dict__.clear()
+            self.__dict__.update(saved.__dict__)
+
+        return undo
+
     def _take_values(self, values: Any, ok: np.ndarray, rows: np.ndarray, cols: Any, y: Any,
                      losses: np.ndarray | None, restarts: Any, undo: HookUndo) -> None:
         """:meth:`on_values`' work: every model call of the data channels first (the copies

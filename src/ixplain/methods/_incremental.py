@@ -24,8 +24,8 @@ carries a row through the layers, each in its own module:
    the storage holding rows ``< t`` (the first row of a stream is only stored), then stored;
 4. the aggregator, in segments that end at the ``history_`` snapshot rows;
 5. the observers (:mod:`ixplain.observers`): the per-row values, snapshots and failures are
-   published to the explainer's observer (the ``drift_detector``), which the explainer does
-   not import.
+   published to every subscribed observer (:meth:`subscribe`; the ``drift_detector`` is one),
+   which the explainer does not import.
 
 A subclass writes only :meth:`IncrementalExplainer._explain_batch` -- the batched ``lambda`` --
 and, if needed, :meth:`IncrementalExplainer._value_shape` and :meth:`_default_storage`. It may
@@ -74,7 +74,8 @@ A batch is processed in parts (:meth:`IncrementalExplainer._parts`), each all or
 (:meth:`IncrementalExplainer._run_part`): when a model call of a part raises -- the
 explainer's, or an attached drift detector's -- the explainer (attributes, storage, model
 labels, the class's own state) and the detector are put back as they were before the part, and
-the error says which rows were kept. Most of it costs nothing: the explainer's model call comes
+the error says which rows were kept; so are the other observers that took the part, when one
+observer refuses it (:mod:`ixplain.observers`). Most of it costs nothing: the explainer's model call comes
 before its writes, so only what precedes it is kept (a shallow copy of the attributes), and a
 write is made undoable only when a fallible step can follow it (a drift hook, a class's own
 pipeline). A subclass that changes state in place before its model call keeps it in
@@ -148,7 +149,7 @@ from ..boundary import (
     refuse_labels,
 )
 from ..models import as_model
-from ..observers import subscribe
+from ..observers import Observed, observers_of
 from ..storage import GeometricReservoir, UniformReservoir
 from ..storage.base import Batch, SlotStorage
 from ..tabular import Schema, Table
@@ -163,7 +164,7 @@ _RowStreams = RowStreams  # (the name in pickles made before the sampler had its
 _NO_UNDO = nullcontext()  # (IncrementalExplainer._first_call once the schema is fixed)
 
 
-class IncrementalExplainer:
+class IncrementalExplainer(Observed):
     """Base class: explain a model on a stream, one observation or mini-batch at a time.
 
     Parameters
@@ -219,8 +220,8 @@ class IncrementalExplainer:
     #: stream row indices, the rows themselves (canonical columns, labels), from a method that
     #: computed it (:attr:`Sampler.losses`) the model's own per-row loss (``(B,)``, else
     #: None), and from iPDP the stream rows from which its values are summaries on a core grid
-    #: fixed again (the values before and after are not comparable): the observer's
-    #: ``on_values``, set by :func:`~ixplain.observers.subscribe`.
+    #: fixed again (the values before and after are not comparable): set when an observer
+    #: that takes values subscribes (:mod:`ixplain.observers`).
     _on_values: Any = None
     #: Whether ``_explain_batch`` needs labels ``y``.
     requires_labels = True
@@ -387,8 +388,7 @@ class IncrementalExplainer:
             except BaseException as exc:
                 raise_part_failed(self, label_shape_failure(self, exc, y, yarr, "explain_one"),
                                   "explain_one", 0, self.n_seen_, yarr is not None)
-        observer = self.__dict__.get("drift_detector")
-        if observer is not None:  # (the call is complete: results may go to user callbacks)
+        for observer in observers_of(self):  # (the call is complete: user callbacks)
             observer.on_call_end()
         return self.importances_
 
@@ -447,8 +447,7 @@ class IncrementalExplainer:
         finally:
             if start is not None:
                 skip_warning(self, start)
-        observer = self.__dict__.get("drift_detector")
-        if observer is not None:  # (the call is complete: results may go to user callbacks)
+        for observer in observers_of(self):  # (the call is complete: user callbacks)
             observer.on_call_end()
         return self.importances_
 
@@ -536,31 +535,14 @@ class IncrementalExplainer:
 
     def _parts(self, B: int) -> list[tuple[int, int]]:
         """``(start, stop)`` of the parts of a ``B``-row batch that :meth:`explain_many`
-        processes: at most ``max_batch`` rows, and cut after the rows where an attached drift
-        detector checks the model, so that its checks and snapshots see the explainer as it
-        is after that row, however the caller batched the stream."""
+        processes: at most ``max_batch`` rows, and cut after the rows where an observer asks
+        (the drift detector: where it checks the model), so that what it sees is the
+        explainer as it is after that row, however the caller batched the stream."""
         cuts = set(range(0, B, self.max_batch))
-        detector = self.__dict__.get("drift_detector")
-        if detector is not None:
-            cuts.update(detector.cut_offsets(self.n_seen_, B))
+        for observer in observers_of(self):
+            cuts.update(observer.cut_offsets(self.n_seen_, B))
         edges = [*sorted(cuts), B]
         return list(zip(edges[:-1], edges[1:]))
-
-    @property
-    def drift_detector(self) -> Any:
-        """The attached :class:`~ixplain.drift.ExplanationDriftDetector` (None: none).
-
-        Assigning a detector attaches it, as the ``drift_detector`` parameter does (see
-        :func:`~ixplain.observers.subscribe`: a ``TypeError`` for anything but an observer
-        (:class:`~ixplain.observers.ExplainerObserver`) or None, a ``ValueError`` once the explainer has seen rows or when the
-        detector watches another explainer; nothing changes then); None detaches the
-        current one (the explainer stops reporting to it).
-        """
-        return self.__dict__.get("drift_detector")
-
-    @drift_detector.setter
-    def drift_detector(self, detector: Any) -> None:
-        subscribe(self, detector)
 
     @property
     def importances_(self) -> np.ndarray:
@@ -748,8 +730,7 @@ class IncrementalExplainer:
         if every and self.n_seen_ // every > before // every and self._aggregator.n > 0:
             snapshot = (self.n_seen_, self.importances_, self.variances_)
             self.history_.append(snapshot)
-            observer = self.__dict__.get("drift_detector")
-            if observer is not None:
+            for observer in observers_of(self):
                 observer.on_snapshot(*snapshot)
 
     # ------------------------------------------------------------------ the input boundary

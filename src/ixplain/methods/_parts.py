@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .._validation import ModelEvaluationError
+from ..observers import observers_of
 
 __all__ = ["PartUndo", "raise_part_failed", "schema_undo", "undo_first_call"]
 
@@ -30,7 +31,9 @@ class PartUndo:
     (:meth:`IncrementalExplainer._store_rows`; only when a fallible step can follow the write:
     ``guard_writes``), and what the class keeps for the rest
     (:meth:`IncrementalExplainer._part_state`; with ``full``, also the aggregator and the
-    history, so that a part that *completed* can be undone -- the drift detector's copies).
+    history, so that a part that *completed* can be undone -- the drift detector's copies),
+    and the undo of each observer that took the part (``extra``, appended by the publisher of
+    several observers' values: :mod:`ixplain.observers`).
     """
 
     __slots__ = ("explainer", "state", "input", "labels", "storage", "writes", "extra",
@@ -87,16 +90,15 @@ def raise_part_failed(explainer: Any, exc: BaseException, method: str, start: in
                 f"{row}) raised and nothing of it was taken")
         rest = f"X[{start}:], y[{start}:]" if labels else f"X[{start}:]"
         how = f"call {call}({rest}) to continue"
-    observer = explainer.__dict__.get("drift_detector")
     if isinstance(exc, ModelEvaluationError):
         failure = ModelEvaluationError(f"{where}: {done}: {how}. {exc}")
         failure.__cause__ = exc
-        if observer is not None:
+        for observer in observers_of(explainer):
             observer.on_failure(failure)
         raise failure
     exc.add_note(f"{where}: {done}: {how}." if not isinstance(exc, Exception)
                  else f"{where}: {done}.")
-    if observer is not None:
+    for observer in observers_of(explainer):
         observer.on_failure(exc)
     raise exc
 

@@ -24,6 +24,7 @@ from .._validation import (
     param_error,
 )
 from ..models import as_model
+from ..observers import observers_of
 from ..results.partial_dependence import PartialDependence
 from ..tabular import Table
 from . import _stream_grid as sg
@@ -722,7 +723,10 @@ class IncrementalPDP(StreamGrid, IncrementalExplainer):
 
     def _snapshot(self, n_seen: int) -> None:
         grid, mean, _, _, _ = self._current()
-        self.history_.append(PDSnapshot(n_seen, mean, self.variances_, grid))
+        snapshot = PDSnapshot(n_seen, mean, self.variances_, grid)
+        self.history_.append(snapshot)
+        for observer in observers_of(self):  # (the grid: the snapshot in history_[-1])
+            observer.on_snapshot(n_seen, mean, snapshot.variance)
 
     def _current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(grid (g,), average (k, g), standard error (k, g), weight (g,), n_effective (g,))."""
