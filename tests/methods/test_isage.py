@@ -163,6 +163,7 @@ def test_log_loss_jackknife_bias_is_below_the_noise():
 @pytest.mark.parametrize("loss", ["squared_error", "brier", "log_loss", "absolute_error",
                                   "zero_one"])
 @pytest.mark.parametrize("n_samples", [1, 3, "auto"])
+@pytest.mark.filterwarnings("ignore:IncrementalSAGE. n_samples=. raised to 32:UserWarning")
 def test_ignored_feature_is_exactly_zero_for_every_setting(loss, n_samples):
     yc = (f_clf(X) > 0.5).astype(int)
     e = IncrementalSAGE(f_clf, loss=loss, n_samples=n_samples, random_state=0)
