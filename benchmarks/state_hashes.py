@@ -276,9 +276,17 @@ def _feed(e: Any, X: list[dict], y: np.ndarray, mode: str) -> str:
     return _digest(returned)
 
 
+def _module_label(cls: type) -> str:
+    """The last part of ``cls``'s module, or ``ixai`` for the ixai shim's classes (whose
+    modules mirror ixai's, so ``pfi.IncrementalPFI`` would name two classes)."""
+    if cls.__module__.startswith("ixplain.compat.ixai"):
+        return "ixai"
+    return cls.__module__.rsplit(".", 1)[-1]
+
+
 def conformance_configs() -> Iterator[tuple[str, Callable[[], dict[str, str]]]]:
     """``(name, run)`` of every ``conf/`` and ``drift/`` configuration."""
-    cases = {f"{cls.__module__.rsplit('.', 1)[-1]}.{cls.__name__}": case
+    cases = {f"{_module_label(cls)}.{cls.__name__}": case
              for cls, case in checks.explainer_cases().items()}
     cases.update(checks.removal_cases())
     storages = checks.storage_factories()
