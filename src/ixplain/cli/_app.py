@@ -59,6 +59,16 @@ def _split(values: list[str] | None) -> list[str] | None:
     return out or None
 
 
+def _split_given(values: list[str] | None, option: str) -> list[str] | None:
+    """:func:`_split`, refusing an option given with no name in it (``--methods ""``): it
+    used to mean the default, silently."""
+    out = _split(values)
+    if values is not None and out is None:
+        raise CLIError(f"{option} was given without a name (got {', '.join(map(repr, values))});"
+                       f" leave {option} out for the default.")
+    return out
+
+
 def _guard(debug: bool, body: Callable[[], Any]) -> Any:
     """Run ``body``; turn any error into one line on stderr and a non-zero exit (unless debug).
 
@@ -349,9 +359,9 @@ def explain_cmd(
             data=str(data),
             target=target,
             model=str(model),
-            features=_split(features),
-            methods=_split(methods),
-            pd_features=_split(pd_features),
+            features=_split_given(features, "--features"),
+            methods=_split_given(methods, "--methods"),
+            pd_features=_split_given(pd_features, "--pd-features"),
             n_repeats=n_repeats,
             grid_resolution=grid_resolution,
             ice_rows=ice_rows,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from ._errors import CLIError
 
-__all__ = ["check_column", "infer_task", "read_table", "select_columns", "split_kinds"]
+__all__ = ["check_column", "check_regression_target", "infer_task", "read_table", "select_columns", "split_kinds"]
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -106,6 +107,28 @@ def select_columns(
                 f"such as {bad.iloc[0]!r}; fix them or leave the cells empty (missing)."
             )
     return frame[[*names, target]], target
+
+
+def check_regression_target(frame: pd.DataFrame, target: str, model: Any, source: str) -> None:
+    """Refuse a non-numeric ``--target`` for a scikit-learn regressor, before any method runs.
+
+    Raises
+    ------
+    CLIError
+        If ``model`` is a scikit-learn regressor and the target column holds text that does
+        not parse as numbers.
+    """
+    from sklearn.base import is_regressor
+
+    if not is_regressor(model):
+        return
+    bad = _non_numbers(frame[target])
+    if bad is not None and len(bad):
+        raise CLIError(
+            f"--target {target!r}: the column in {source} is not numeric (e.g. "
+            f"{bad.iloc[0]!r}) but the model ({type(model).__name__}) is a regressor; a "
+            "regression target must be numbers."
+        )
 
 
 def _non_numbers(column: pd.Series) -> pd.Series | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._data import check_column, read_table, select_columns
+from ._data import check_column, check_regression_target, read_table, select_columns
 from ._errors import CLIError
 from ._methods import available
 from ._static_methods import (
@@ -195,6 +195,7 @@ def _prepare(cfg: ExplainConfig, out: Path) -> StaticRun:
     frame = read_table(cfg.data)
     check_column(frame, cfg.target, "target", cfg.data)  # before loading the model
     model = load_model(cfg.model, cfg.trust)
+    check_regression_target(frame, cfg.target, model, cfg.data)
     features = model_features(model, list(frame.columns), cfg.target, cfg.features, cfg.data)
     frame, target = select_columns(frame, cfg.target, features, cfg.data)
     run = StaticRun(cfg, out, frame, target, model, _methods(cfg))

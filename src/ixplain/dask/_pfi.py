@@ -13,12 +13,14 @@ from .._validation import check_int, check_memory_budget, param_error
 from ..imputation import check_removal
 from ..losses import get_loss
 from ..methods._conditional import ConditionalPFI
+from ..methods._dataset_pfi import _check_accuracy_targets
 from ..methods._engine import Method, explain_partitions, make_progress
 from ..methods.pfi import _SCORER_LOSSES, BackgroundPFI, _batched_scoring, _response_for
 from ..methods.pfi import _check_sizes as _check_pfi_sizes
 from ..models import as_model
 from ..models.base import DEFAULT_MEMORY_BUDGET
 from ..results.importance import FeatureImportance
+from ..tabular import as_table
 from ._partitions import (
     _background,
     _conditional_sampler,
@@ -167,6 +169,8 @@ def permutation_importance(
             f"{_PFI_OWNER}: unknown feature(s) {unknown or feats!r}. Available features: {names}."
         )
     loss_obj, model, scale, what = _pfi_loss(estimator, loss, scoring, response_method, ddf, y)
+    if what.get("scoring") == "accuracy":
+        _check_accuracy_on_head(estimator, model, ddf, columns, y)
     for budget in (None, memory_budget):  # the importances; one observation's model call
         _check_pfi_sizes(_PFI_OWNER, 1, 1, len(columns), len(feats), n_repeats, budget)
     fn, method, rows = _pfi_method(ddf, columns, feats, model, loss_obj, n_repeats, seed,
@@ -200,6 +204,20 @@ def _pfi_method(ddf: Any, columns: list[Any], feats: list[str], model: Any, loss
     return (BackgroundPFI(model, loss, groups, bg, n_repeats, seed),
             "dask permutation_importance (marginal replacement from a background)",
             {"background_size": bg.n_rows})
+
+
+def _check_accuracy_on_head(estimator: Any, model: Any, ddf: Any, columns: list[Any],
+                            y: Any) -> None:
+    """scikit-learn's error for scoring='accuracy' on continuous targets or a regressor's
+    continuous predictions, checked on up to 1,000 rows of the first partition."""
+    import warnings
+
+    with warnings.catch_warnings():  # (dask warns when the first partition is shorter)
+        warnings.simplefilter("ignore")
+        head = ddf.head(1000, npartitions=1, compute=True)
+    if len(head):
+        _check_accuracy_targets(estimator, model, as_table(head[columns]),
+                                head[y].to_numpy(), np.arange(len(head)))
 
 
 def _pfi_loss(estimator: Any, loss: Any, scoring: Any, response_method: str, ddf: Any,

@@ -394,6 +394,28 @@ def _batched_scoring(estimator: Any, scoring: Any, y: np.ndarray) -> str | None:
     return scoring if isinstance(scoring, str) and scoring in _SCORER_LOSSES else None
 
 
+def _check_accuracy_targets(estimator: Any, model: Model, table: Table, y: np.ndarray,
+                            rows: np.ndarray) -> None:
+    """scikit-learn's own error when 'accuracy' cannot score these targets.
+
+    The batched path scores accuracy as a 0-1 loss, which takes any numbers; scikit-learn's
+    scorer refuses a continuous ``y`` or a regressor's continuous predictions ("Classification
+    metrics can't handle a mix of ... targets"). A classifier predicts labels, so only ``y`` is
+    checked for it; any other estimator's predictions on the first repeat's rows are checked too.
+    """
+    from sklearn.base import is_classifier
+    from sklearn.metrics import accuracy_score
+
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    yr = y[rows]
+    if is_classifier(final):
+        accuracy_score(yr, yr)
+        return
+    sub = Table({n: _take(c, rows) for n, c in table.columns.items()}, table.schema, table.upcast)
+    pred = np.asarray(model.predict(sub))
+    accuracy_score(yr, pred.reshape(len(rows)) if pred.size == len(rows) else pred)
+
+
 def _r2_scales(subsets, y, w):
     """R^2's scale per repeat: the (weighted) variance of ``y`` on the repeat's rows."""
     scales = np.ones(len(subsets))
@@ -419,6 +441,26 @@ def _scorer(estimator: Any, scoring: Any) -> Any:
         ) from exc
 
 
+def _batched_importances(estimator, batched, table, y, w, subsets, perms, groups, labels,
+                         settings, memory_budget, progress):
+    """The score decrease of the per-row-loss scorer ``batched`` by the batched loss path;
+    None when R^2's scale (the variance of ``y`` on a repeat's rows) is 0."""
+    owner = "permutation_importance"
+    model = as_model(estimator, response_method="predict", owner=owner)
+    model.refuse_nonfinite_outputs(owner)
+    if batched == "accuracy":
+        _check_accuracy_targets(estimator, model, table, y, subsets[0])
+    with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
+        imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w,
+                             subsets, perms, groups, memory_budget, progress)
+    refuse_nonfinite(imp, owner, "score decrease", labels)
+    scales = _r2_scales(subsets, y, w) if batched == "r2" else np.ones(len(subsets))
+    if not np.all(scales > 0):
+        return None
+    settings = dict(settings, scoring=batched, standard_error=(se / scales.mean()).tolist())
+    return FeatureImportance.from_importances(imp / scales, labels, settings)
+
+
 def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups, labels,
                          settings, memory_budget=DEFAULT_MEMORY_BUDGET, progress=None):
     owner = "permutation_importance"
@@ -429,17 +471,10 @@ def _importances_scoring(estimator, scoring, table, y, w, subsets, perms, groups
         )
     batched = _batched_scoring(estimator, scoring, y)
     if batched is not None:
-        model = as_model(estimator, response_method="predict", owner=owner)
-        model.refuse_nonfinite_outputs(owner)
-        with overflow_reported():  # (a non-finite loss: refuse_nonfinite's error, not numpy's)
-            imp, se = _pfi_means(model, get_loss(_SCORER_LOSSES[batched]), table, y, w,
-                                 subsets, perms, groups, memory_budget, progress)
-        refuse_nonfinite(imp, owner, "score decrease", labels)
-        scales = _r2_scales(subsets, y, w) if batched == "r2" else np.ones(len(subsets))
-        if np.all(scales > 0):
-            settings = dict(settings, scoring=batched,
-                            standard_error=(se / scales.mean()).tolist())
-            return FeatureImportance.from_importances(imp / scales, labels, settings)
+        done = _batched_importances(estimator, batched, table, y, w, subsets, perms, groups,
+                                    labels, settings, memory_budget, progress)
+        if done is not None:
+            return done
     scorer = _scorer(estimator, scoring)
 
     def score(rows: np.ndarray, cols: dict[str, Any]) -> Any:

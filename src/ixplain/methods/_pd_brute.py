@@ -405,7 +405,9 @@ class ICEFunction(Method):
         """Integer features of ``table`` that the grid gives non-integer values."""
         out: set[str] = set()
         for name, g in zip(self.features, self.grid_values):
-            if table.set_column(name, np.resize(g, table.n_rows)).upcast - table.upcast:
+            g = np.asarray(g)  # every grid value, not one: the first value may be an integer
+            rows = table.take(np.resize(np.arange(table.n_rows, dtype=np.intp), len(g)))
+            if len(g) and rows.set_column(name, g).upcast - table.upcast:
                 out.add(name)
         return frozenset(out)
 

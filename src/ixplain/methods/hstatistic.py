@@ -85,6 +85,7 @@ References
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -214,7 +215,17 @@ def h_statistic(
     HStatistic
         ``overall_h2`` (n_outputs, n_features), ``pairwise_h2`` (n_outputs, n_features,
         n_features; NaN where not computed), their unnormalised numerators, ``pairs`` and the
-        settings (``method`` says which method ran, ``n_rows`` how many rows).
+        settings (``method`` says which method ran, ``n_rows`` how many rows;
+        ``unnormalized_overflow`` is True when the squared unnormalised numerators or the
+        prediction variance exceed float64 and are inf).
+
+    Warns
+    -----
+    RuntimeWarning
+        When outputs are so large (above about 1e154) that the squared unnormalised numerators
+        or the prediction variance overflow float64 (inf): the normalised ``H^2`` and the
+        unsquared unnormalised ``H`` (``normalize=False, squared=False``) are computed on
+        scaled outputs and stay right.
 
     Raises
     ------
@@ -552,6 +563,22 @@ def _pairwise(req: _Request, backend: Any, effects: dict[str, Any],
     return h2, num
 
 
+def _overflowed(num: np.ndarray, pair_num: np.ndarray, var: np.ndarray) -> bool:
+    """Whether a squared quantity overflowed float64 on unscaling; warn if so (the normalised
+    statistic and the roots, computed on scaled outputs, are right)."""
+    over = bool(np.isinf(num).any() or np.isinf(pair_num).any() or np.isinf(var).any())
+    if over:
+        warnings.warn(
+            "h_statistic: the outputs are so large that the unnormalized statistic (the squared "
+            "numerators overall_unnormalized / pairwise_unnormalized, the 'unnormalized' column "
+            "of to_frame(), and prediction_variance) overflows float64 and is inf; the "
+            "normalized H^2 and the unsquared unnormalized H (normalize=False, squared=False) "
+            "are computed on scaled outputs and are right.",
+            RuntimeWarning, stacklevel=4,
+        )
+    return over
+
+
 def _compute(req: _Request, backend: Any, used: str, rows: np.ndarray | None) -> HStatistic:
     backend = _Scaled(backend)
     effects, num = _overall(req, backend, used)
@@ -570,6 +597,7 @@ def _compute(req: _Request, backend: Any, used: str, rows: np.ndarray | None) ->
         roots = (power_scaled(np.sqrt(num), -backend.shift),
                  power_scaled(np.sqrt(pair_num), -backend.shift))
         num, pair_num, var = (backend.unscaled(a) for a in (num, pair_num, var))
+    settings["unnormalized_overflow"] = _overflowed(num, pair_num, var)
     return HStatistic(overall_h2, num, pair_h2, pair_num, var, pairs, list(req.names),
                       [str(o) for o in outputs], req.normalize, req.squared, settings,
                       roots=roots)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import is_instance
-from .._validation import check_options, param_error
+from .._validation import ModelEvaluationError, check_options, param_error
 from ._lightgbm import lightgbm_fast_path
 from .base import Model, _class_index
 from .river_trees import predict_river_tree
@@ -294,6 +294,9 @@ class CallableModel(Model):
         # the distinct labels seen before a per-row classifier is recognised (they become its
         # classes then); a dict for O(1) lookups, at most _MAX_PENDING_LABELS of them
         self._labels: dict[Any, None] = {}
+        # what the function raised on one record when it was tried as a per-row function: if
+        # the batch call fails too, this (the user's own error, e.g. a KeyError) is reported
+        self._row_error: Exception | None = None
 
     def _predict_native(self, X: Any) -> Any:
         if self._per_row is None and isinstance(X, list) and X and isinstance(X[0], dict):
@@ -305,17 +308,39 @@ class CallableModel(Model):
             if all(v is None or isinstance(v, (int, float, np.number)) for v in values):
                 return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
             return np.asarray(values, dtype=object)  # labels
-        out = self.model(X)
+        out = self._call_batch(X)
         if is_instance(out, "pandas", "DataFrame", "Series"):
             out = out.to_numpy()
         return out
+
+    def _call_batch(self, X: Any) -> Any:
+        """The function on the whole batch; when both conventions failed, the one-record error.
+
+        A function that failed on one record and fails on the list of records too is most
+        likely a per-row function with a bug of its own (the list's error, e.g. "list indices
+        must be integers", only says it is not a batch function): the one-record error is the
+        one reported, the batch error is mentioned, and the convention is tried again next call.
+        """
+        row_error, self._row_error = self._row_error, None
+        try:
+            return self.model(X)
+        except Exception as exc:
+            if row_error is None:
+                raise
+            self._per_row = None  # (undecided: the next call with records detects again)
+            raise ModelEvaluationError(
+                f"{self.describe()} raised {type(row_error).__name__} when called on one record "
+                f"(a per-row function, f(x: dict)): {row_error}. (Called on the list of "
+                f"{len(X)} records as a batch function, it raised {type(exc).__name__}: {exc}.)"
+            ) from row_error
 
     def _detect(self, record: dict) -> None:
         """Call the function on one record: a scalar or a mapping means a per-row function."""
         try:
             out = self.model(dict(record))
-        except Exception:  # a batch function given one dict usually fails: keep the batch call
+        except Exception as exc:  # a batch function given one dict usually fails: batch call
             self._per_row = False
+            self._row_error = exc
             return
         self._per_row = out is None or isinstance(out, (str, bool, int, float, np.generic, Mapping))
         if isinstance(out, Mapping):

@@ -96,3 +96,24 @@ def check_plot_input(obj: Any, needs: tuple[str, ...], where: str, expected: str
             f"The first argument of {where} must be {expected}. Got "
             f"{type(obj).__name__} instead. {hint}".rstrip()
         )
+
+
+def check_kw(value: Any, name: str, owner: str) -> dict[str, Any]:
+    """A ``*_kw`` parameter (matplotlib keywords) as a new dict; None is ``{}``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is neither None nor a mapping with str keys (the standard message naming
+        ``name`` and ``value``).
+    """
+    from collections.abc import Mapping
+
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        from .._validation import param_error
+
+        raise param_error(owner, name, "None or a dict of matplotlib keyword arguments "
+                          "(str keys)", value, exc=TypeError)
+    return dict(value)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import check_float, check_int, param_error
 from ..results.ale import AccumulatedLocalEffects, _is_time, band_z
+from ._axes import check_kw
 from ._panels import layout, panel_entries, tick_label
 
 __all__ = ["AccumulatedLocalEffectsDisplay", "draw_ale_line"]
@@ -174,8 +175,16 @@ class AccumulatedLocalEffectsDisplay:
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError
+            If a ``*_kw`` parameter is not a dict (or None).
         """
         n_cols = int(check_int(n_cols, "n_cols", _OWNER, min_value=1) or 1)
+        line_kw, band_kw, contour_kw = (check_kw(line_kw, "line_kw", _OWNER),
+                                        check_kw(band_kw, "band_kw", _OWNER),
+                                        check_kw(contour_kw, "contour_kw", _OWNER))
         self.figure_, self.axes_ = layout(len(self.results), n_cols, ax, _OWNER)
         self.lines_, self.bands_, self.errorbars_ = [], [], []
         self.deciles_vlines_, self.contours_, self.colorbars_ = [], [], []

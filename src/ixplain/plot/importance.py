@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_float, check_int, param_error
-from ._axes import axes_for, check_plot_input
+from ._axes import axes_for, check_kw, check_plot_input
 
 __all__ = ["FeatureImportanceDisplay", "ImportanceTraceDisplay"]
 
@@ -181,8 +181,14 @@ class FeatureImportanceDisplay:
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError
+            If ``bar_kw`` is not a dict (or None).
         """
         owner = "FeatureImportanceDisplay.plot"
+        bar_kw = check_kw(bar_kw, "bar_kw", owner)
         if max_features is not None:
             check_int(max_features, "max_features", owner, min_value=1)
         self.order_ = _order_by_value(self.importances, max_features)

@@ -21,6 +21,7 @@ from .._validation import check_bool, check_int, check_random_state, param_error
 from ..models import DEFAULT_MEMORY_BUDGET
 from ..results.partial_dependence import PartialDependence
 from . import _pd_draw as draw
+from ._axes import check_kw
 from ._pd_inputs import (
     check_kind,
     check_subsample,
@@ -368,8 +369,17 @@ class PartialDependenceDisplay:
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError
+            If a ``*_kw`` parameter is not a dict (or None).
         """
         n_cols = check_int(n_cols, "n_cols", _OWNER, min_value=1) or 1
+        line_kw, ice_lines_kw, pd_line_kw, contour_kw, bar_kw, heatmap_kw = (
+            check_kw(v, n, _OWNER) for v, n in (
+                (line_kw, "line_kw"), (ice_lines_kw, "ice_lines_kw"), (pd_line_kw, "pd_line_kw"),
+                (contour_kw, "contour_kw"), (bar_kw, "bar_kw"), (heatmap_kw, "heatmap_kw")))
         centered = check_bool(centered, "centered", _OWNER)
         kinds = check_kind(self.kind, len(self.pd_results), _OWNER)
         place = draw.layout(len(self.pd_results), n_cols, ax)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
-from ._axes import axes_for, check_plot_input, time_colors
+from ._axes import axes_for, check_kw, check_plot_input, time_colors
 
 __all__ = ["PartialDependenceTraceDisplay"]
 
@@ -148,7 +148,13 @@ class PartialDependenceTraceDisplay:
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError
+            If ``line_kw`` is not a dict (or None).
         """
+        line_kw = check_kw(line_kw, "line_kw", "PartialDependenceTraceDisplay.plot")
         self.figure_, self.ax_ = axes_for(ax)
         self.colors_ = time_colors(len(self.snapshots), cmap)
         levels = _levels(self.snapshots) if self.categorical else None

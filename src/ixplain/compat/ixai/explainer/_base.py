@@ -4,12 +4,14 @@ update_storage=False)`` and ixai's result attributes keyed by the feature names 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from ....methods._sampler import child_seed
 from ..imputer import MarginalImputer
-from ..storage import _IxaiStorage
+from ..storage import GeometricReservoirStorage, UniformReservoirStorage, _IxaiStorage
 from ..utils.wrappers import Wrapper
 
 __all__ = ["IxaiExplainer", "loss_offset", "resolve_model", "resolve_storage"]
@@ -76,6 +78,35 @@ class IxaiExplainer:
         if isinstance(storage, _IxaiStorage) and names:
             storage._remember_keys(names)
 
+    def _default_storage(self) -> Any:
+        """ixplain's default storage (same kind, size and seed) as the ixai-style storage of
+        :mod:`ixplain.compat.ixai.storage`, so that ``explainer.storage.get_data()`` works."""
+        seed = child_seed(self._seed, "storage")  # type: ignore[attr-defined]
+        if self.aggregation == "mean":  # type: ignore[attr-defined]
+            return UniformReservoirStorage(1000, random_state=seed)
+        return GeometricReservoirStorage(1000, random_state=seed)
+
+    def _check_keys(self, x_i: Any) -> None:
+        """ixai reads ``x_i[name]`` for each feature name as given: an int name needs an int
+        key (a str key ``"0"`` is not feature ``0``), and the reverse.
+
+        Raises
+        ------
+        ValueError
+            If a dict ``x_i`` lacks one of the feature names (as given) among its keys.
+        """
+        if not isinstance(x_i, Mapping) or not self._keys:
+            return
+        names = list(self._keys.values())
+        have = {(isinstance(k, str), k) for k in x_i}  # (a str key never stands for an int)
+        missing = [n for n in names if (isinstance(n, str), n) not in have]
+        if missing:
+            raise ValueError(
+                f"{type(self).__name__} (ixplain.compat.ixai): the observation has no feature "
+                f"{missing[0]!r} (expected keys {names!r}, the feature_names as given; "
+                f"got {list(x_i)!r})."
+            )
+
     def _as_dict(self, values: Any) -> dict:
         names = self.feature_names_ or list(self._keys)  # type: ignore[attr-defined]
         arr = np.asarray(values, dtype=np.float64).reshape(-1)
@@ -125,7 +156,8 @@ class IxaiExplainer:
         Raises
         ------
         ValueError
-            If ``n_inner_samples`` differs from the explainer's (set it at construction).
+            If ``n_inner_samples`` differs from the explainer's (set it at construction), or a
+            dict ``x_i`` lacks a feature name as given (an int name needs an int key).
         TypeError
             If ``update_storage`` is not a bool.
         """
@@ -140,6 +172,7 @@ class IxaiExplainer:
                 f"The 'update_storage' parameter of {type(self).__name__}.explain_one must be "
                 f"a bool. Got {update_storage!r} instead."
             )
+        self._check_keys(x_i)
         self._skip_store = not update_storage
         try:
             super().explain_one(x_i, y_i)  # type: ignore[misc]
@@ -159,7 +192,13 @@ class IxaiExplainer:
         ----------
         x_i : dict
         y_i : object, optional
+
+        Raises
+        ------
+        ValueError
+            If a dict ``x_i`` lacks a feature name as given (an int name needs an int key).
         """
+        self._check_keys(x_i)
         self.storage.update(x_i, y_i)  # type: ignore[attr-defined]
 
     def get_confidence_bound(self, delta: float) -> dict:

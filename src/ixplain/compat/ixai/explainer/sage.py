@@ -8,6 +8,7 @@ observation) by :class:`IncrementalSage` and, per explanation, by :class:`BatchS
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,8 @@ class BatchSage:
         random_state: Any = None,
     ) -> None:
         storage = resolve_storage(self._owner, storage, imputer)
-        if feature_names is None or isinstance(feature_names, (str, bytes)):
+        if (feature_names is None or isinstance(feature_names, (str, bytes))
+                or not isinstance(feature_names, Iterable)):
             raise TypeError(
                 f"The 'feature_names' parameter of {self._owner} must be a sequence of feature "
                 f"names. Got {feature_names!r} instead."
