@@ -523,8 +523,7 @@ class LossTrigger:
                            (math.ldexp(w.mean_b[j], back), se_b, int(w.n_b[j])),
                            (math.ldexp(float(after.mean()), back), se_a, len(after)),
                            statistic=look)  # (the look's z when it named it: scale-free)
-        ch.__dict__.setdefault("compared", {})[(row, event.feature)] = ch.compare(
-            event, int(ch.last_start[j]))  # the memory up to this row
+        ch.found(event, j)  # the memory and regime up to this row
         ch.restart(j, w.start)
         self.named[w.loss_index] = (*self.named[w.loss_index], j)
         return event

@@ -212,6 +212,15 @@ class ValueChannel:
         self.tests[j] = self._new_test(j)
         self.last_start[j] = start
 
+    def found(self, event: DriftEvent, j: int) -> None:
+        """Keep, in :attr:`compared`, what the explanation of ``event`` (on feature ``j``,
+        found now) needs: its :meth:`compare` and the first row of the regime it closes, both
+        as they are now (a warm-up or an earlier event in the same push moves them later), so
+        the explanation does not depend on how the stream was chunked."""
+        prev = int(self.last_start[j])
+        self.__dict__.setdefault("compared", {})[(event.row, event.feature)] = (
+            *self.compare(event, prev), prev)  # ("compared": absent from old pickles)
+
     def checkpoint(self, n: int) -> tuple[Any, ...]:
         """The channel's state before a :meth:`push` of ``n`` rows, for :meth:`rollback`:
         copies of the tests, the warm-up and regime state and what the push overwrites in the
@@ -276,7 +285,6 @@ class ValueChannel:
             update = test.update
             hits.extend((i, j) for i, v in enumerate(u[:, j].tolist()) if update(v))
         events = []
-        compared = self.__dict__.setdefault("compared", {})  # (absent from old pickles)
         for i, j in sorted(hits):
             if i >= stored:
                 self.memory.push(values[stored:i + 1], rows[stored:i + 1])
@@ -286,7 +294,7 @@ class ValueChannel:
             event = self._event(row, start, j)
             if not self._mean_moved(event):
                 continue
-            compared[(row, event.feature)] = self.compare(event, int(self.last_start[j]))
+            self.found(event, j)
             events.append(event)
             self.last_start[j] = start
         self.memory.push(values[stored:], rows[stored:])

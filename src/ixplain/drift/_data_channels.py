@@ -154,11 +154,13 @@ class DataChannels(DetectorState):
             events = channel.push(values, rows)
         for e in events:
             j = channel.labels.index(e.feature)
-            prev = int(before_starts[j])
-            before_starts[j] = e.start
-            # the comparison taken when the event was found (the memory as it was then)
+            # the comparison and regime start taken when the event was found (the memory as
+            # it was then; a warm-up that ends in this push sets the regime start)
             known = channel.__dict__.get("compared", {}).pop((e.row, e.feature), None)
-            mb, sb, ma, sa, counts = known if known is not None else channel.compare(e, prev)
+            prev = int(before_starts[j]) if known is None else int(known[-1])
+            before_starts[j] = e.start
+            mb, sb, ma, sa, counts = (known[:-1] if known is not None
+                                      else channel.compare(e, prev))
             change = DriftExplanation(
                 feature_names=list(channel.labels), before=mb, before_se=sb, after=ma,
                 after_se=sa, event=e, before_rows=(prev, e.start - 1), after_rows=(e.start, e.row),
