@@ -464,7 +464,9 @@ class SlotStorage:
             if y is not None:
                 if self._y is None:
                     self._y = np.full(self.size, None, dtype=object)
-                self._y[slot] = y[0]
+                # as the many-row path below stores them (numpy's own conversion into an
+                # object array: float, not np.float64), whatever the path
+                self._y[slot:slot + 1] = _row_objects(y[:1])
             if slot >= self._len:
                 self._len = slot + 1
             return
