@@ -58,15 +58,32 @@ def layout(n_panels: int, n_cols: int, ax: Any, owner: str) -> tuple[Any, np.nda
         for extra in axes.ravel()[n_panels:]:
             extra.set_visible(False)
         return fig, axes
+    axes = given_axes(ax, n_panels, owner)
+    return axes.ravel()[0].figure, axes.reshape(1, -1) if axes.ndim == 1 else axes
+
+
+def given_axes(ax: Any, n_panels: int, owner: str, sklearn_words: bool = False) -> np.ndarray:
+    """The user's ``ax`` (one Axes per panel, any shape) as an object array of that shape.
+
+    Raises
+    ------
+    TypeError
+        For an item that is not a matplotlib Axes (:func:`~ixplain.plot._axes.check_axes`).
+    ValueError
+        When ``ax`` does not hold exactly ``n_panels`` Axes; ``sklearn_words`` adds
+        scikit-learn's own sentence (the PD Display is its drop-in).
+    """
     axes = np.atleast_1d(np.asarray(ax, dtype=object))
     for one in axes.ravel():
         check_axes(one)
     if axes.size != n_panels:
+        echo = (f" (Expected ax to have {n_panels} axes, got {axes.size})" if sklearn_words
+                else "")
         raise ValueError(
             f"The 'ax' parameter of {owner} must hold one Axes per panel ({n_panels}). "
-            f"Got {axes.size} Axes instead."
+            f"Got {axes.size} Axes instead{echo}."
         )
-    return axes.ravel()[0].figure, axes.reshape(1, -1) if axes.ndim == 1 else axes
+    return axes
 
 
 def tick_label(value: Any) -> str:

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ._axes import check_axes
 from ._matplotlib import import_pyplot
+from ._panels import given_axes, tick_label
 
 __all__ = ["Layout", "PanelStyle", "draw_panel", "layout", "line_kwargs", "pd_limits"]
 
@@ -61,15 +61,7 @@ def layout(n_panels: int, n_cols: int, ax: Any) -> Layout:
         ax = fig.add_subplot()
     if hasattr(ax, "figure") and hasattr(ax, "plot"):
         return _bounded(ax, n_panels, n_cols)
-    axes = np.asarray(list(ax) if isinstance(ax, (list, tuple)) else ax, dtype=object)
-    for one in axes.ravel():
-        check_axes(one)
-    if axes.size != n_panels:
-        raise ValueError(
-            f"The 'ax' parameter of {_OWNER} must hold one Axes per panel ({n_panels}). "
-            f"Got {axes.size} Axes instead (Expected ax to have {n_panels} axes, got "
-            f"{axes.size})."
-        )
+    axes = given_axes(ax, n_panels, _OWNER, sklearn_words=True)
     return Layout(axes.ravel()[0].figure, axes, None, None)
 
 
@@ -308,8 +300,6 @@ def _draw_contour(ax, result, output, style, centered) -> dict[str, Any]:
 
 def _draw_heatmap(ax, result, output, style, centered) -> dict[str, Any]:
     """A heatmap (feature 0 on x, feature 1 on y) when a feature of the pair is categorical."""
-    from ._panels import tick_label
-
     values = _mean_values(result, output, centered)
     g0, g1 = (np.asarray(g) for g in result.grid_values)
     image = ax.imshow(values.T, aspect="auto", origin="lower",
