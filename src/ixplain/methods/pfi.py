@@ -61,13 +61,10 @@ from ._dataset_pfi import (
     _resolve_groups,
 )
 from ._dataset_pfi import _importances_loss as _importances_loss
-from ._engine import Method, ProgressInfo, RowBatch, explain_rows, make_progress, register
+from ._engine import Method, RowBatch, make_progress, register
 from ._incremental import IncrementalExplainer, Sampler
 
 __all__ = ["IncrementalPFI", "permutation_importance", "pfi_losses"]
-
-#: Imported here before the static driver moved to :mod:`._dataset_pfi`: still importable.
-_REEXPORTED = (ProgressInfo, explain_rows)
 
 
 # ---------------------------------------------------------------------------- helpers
