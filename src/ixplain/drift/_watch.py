@@ -30,6 +30,14 @@ from ._state import OWNER
 class ExplainerWatch(ModelChannel):
     """Mixin of :class:`~ixplain.drift.ExplanationDriftDetector`: its observer hooks."""
 
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks: the incidents (when the detector groups its
+        events into incidents), else the events; a sentence when there are none
+        (:func:`ixplain._html.render`)."""
+        from .._html import render
+
+        return render("detector", self)
+
     def attach(self, explainer: Any) -> None:
         """Watch ``explainer`` (:func:`~ixplain.observers.subscribe` checked it first)."""
         self.explainer = explainer

@@ -601,6 +601,13 @@ class IncrementalExplainer(Observed):
             f"{self.aggregation!r}, alpha={self.alpha}, n_seen={self.n_seen_})"
         )
 
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks: the ranking with bounds and traces, or the
+        current curve (:func:`ixplain._html.render`)."""
+        from .._html import render
+
+        return render("explainer", self)
+
     # ------------------------------------------------------------------ pipeline
     def _process(
         self, cols: dict[str, np.ndarray], y: np.ndarray | None, has_nan: bool | None = None

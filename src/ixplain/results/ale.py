@@ -204,6 +204,17 @@ class AccumulatedLocalEffects:
             "edge_rule": list(self.edge_rule),
         }
 
+    def __repr__(self) -> str:
+        grid = " x ".join(str(len(g)) for g in self.grid_values)
+        return (f"AccumulatedLocalEffects(features={self.features!r}, grid {grid}, "
+                f"{self.n_outputs} output(s), {self.n_rows} rows)")
+
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("curve", self)
+
 
 def _is_time(values: Any) -> bool:
     """Whether grid values are datetimes or durations (numpy or pandas arrays)."""

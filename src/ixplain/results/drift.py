@@ -154,3 +154,21 @@ class DriftExplanation:
         if self.has_curves:
             out["curves"] = self.to_frame("curves").to_dict(orient="records")
         return out
+
+    def __repr__(self) -> str:
+        e = self.event
+        change = self.change
+        if len(change) and np.isfinite(change).any():
+            j = int(np.nanargmax(np.where(np.isfinite(change), np.abs(change), -1.0)))
+            largest = (f"; largest change: {self.feature_names[j]} {self.before[j]:.4g} -> "
+                       f"{self.after[j]:.4g}")
+        else:
+            largest = ""
+        return (f"DriftExplanation({e.channel} event on {e.feature!r} at row {e.row}, start "
+                f"{e.start}; {len(self.feature_names)} features{largest})")
+
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("drift_explanation", self)

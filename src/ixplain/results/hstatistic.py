@@ -189,6 +189,12 @@ class HStatistic:
         more = ", ..." if len(self.feature_names) > 5 else ""
         return f"HStatistic({self.description}: {shown}{more}; {len(self.pairs)} pairs)"
 
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("hstatistic", self)
+
 
 def _nan_to_none(a: np.ndarray) -> list:
     """Nested lists of floats with NaN written as None (JSON has no NaN)."""

@@ -116,6 +116,12 @@ class FeatureImportance:
         more = ", ..." if len(self.feature_names) > 6 else ""
         return f"FeatureImportance({pairs}{more})"
 
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("importance", self)
+
 
 @dataclass
 class ImportanceTimeSeries:
@@ -188,6 +194,22 @@ class ImportanceTimeSeries:
             "variances": self.variances.tolist(),
             "settings": {k: _jsonable(v) for k, v in self.settings.items()},
         }
+
+    def __repr__(self) -> str:
+        n = len(self.times)
+        if n == 0:
+            return f"ImportanceTimeSeries(no snapshots, {len(self.feature_names)} features)"
+        last = ", ".join(f"{name}={v:.4g}" for name, v in zip(self.feature_names[:6],
+                                                                self.importances[-1][:6]))
+        more = ", ..." if len(self.feature_names) > 6 else ""
+        return (f"ImportanceTimeSeries({n} snapshots, rows {self.times[0]}..{self.times[-1]}; "
+                f"last: {last}{more})")
+
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("importance_series", self)
 
 
 def _jsonable(v: Any) -> Any:

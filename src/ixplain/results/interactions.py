@@ -209,6 +209,12 @@ class ShapleyInteractions:
         top = ", ".join(f"{a}x{b}={v:.4g}" for a, b, v in self.top_pairs(3))
         return f"ShapleyInteractions(index={self.index!r}, top pairs: {top})"
 
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("interactions", self)
+
 
 @dataclass
 class InteractionTimeSeries:
@@ -309,3 +315,15 @@ class InteractionTimeSeries:
             "variances": self.variances.tolist(),
             "settings": {k: _jsonable(v) for k, v in self.settings.items()},
         }
+
+    def __repr__(self) -> str:
+        G, n = len(self.feature_names), len(self.times)
+        rows = f", rows {self.times[0]}..{self.times[-1]}" if n else ""
+        return (f"InteractionTimeSeries(index={self.index!r}, {n} snapshots{rows}, {G} features, "
+                f"{G * (G - 1) // 2} pairs)")
+
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("interaction_series", self)

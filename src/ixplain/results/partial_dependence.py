@@ -197,6 +197,18 @@ class PartialDependence:
             "n_rows": self.n_rows,
         }
 
+    def __repr__(self) -> str:
+        grid = " x ".join(str(len(g)) for g in self.grid_values)
+        return (f"PartialDependence(features={self.features!r}, kind={self.kind!r}, "
+                f"method={self.method!r}, grid {grid}, {self.n_outputs} output(s), "
+                f"{self.n_rows} rows)")
+
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`)."""
+        from .._html import render
+
+        return render("curve", self)
+
 
 def _json_value(v: Any) -> Any:
     if v is None:
