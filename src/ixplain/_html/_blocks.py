@@ -116,13 +116,21 @@ def sentence(text: str) -> str:
 
 
 def settings_line(settings: dict[str, Any] | None, *first: str, limit: int = 8) -> str:
-    """``first`` then ``key=value`` pairs of ``settings`` (long values cut), escaped, joined
-    with `` · ``."""
+    """``first`` then up to ``limit`` ``key=value`` pairs of ``settings`` (numbers in 4
+    digits, sequences by their length, long texts cut), escaped, joined with `` · ``."""
     items = [f for f in first if f]
     for key, value in list((settings or {}).items())[:limit]:
-        text = repr(value) if not isinstance(value, str) else value
-        items.append(f"{key}={text if len(text) <= 40 else text[:37] + '...'}")
+        items.append(f"{key}={_setting(value)}")
     return esc(" · ".join(items))
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, (float, np.floating)):
+        return num(value)
+    if isinstance(value, (list, tuple, np.ndarray)) and len(value) > 4:
+        return f"<{len(value)} values>"
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _more(shown: int, total: int, what: str, where: str) -> str:
@@ -241,7 +249,7 @@ def sparkline_svg(x: Any, y: Any) -> str:
 
 # ---------------------------------------------------------------------------------- tables
 def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
-            where: str = "to_frame()", order: bool = True) -> str:
+            where: str = "to_frame()", order: bool = True, value: str = "value") -> str:
     """A ranking table: name, bar, value, bounds (``bound`` names them) and, with ``trace``,
     a sparkline per row.
 
@@ -256,6 +264,8 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
         Where the rows beyond :data:`MAX_ROWS` are (named in the note).
     order : bool, default=True
         Sort by value, largest first (NaN last); False keeps the given order.
+    value : str, default="value"
+        Header of the value column.
 
     Returns
     -------
@@ -266,7 +276,7 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
     shown = list(rows[:MAX_ROWS])
     dom = domain([r.value for r in shown] + [r.ref for r in shown],
                  [r.low for r in shown], [r.high for r in shown])
-    head = "<tr><th" + _LEFT + ">feature</th><th></th><th>value</th>"
+    head = f"<tr><th{_LEFT}>feature</th><th></th><th>{esc(value)}</th>"
     head += f"<th>{esc(bound)}</th>" if bound else ""
     head += "<th>trace</th>" if trace else ""
     body = []
@@ -278,7 +288,7 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
         if trace:
             cells.append("<td>" + (sparkline_svg(*r.trace) if r.trace else "") + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return ('<table style="border-collapse:collapse;margin:2px 0">' + head + "</tr>"
+    return ('<table cellpadding="2" style="border-collapse:collapse;margin:2px 0;font-size:inherit">' + head + "</tr>"
             + "".join(body) + "</table>" + _more(len(shown), len(rows), "rows", where))
 
 
@@ -288,7 +298,7 @@ def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int 
         return "<tr>" + "".join(
             f"<{tag}{_LEFT if i < left else ''}>{c}</{tag}>" for i, c in enumerate(cells)) + "</tr>"
 
-    return ('<table style="border-collapse:collapse;margin:2px 0">' + tr(header, "th")
+    return ('<table cellpadding="2" style="border-collapse:collapse;margin:2px 0;font-size:inherit">' + tr(header, "th")
             + "".join(tr(r, "td") for r in rows) + "</table>")
 
 

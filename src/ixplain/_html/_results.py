@@ -64,15 +64,21 @@ def band_halfwidth(variances: np.ndarray, n: Any, settings: dict[str, Any],
 # ---------------------------------------------------------------------------------- importance
 def importance_html(r: Any) -> str:
     """Summary of a :class:`~ixplain.results.FeatureImportance`: the ranking by mean, with the
-    spread over repeats (``mean -/+ std``) as whiskers."""
+    spread over repeats (``mean -/+ std``) as whiskers, or for one repeat with standard errors
+    (SAGE) the 95 % normal interval."""
     names, mean, std = list(r.feature_names), np.asarray(r.importances_mean), np.asarray(
         r.importances_std)
     reps = int(np.asarray(r.importances).shape[-1]) if np.asarray(r.importances).ndim == 2 else 1
     meta = settings_line(r.settings, f"{len(names)} features", f"{reps} repeat(s)")
     if not names:
         return card("FeatureImportance", [sentence("No features.")], meta)
-    rows = [Row(n, float(m), float(m - s), float(m + s)) for n, m, s in zip(names, mean, std)]
-    body = _nan_note(mean) + [ranking(rows, bound="mean -/+ std" if reps > 1 else "")]
+    if reps > 1:
+        bound, z = "mean -/+ std", 1.0
+    else:  # one repeat: importances_std holds standard errors (SAGE) or zeros
+        bound, z = ("95 %", _Z95) if np.nan_to_num(std).any() else ("", 0.0)
+    rows = [Row(n, float(m), float(m - z * s), float(m + z * s))
+            for n, m, s in zip(names, mean, std)]
+    body = _nan_note(mean) + [ranking(rows, bound=bound)]
     return card("FeatureImportance", body, meta)
 
 
@@ -268,17 +274,25 @@ def _two_way(features: list[str], grids: Any, values: np.ndarray) -> str:
     if not np.isfinite(v).any():
         return f"2-way surface on a {shape} grid."
     at = np.unravel_index(int(np.nanargmax(np.where(np.isfinite(v), v, -np.inf))), v.shape)
-    where = ", ".join(f"{f}={np.asarray(g, dtype=object)[i]}" for f, g, i in zip(
+    where = ", ".join(f"{f}={_plain(np.asarray(g, dtype=object)[i])}" for f, g, i in zip(
         features, grids, at))
     return (f"2-way surface on a {shape} grid: from {num(np.nanmin(v))} to "
             f"{num(np.nanmax(v))} (highest at {where}); values with to_frame().")
+
+
+def _plain(value: Any) -> str:
+    """A grid value as text (numbers in 4 digits), not escaped (for :func:`sentence`)."""
+    try:
+        return f"{float(value):.4g}"
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _curve_meta(r: Any, values: np.ndarray | None) -> str:
     n_out = 0 if values is None else values.shape[0]
     first = [f"{n_out} output(s)", f"{getattr(r, 'n_rows', 0)} rows"]
     if hasattr(r, "bin_counts"):
-        first.append(f"{np.asarray(r.bin_counts).size} bins")
+        first.append(" x ".join(str(n) for n in np.shape(r.bin_counts)) + " bins")
     extra = {k: getattr(r, k) for k in ("kind", "method", "response_method", "centered")
              if hasattr(r, k)}
     return settings_line(extra, *first)
@@ -299,7 +313,8 @@ def drift_explanation_html(r: Any) -> str:
             for n, b, a, sa in zip(r.feature_names, before, after, a_se)]
     rows.sort(key=lambda row: -abs(row.value - row.ref) if math.isfinite(row.value - row.ref)
               else math.inf)
-    body = [head] + _nan_note(after) + [ranking(rows, bound="after, 95 %", order=False)]
+    body = [head] + _nan_note(after) + [ranking(rows, bound="after, 95 %", order=False,
+                                                value="before → after (change)")]
     if getattr(r, "has_curves", False):
         x = _axis_or_positions(r.grid_values)
         body.append(curve_svg(x, np.vstack([np.asarray(r.before_curve)[0],

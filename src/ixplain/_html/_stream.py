@@ -91,7 +91,7 @@ def explainer_html(e: Any) -> str:
     players = getattr(e, "players_", None)
     names = [str(p) for p in (players if players is not None else e.feature_names_)]
     hist = _history(e, len(values))
-    bound = f"{1 - _DELTA:.0%} bound"
+    bound = f"{(1 - _DELTA) * 100:.0f} % bound"
     if hasattr(e, "pair_values_") and len(values) >= len(names):
         return card(title, _interaction_parts(names, values, half, hist, bound), meta)
     if len(names) != len(values):
