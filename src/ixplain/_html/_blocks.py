@@ -333,6 +333,9 @@ def curve_svg(x: np.ndarray, ys: np.ndarray, low: np.ndarray | None = None,
             parts.append(_band(x, low[k], high[k], ok, box, (lo, hi), _LINES[k]))
         if ok.sum() >= 2:
             parts.append(_polyline(x[ok], y[ok], box, (lo, hi), _LINES[k]))
+        elif ok.sum() == 1:  # one grid point: a dot in the middle
+            parts.append(f'<circle cx="{CURVE_W / 2}" cy="{CURVE_H / 2}" r="2.5" '
+                         f'fill="{_LINES[k]}"/>')
     return (f'<svg width="{CURVE_W}" height="{CURVE_H}" style="border:1px solid #ddd">'
             + "".join(parts) + "</svg>")
 
