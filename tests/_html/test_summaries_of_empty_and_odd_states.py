@@ -87,7 +87,7 @@ def test_a_detector_with_incidents_lists_them_and_model_updates_apart():
     ]
     doc = parse(det._repr_html_())
     (table,) = doc.tables
-    assert table[1] == ["0", "1500 .. 1513", "the data changed: <b>loss</b> rose 40 %",
+    assert table[1][:4] == ["0", "1500 .. 1513", "the data changed: <b>loss</b> rose 40 %",
                         "<a> 0 \u2192 1"]
     text = "".join(doc.text)
     assert "1 incident(s)" in text and "1 model update(s)" in text and "at rows 2100" in text
@@ -132,3 +132,27 @@ def test_a_nan_curve_says_so():
 def test_a_failing_summary_is_one_line_not_an_exception():
     page = render("importance", object())
     assert "no summary: AttributeError" in page and page.startswith("<div")
+
+
+def test_an_attached_detector_marks_its_event_on_the_feature_trace():
+    from ixplain._html._blocks import SPARK_W
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 3))
+    X[3000:, 0] *= 0.3  # from row 3000 the spread of x0 shrinks: its importance falls
+
+    def model(A):
+        return 2 * A[:, 0] + A[:, 1]
+
+    det = ExplanationDriftDetector(static_model=True, random_state=0)
+    e = IncrementalPFI(model, "squared_error", random_state=0, drift_detector=det)
+    for s in range(0, 6000, 500):
+        e.explain_many(X[s:s + 500], model(X[s:s + 500]))
+    event = det.events_[0]
+    doc = parse(det._repr_html_())
+    (table,) = doc.tables
+    assert table[0][-1] == "trace (red: detected)" and table[1][2] == event.feature == "x0"
+    ticks = [a["d"] for t, a in doc.tags if t == "path" and a.get("stroke") == "#d62728"]
+    times = [h[0] for h in e.history_]
+    x = 1 + (event.row + 1 - times[0]) / (times[-1] - times[0]) * (SPARK_W - 2)
+    assert ticks == [f"M{x:.1f} 0V18"]

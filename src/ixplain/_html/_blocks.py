@@ -223,11 +223,13 @@ def _polyline(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float, floa
     return f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.2"/>'
 
 
-def sparkline_svg(x: Any, y: Any) -> str:
+def sparkline_svg(x: Any, y: Any, marks: Sequence[float] = ()) -> str:
     """A ``SPARK_W`` x ``SPARK_H`` line of ``y`` over ``x`` (each on its own range, 1 px
     margin; at most :data:`MAX_POINTS` points, see :func:`thin`), a dashed zero line when 0
-    is inside the range, and a tooltip with the first, last, lowest and highest values.
-    Non-finite points are left out; fewer than two finite points give an empty string."""
+    is inside the range, a red tick at each of ``marks`` (stream rows, e.g. a detector's
+    events) inside the range of ``x``, and a tooltip with the first, last, lowest and highest
+    values. Non-finite points are left out; fewer than two finite points give an empty
+    string."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     ok = np.isfinite(x) & np.isfinite(y)
@@ -237,13 +239,18 @@ def sparkline_svg(x: Any, y: Any) -> str:
     idx = thin(y)
     lo, hi = float(y.min()), float(y.max())
     box = (1.0, 1.0, SPARK_W - 2.0, SPARK_H - 2.0)
-    zero = ""
+    extra = ""
     if lo < 0 < hi:
         z = 1 + (1 - (0 - lo) / (hi - lo)) * (SPARK_H - 2)
-        zero = f'<path d="M0 {z:.1f}H{SPARK_W}" stroke="#bbb" stroke-dasharray="2 2"/>'
-    tip = (f"row {x[0]:.0f}: {num(y[0])} ... row {x[-1]:.0f}: {num(y[-1])} "
+        extra = f'<path d="M0 {z:.1f}H{SPARK_W}" stroke="#bbb" stroke-dasharray="2 2"/>'
+    x0, x1 = float(x[0]), float(x[-1])
+    ticks = "".join(f"M{1 + (m - x0) / (x1 - x0) * (SPARK_W - 2):.1f} 0V{SPARK_H}"
+                    for m in marks if x1 > x0 and x0 <= m <= x1)
+    if ticks:
+        extra += f'<path d="{ticks}" stroke="#d62728" stroke-width="1"/>'
+    tip = (f"row {x0:.0f}: {num(y[0])} ... row {x1:.0f}: {num(y[-1])} "
            f"(min {num(lo)}, max {num(hi)})")
-    return (f'<svg width="{SPARK_W}" height="{SPARK_H}"><title>{tip}</title>{zero}'
+    return (f'<svg width="{SPARK_W}" height="{SPARK_H}"><title>{tip}</title>{extra}'
             + _polyline(x[idx], y[idx], box, (lo, hi), _POS) + "</svg>")
 
 

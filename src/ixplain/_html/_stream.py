@@ -8,7 +8,18 @@ from typing import Any
 
 import numpy as np
 
-from ._blocks import _MUTED, MAX_ROWS, Row, card, esc, num, plain_table, ranking, sentence
+from ._blocks import (
+    _MUTED,
+    MAX_ROWS,
+    Row,
+    card,
+    esc,
+    num,
+    plain_table,
+    ranking,
+    sentence,
+    sparkline_svg,
+)
 from ._results import _pair_rows, curve_parts
 
 _DELTA = 0.05
@@ -156,15 +167,43 @@ def detector_html(d: Any) -> str:
     n_rows = int(getattr(d, "n_rows_", 0) or 0)
     incidents = _incidents(d)
     events = list(getattr(d, "events_", None) or [])
+    traces = _watched_traces(d)
     if incidents:
-        return card(title, _incident_parts(incidents), meta)
+        return card(title, _incident_parts(incidents, traces), meta)
     if events:
-        return card(title, _event_parts(events), meta)
+        return card(title, _event_parts(events, traces), meta)
     if n_rows == 0:
         text = "No rows tested yet: attach it to an explainer, or feed it values."
     else:
         text = f"No change found in {n_rows} rows tested."
     return card(title, [sentence(text)], meta)
+
+
+def _watched_traces(d: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each watched feature's trace in the attached explainer's ``history_`` (x in rows seen),
+    by name; empty when there is no explainer or its snapshots are not one value per
+    feature."""
+    e = getattr(d, "explainer", None)
+    if e is None or not getattr(e, "feature_names_", None):
+        return {}
+    players = getattr(e, "players_", None)
+    names = [str(p) for p in (players if players is not None else e.feature_names_)]
+    hist = _history(e, len(names))
+    if hist is None:
+        return {}
+    return {n: (hist[0], hist[1][:, j]) for j, n in enumerate(names)}
+
+
+def _trace_cell(traces: dict[str, tuple[np.ndarray, np.ndarray]], name: Any,
+                row: Any) -> str:
+    """The sparkline of feature ``name`` with a red tick at stream position ``row`` (rows
+    seen), or an empty cell."""
+    trace = traces.get(str(name))
+    try:
+        marks = [float(row)]
+    except (TypeError, ValueError):
+        marks = []
+    return sparkline_svg(*trace, marks=marks) if trace is not None else ""
 
 
 def _moved(features: list[dict[str, Any]], k: int = 3) -> str:
@@ -174,17 +213,23 @@ def _moved(features: list[dict[str, Any]], k: int = 3) -> str:
     return "; ".join(out) + (f"; +{len(features) - k} more" if len(features) > k else "")
 
 
-def _incident_parts(incidents: list[dict[str, Any]]) -> list[str]:
+def _incident_parts(incidents: list[dict[str, Any]],
+                    traces: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[str]:
     alerts = [i for i in incidents if i.get("kind") != "model_update"]
     updates = [i for i in incidents if i.get("kind") == "model_update"]
     parts = []
     if alerts:
-        rows = [[esc(i.get("id", "")), esc(f"{i.get('start')} .. {i.get('detected')}"),
-                 esc(i.get("headline", "")), _moved(list(i.get("features") or []))]
-                for i in alerts[:MAX_ROWS]]
+        rows = []
+        for i in alerts[:MAX_ROWS]:
+            moved = list(i.get("features") or [])
+            rows.append([esc(i.get("id", "")), esc(f"{i.get('start')} .. {i.get('detected')}"),
+                         esc(i.get("headline", "")), _moved(moved),
+                         _trace_cell(traces, moved[0].get("name") if moved else None,
+                                     i.get("detected"))])
         parts.append(sentence(f"{len(alerts)} incident(s):"))
         parts.append(plain_table(["#", "rows (start .. detected)", "what changed",
-                                  "features moved (before → after)"], rows, left=4))
+                                  "features moved (before → after)", _trace_head(traces)],
+                                 rows, left=4))
         if len(alerts) > MAX_ROWS:
             parts.append(sentence(f"... and {len(alerts) - MAX_ROWS} more (incidents())."))
     else:
@@ -197,17 +242,22 @@ def _incident_parts(incidents: list[dict[str, Any]]) -> list[str]:
     return parts
 
 
-def _event_parts(events: list[Any]) -> list[str]:
+def _trace_head(traces: dict[str, Any]) -> str:
+    return "trace (red: detected)" if traces else ""
+
+
+def _event_parts(events: list[Any], traces: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[str]:
     rows = []
     for e in events[:MAX_ROWS]:
         change = f"{num(e.before)} &#8594; {num(e.after)}"
         bounds = f"[{num(e.after_low)}, {num(e.after_high)}]"
         rows.append([esc(e.row), esc(e.start), esc(e.feature), esc(e.channel),
-                     esc(e.direction), change, bounds])
+                     esc(e.direction), change, bounds,
+                     _trace_cell(traces, e.feature, e.row + 1)])  # (row r: r + 1 rows seen)
     channels = sorted({str(e.channel) for e in events})
     parts = [sentence(f"{len(events)} event(s) on the {', '.join(channels)} channel(s):"),
              plain_table(["row", "start", "feature", "channel", "direction",
-                          "before → after", "after, 95 %"], rows, left=5)]
+                          "before → after", "after, 95 %", _trace_head(traces)], rows, left=5)]
     if len(events) > MAX_ROWS:
         parts.append(sentence(f"... and {len(events) - MAX_ROWS} more (events_frame())."))
     return parts
