@@ -183,6 +183,13 @@ def test_twenty_features_with_long_traces_stay_under_30_kb():
     page = ts._repr_html_()
     assert len(page.encode()) < 30_000
     assert len(parse(page).column(0)) == 20
+    n_pairs = 20 * 19 // 2  # and 20 main terms with 190 pairs: the 10 strongest pairs shown
+    its = InteractionTimeSeries(np.arange(1, n + 1), rng.normal(size=(n, 20 + n_pairs)),
+                                rng.uniform(size=(n, 20 + n_pairs)), names, "k-SII",
+                                {"aggregation": "ema", "alpha": 0.001})
+    page = its._repr_html_()
+    assert len(page.encode()) < 30_000
+    assert [len(t) - 1 for t in parse(page).tables] == [20, 10]
     e = IncrementalPFI(lambda A: A @ np.arange(20.0), "squared_error", alpha=0.01,
                        random_state=0, history_every=1)
     X = rng.normal(size=(1200, 20))

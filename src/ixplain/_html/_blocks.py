@@ -21,8 +21,10 @@ import numpy as np
 
 #: Rows shown in a ranking or an event table (the rest is counted in a note).
 MAX_ROWS = 20
+#: Pairs shown in an interaction summary (the strongest).
+MAX_PAIRS = 10
 #: Points of a sparkline at most (longer traces are thinned, their extremes kept).
-MAX_POINTS = 48
+MAX_POINTS = 40
 #: Size in pixels of the inline bar, the sparkline and the curve chart.
 BAR_W, BAR_H = 120, 12
 SPARK_W, SPARK_H = 90, 18
@@ -31,6 +33,7 @@ CURVE_W, CURVE_H = 260, 80
 _POS, _NEG, _MUTED = "#4c78a8", "#f58518", "color:#777;font-size:11px"
 _LINES = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d", "#72b7b2")
 _LEFT = ' style="text-align:left"'
+_TABLE = '<table cellpadding="2" style="border-collapse:collapse;margin:2px 0;font-size:inherit">'
 
 
 class Row(NamedTuple):
@@ -256,7 +259,8 @@ def sparkline_svg(x: Any, y: Any, marks: Sequence[float] = ()) -> str:
 
 # ---------------------------------------------------------------------------------- tables
 def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
-            where: str = "to_frame()", order: bool = True, value: str = "value") -> str:
+            where: str = "to_frame()", order: bool = True, value: str = "value",
+            limit: int = MAX_ROWS) -> str:
     """A ranking table: name, bar, value, bounds (``bound`` names them) and, with ``trace``,
     a sparkline per row.
 
@@ -268,11 +272,13 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
     trace : bool, default=False
         Add the sparkline column.
     where : str, default="to_frame()"
-        Where the rows beyond :data:`MAX_ROWS` are (named in the note).
+        Where the rows beyond ``limit`` are (named in the note).
     order : bool, default=True
         Sort by value, largest first (NaN last); False keeps the given order.
     value : str, default="value"
         Header of the value column.
+    limit : int, default=MAX_ROWS
+        Rows shown at most.
 
     Returns
     -------
@@ -280,7 +286,7 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
     """
     if order:
         rows = sorted(rows, key=lambda r: -r.value if math.isfinite(r.value) else math.inf)
-    shown = list(rows[:MAX_ROWS])
+    shown = list(rows[:limit])
     dom = domain([r.value for r in shown] + [r.ref for r in shown],
                  [r.low for r in shown], [r.high for r in shown])
     head = f"<tr><th{_LEFT}>feature</th><th></th><th>{esc(value)}</th>"
@@ -295,8 +301,8 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
         if trace:
             cells.append("<td>" + (sparkline_svg(*r.trace) if r.trace else "") + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return ('<table cellpadding="2" style="border-collapse:collapse;margin:2px 0;font-size:inherit">' + head + "</tr>"
-            + "".join(body) + "</table>" + _more(len(shown), len(rows), "rows", where))
+    return (_TABLE + head + "</tr>" + "".join(body) + "</table>"
+            + _more(len(shown), len(rows), "rows", where))
 
 
 def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
@@ -305,8 +311,7 @@ def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int 
         return "<tr>" + "".join(
             f"<{tag}{_LEFT if i < left else ''}>{c}</{tag}>" for i, c in enumerate(cells)) + "</tr>"
 
-    return ('<table cellpadding="2" style="border-collapse:collapse;margin:2px 0;font-size:inherit">' + tr(header, "th")
-            + "".join(tr(r, "td") for r in rows) + "</table>")
+    return _TABLE + tr(header, "th") + "".join(tr(r, "td") for r in rows) + "</table>"
 
 
 # ---------------------------------------------------------------------------------- curves

@@ -10,6 +10,7 @@ import numpy as np
 from ._blocks import (
     _LINES,
     _MUTED,
+    MAX_PAIRS,
     Row,
     _axis,
     card,
@@ -130,7 +131,8 @@ def interactions_html(r: Any) -> str:
     pairs = _pair_rows(names, r.pair_values[ii, jj], _Z95 * r.pair_std[ii, jj])
     body = _nan_note(r.main_values) + [sentence("Main terms"), ranking(main, bound="95 %")]
     if pairs:
-        body += [sentence("Pairs, by absolute value"), ranking(pairs, bound="95 %", order=False)]
+        body += [sentence("Pairs, by absolute value"),
+                 ranking(pairs, bound="95 %", order=False, limit=MAX_PAIRS)]
     triples = r.top_triples(5)
     if triples:
         body.append(sentence("Strongest triples: " + "; ".join(
@@ -157,7 +159,8 @@ def interaction_series_html(ts: Any) -> str:
     body = [sentence(f"At row {times[-1]}: main terms"), ranking(main, bound=bound, trace=True)]
     if pairs:
         body += [sentence("Pairs, by absolute value"),
-                 ranking(pairs, bound=bound, trace=True, order=False)]
+                 ranking(pairs, bound=bound, trace=True, order=False,
+                         limit=MAX_PAIRS)]
     return card("InteractionTimeSeries", body, meta)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._blocks import (
     _MUTED,
+    MAX_PAIRS,
     MAX_ROWS,
     Row,
     card,
@@ -123,7 +124,8 @@ def _interaction_parts(names: list[str], values: np.ndarray, half: np.ndarray,
                            None if hist is None else hist[1][:, G:G + P],
                            None if hist is None else hist[0])
         parts += [sentence("Pairs, by absolute value"),
-                  ranking(pairs, bound=bound, trace=hist is not None, order=False)]
+                  ranking(pairs, bound=bound, trace=hist is not None, order=False,
+                          limit=MAX_PAIRS)]
     return parts
 
 
