@@ -156,6 +156,40 @@ def test_a_feature_named_script_is_escaped(make):
     assert EVIL in "".join(parse(page).text)  # shown as text
 
 
+def _evil_explainer():
+    rng = np.random.default_rng(4)
+    e = IncrementalPFI(lambda A: A[:, 0], "squared_error", feature_names=[EVIL, "b"],
+                       random_state=0, history_every=10)
+    e.explain_many(rng.normal(size=(50, 2)), rng.normal(size=50))
+    return e
+
+
+def _evil_detector():
+    from ixplain.drift import ExplanationDriftDetector
+
+    v = np.random.default_rng(5).normal(0, 0.05, (3000, 2))
+    v[1500:, 0] += 1.0
+    return ExplanationDriftDetector().update_values(v, feature_names=[EVIL, "b"])
+
+
+def _evil_curves():
+    import pandas as pd
+
+    from ixplain import partial_dependence
+
+    df = pd.DataFrame({EVIL: [EVIL, "a", "b"] * 5, "v": np.arange(15.0)})
+    return partial_dependence(lambda D: (D[EVIL] == "a").to_numpy() * 1.0, df, EVIL)
+
+
+@pytest.mark.parametrize("make", [
+    _evil_explainer, _evil_detector, lambda: _evil_detector().explain_change(0), _evil_curves,
+], ids=["explainer", "detector", "drift explanation", "categorical pd"])
+def test_a_feature_named_script_is_escaped_in_stream_objects_and_curves(make):
+    page = make()._repr_html_()
+    assert "<script" not in page.lower() and "&lt;script&gt;" in page
+    assert "no summary" not in page
+
+
 def test_settings_from_user_data_are_escaped():
     r = FeatureImportance.from_importances(np.ones((1, 1)), ["a"], {"loss": EVIL})
     page = r._repr_html_()
