@@ -59,11 +59,11 @@ def _history(e: Any, width: int) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _value_rows(names: list[str], values: np.ndarray, half: np.ndarray,
-                hist: tuple[np.ndarray, np.ndarray] | None, offset: int = 0) -> list[Row]:
+                hist: tuple[np.ndarray, np.ndarray] | None) -> list[Row]:
     rows = []
     for j, n in enumerate(names):
-        v, h = float(values[offset + j]), float(half[offset + j])
-        trace = None if hist is None else (hist[0], hist[1][:, offset + j])
+        v, h = float(values[j]), float(half[j])
+        trace = None if hist is None else (hist[0], hist[1][:, j])
         rows.append(Row(n, v, v - h, v + h, trace))
     return rows
 
