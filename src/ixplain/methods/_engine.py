@@ -317,7 +317,8 @@ Reporter = Callable[[ProgressInfo], None]
 
 
 class _Bar:
-    """``progress=True`` with tqdm installed: one bar, created at the first report."""
+    """``progress=True`` with tqdm installed: one bar, created at the first report, from
+    ``tqdm.auto`` (Jupyter's widget in a notebook with ipywidgets, a text bar elsewhere)."""
 
     def __init__(self) -> None:
         self._bar: Any = None
@@ -365,8 +366,8 @@ def make_progress(progress: Any, owner: str) -> Reporter | None:
     Parameters
     ----------
     progress : bool or callable
-        ``False``: silent. ``True``: a tqdm bar when tqdm is installed, else a line on stderr
-        every 10%. A callable: called with one :class:`ProgressInfo` after every chunk.
+        ``False``: silent. ``True``: a tqdm bar when tqdm is installed (``tqdm.auto``: the
+        notebook's widget in Jupyter), else a line on stderr every 10%. A callable: called with one :class:`ProgressInfo` after every chunk.
     owner : str
         The public function, named in the error message.
 
