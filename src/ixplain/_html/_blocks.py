@@ -260,7 +260,7 @@ def sparkline_svg(x: Any, y: Any, marks: Sequence[float] = ()) -> str:
 # ---------------------------------------------------------------------------------- tables
 def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
             where: str = "to_frame()", order: bool = True, value: str = "value",
-            limit: int = MAX_ROWS) -> str:
+            limit: int = MAX_ROWS, label: str = "feature") -> str:
     """A ranking table: name, bar, value, bounds (``bound`` names them) and, with ``trace``,
     a sparkline per row.
 
@@ -279,6 +279,8 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
         Header of the value column.
     limit : int, default=MAX_ROWS
         Rows shown at most.
+    label : str, default="feature"
+        Header of the name column.
 
     Returns
     -------
@@ -289,7 +291,7 @@ def ranking(rows: Sequence[Row], *, bound: str = "", trace: bool = False,
     shown = list(rows[:limit])
     dom = domain([r.value for r in shown] + [r.ref for r in shown],
                  [r.low for r in shown], [r.high for r in shown])
-    head = f"<tr><th{_LEFT}>feature</th><th></th><th>{esc(value)}</th>"
+    head = f"<tr><th{_LEFT}>{esc(label)}</th><th></th><th>{esc(value)}</th>"
     head += f"<th>{esc(bound)}</th>" if bound else ""
     head += "<th>trace</th>" if trace else ""
     body = []

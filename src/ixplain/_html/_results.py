@@ -132,7 +132,7 @@ def interactions_html(r: Any) -> str:
     body = _nan_note(r.main_values) + [sentence("Main terms"), ranking(main, bound="95 %")]
     if pairs:
         body += [sentence("Pairs, by absolute value"),
-                 ranking(pairs, bound="95 %", order=False, limit=MAX_PAIRS)]
+                 ranking(pairs, bound="95 %", order=False, limit=MAX_PAIRS, label="pair")]
     triples = r.top_triples(5)
     if triples:
         body.append(sentence("Strongest triples: " + "; ".join(
@@ -160,7 +160,7 @@ def interaction_series_html(ts: Any) -> str:
     if pairs:
         body += [sentence("Pairs, by absolute value"),
                  ranking(pairs, bound=bound, trace=True, order=False,
-                         limit=MAX_PAIRS)]
+                         limit=MAX_PAIRS, label="pair")]
     return card("InteractionTimeSeries", body, meta)
 
 
@@ -179,7 +179,7 @@ def hstatistic_html(r: Any) -> str:
             [Row(n, float(v)) for n, v in zip(names, overall[k])])]
         pairs = [Row(f"{names[j]} x {names[m]}", float(pairwise[k, j, m])) for j, m in r.pairs]
         if pairs:
-            body += [sentence("Pairs"), ranking(pairs)]
+            body += [sentence("Pairs"), ranking(pairs, label="pair")]
     if len(outputs) > 3:
         body.append(f'<div style="{_MUTED}">... {len(outputs) - 3} more outputs '
                     "(to_frame()).</div>")
@@ -241,7 +241,8 @@ def curve_parts(r: Any) -> tuple[str, list[str], str]:
                 for lv, v, e in zip(levels, values[0], h)]
         if len(labels) > 1:
             body.append(sentence(f"Output {labels[0]} (of {len(labels)}):"))
-        return title, body + [ranking(rows, bound=band, order=False)], meta
+        return title, body + [ranking(rows, bound=band, order=False,
+                                      label=f"{features[0]} (level)")], meta
     low = None if half is None else values - half
     high = None if half is None else values + half
     return title, body + [curve_svg(x, values, low, high),

@@ -125,7 +125,7 @@ def _interaction_parts(names: list[str], values: np.ndarray, half: np.ndarray,
                            None if hist is None else hist[0])
         parts += [sentence("Pairs, by absolute value"),
                   ranking(pairs, bound=bound, trace=hist is not None, order=False,
-                          limit=MAX_PAIRS)]
+                          limit=MAX_PAIRS, label="pair")]
     return parts
 
 
