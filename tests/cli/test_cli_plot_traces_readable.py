@@ -148,3 +148,24 @@ def test_bands_wider_than_half_the_panel_are_drawn_lighter(tmp_path, monkeypatch
     assert all(b.get_alpha() == pytest.approx(0.06) for b in bands)
     lo, hi = ax.get_ylim()
     assert hi - lo < 1.5 * (FINAL.max() - min(0.2 * FINAL.min(), FINAL.min()))
+
+
+def test_a_band_is_light_where_it_is_wide_and_normal_where_it_narrows(tmp_path, monkeypatch):
+    """Early in a stream the bounds are wide (few rows): that stretch is light, the rest not;
+    still three features' bands only."""
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_hex
+
+    trace = _trace()
+    n = len(trace.rows)
+    shrink = np.where(np.arange(n) < n // 4, 40.0, 1.0)[:, None]  # wide for the first quarter
+    trace.bounds = list(np.vstack(trace.bounds) * shrink)
+    ax = _draw(tmp_path, monkeypatch, trace)
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len({to_hex(b.get_facecolor()[0]) for b in bands}) == 3
+    alphas = sorted(b.get_alpha() for b in bands)
+    assert alphas == pytest.approx([0.06] * 3 + [0.15] * 3)
+    for band in bands:  # the light stretch is the early one
+        xs = np.concatenate([p.vertices[:, 0] for p in band.get_paths()])
+        early = xs.max() <= trace.rows[n // 4] + 1e-9
+        assert early == (band.get_alpha() == pytest.approx(0.06))

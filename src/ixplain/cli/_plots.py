@@ -217,9 +217,10 @@ def _trace_panel(ax: Any, trace: Any, feature_names: Sequence[str], fired: Seque
 def draw_bands(ax: Any, rows: np.ndarray, values: np.ndarray, bounds: np.ndarray,
                features: Sequence[int], colors: Sequence[Any]) -> list[Any]:
     """Fill ``values[:, j] +/- bounds[:, j]`` for each ``j`` in ``features`` (after the
-    y-limits are set): opacity ``_BAND_ALPHA`` (0.15), or ``_WIDE_BAND_ALPHA`` (0.06) for a
-    band whose median width exceeds half the panel's height (a band that would cover the
-    plot). Non-finite bounds are left out. Returns the filled areas, one per drawn band.
+    y-limits are set): opacity ``_BAND_ALPHA`` (0.15) where the band is at most half the
+    panel's height, ``_WIDE_BAND_ALPHA`` (0.06) where it is wider (early in a stream, where a
+    band would cover the plot). Non-finite bounds are left out. Returns the filled areas:
+    one or two per band (narrow and wide stretches), each in its feature's colour.
     """
     y0, y1 = ax.get_ylim()
     height = abs(y1 - y0) or 1.0
@@ -229,11 +230,14 @@ def draw_bands(ax: Any, rows: np.ndarray, values: np.ndarray, bounds: np.ndarray
         ok = np.isfinite(b) & np.isfinite(v)
         if not ok.any():
             continue
-        wide = float(np.median(2 * b[ok])) > height / 2
-        filled.append(ax.fill_between(
-            rows[ok], (v - b)[ok], (v + b)[ok], color=colors[j], lw=0,
-            alpha=_WIDE_BAND_ALPHA if wide else _BAND_ALPHA,
-        ))
+        wide = ok & (2 * np.where(ok, b, 0.0) > height / 2)
+        for part, alpha in ((ok & ~wide, _BAND_ALPHA), (wide, _WIDE_BAND_ALPHA)):
+            # one point more on each side, so the two stretches meet without a gap
+            part = ok & (part | np.r_[part[1:], False] | np.r_[False, part[:-1]])
+            if part.sum() < 2:
+                continue
+            filled.append(ax.fill_between(rows, v - np.where(ok, b, 0.0), v + np.where(ok, b, 0.0),
+                                          where=part, color=colors[j], lw=0, alpha=alpha))
     ax.set_ylim(y0, y1)  # the bands never widen the panel
     return filled
 
