@@ -48,13 +48,25 @@ def evil_report(tmp_path_factory):
     return out
 
 
+def _without_inlined_code(html: str) -> str:
+    """The page without the two scripts it inlines (plotly.js and the page's own), which hold
+    tags in their strings: what is left is the markup and the data."""
+    from ixplain.report import _assets
+
+    assert html.count(_assets.plotly_js()) == 1 and html.count(_assets.page_js()) == 1
+    return html.replace(_assets.plotly_js(), "").replace(_assets.page_js(), "")
+
+
 def test_report_escapes_feature_names_and_values(evil_report):
     html = (evil_report / "report.html").read_text()
     assert EVIL_COLUMN not in html
-    assert "<img src=x" not in html and "<b>" not in html
+    assert "<img src=x" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;" in html
-    assert "<script" not in html.lower()
+    markup = _without_inlined_code(html)
+    assert "<b>" not in markup
+    # the only scripts: the payload and the page's settings (JSON), plotly.js and the page's own
+    assert markup.lower().count("<script") == 4 and "<script src" not in markup.lower()
     summary = json.loads((evil_report / "summary.json").read_text())
     assert EVIL_COLUMN in summary["final_importances"]["pfi"]  # JSON keeps the real name
 
@@ -71,6 +83,7 @@ def test_report_renders_in_headless_chromium(evil_report):
         {
             "title": "document.title",
             "scripts": "document.scripts.length",
+            "external": "Array.from(document.scripts).filter(s => s.src).length",
             "text": "document.body.innerText",
             "images": """Array.from(document.images).map(i => ({
                 src: i.src.slice(0, 22), ok: i.complete && i.naturalWidth > 0,
@@ -81,7 +94,8 @@ def test_report_renders_in_headless_chromium(evil_report):
         },
     )
     assert page.errors == []
-    assert page.values["scripts"] == 0
+    assert page.values["scripts"] == 4  # all inline (no src: nothing loaded from elsewhere)
+    assert page.values["external"] == 0
     assert page.values["title"].startswith("ixplain stream") and "pwned" not in page.values["title"]
     assert EVIL_COLUMN in page.values["text"]  # shown as text
     images = page.values["images"]
