@@ -31,12 +31,14 @@ _SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
 
 
 def inline_script(source: str) -> str:
-    """``source`` made safe to place between ``<script>`` tags and free of ``http(s)://`` text.
+    """``source`` made safe to place between ``<script>`` tags, naming no web address.
 
-    ``</script`` becomes ``<\\/script``, ``<!--`` becomes ``<\\!--`` and ``://`` after ``http``/``https`` becomes
-    ``:\\/\\/``: in a JavaScript string, template or comment (the only places either can occur
-    in a script) ``\\/`` is ``/``, so the code is unchanged while the page holds no closing tag
-    and no web address.
+    Three slashes are escaped: ``</script`` becomes ``<\\/script`` (``<!--`` becomes
+    ``<\\!--``), the ``//`` after ``http:``/``https:`` becomes ``\\/\\/`` and
+    ``data:image/`` becomes ``data:image\\/``. In a JavaScript string, template, regular
+    expression or comment -- the only places these can occur in a script -- ``\\/`` is ``/``
+    (and in a string or comment ``\\!`` is ``!``), so the code is unchanged while the page holds no closing tag, no
+    web address and no ``data:`` image but its own.
 
     Examples
     --------
@@ -44,6 +46,7 @@ def inline_script(source: str) -> str:
     'a = "http:\\\\/\\\\/x<\\\\/script>";'
     """
     source = _SCRIPT_END.sub(r"<\\/\1", source).replace("<!--", "<\\!--")
+    source = source.replace("data:image/", "data:image\\/")
     return re.sub(r"(https?):(?=//)//", r"\1:\\/\\/", source)
 
 
