@@ -94,7 +94,7 @@ def test_clicking_an_incident_mark_opens_its_before_after_ranking_and_curves(pag
     assert names == ["temp", CLOSER]
     page.wait_for_function("() => document.querySelectorAll('#incident-panel .plot .main-svg').length >= 2")
     titles = page.locator("#incident-panel .gtitle").all_text_contents()
-    assert titles == ["Before (open) and after (filled)", "Partial dependence of temp: temp"]
+    assert titles == ["Before (open) and after (filled)", "Partial dependence of temp"]
     after = page.evaluate("""() => document.querySelector('#incident-panel .plot').data[1].x""")
     assert after == [f["after"] for f in incident["features"]]
 

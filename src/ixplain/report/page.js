@@ -76,7 +76,7 @@
       margin: {l: 64, r: 12, t: 34, b: 46}, font: FONT, hovermode: "closest", dragmode: "zoom",
       xaxis: {title: {text: ptext(xLabel)}, zeroline: false, automargin: true},
       yaxis: {title: {text: ptext(yLabel)}, fixedrange: true, zerolinecolor: "#bbb", automargin: true},
-      legend: {font: {size: 11}, itemclick: "toggle", itemdoubleclick: "toggleothers", groupclick: "togglegroup"},
+      legend: {font: {size: 11}, tracegroupgap: 1, itemclick: "toggle", itemdoubleclick: "toggleothers", groupclick: "togglegroup"},
       paper_bgcolor: "white", plot_bgcolor: "white", hoverlabel: {namelength: -1}
     };
   }
@@ -86,23 +86,38 @@
     return "<br>bounds " + interval(s.lower[i], s.upper[i]);
   }
 
-  function bandTraces(x, s, group, colour) {
+  /* Bands of several series overlap: their opacities add up, so each is lighter when there
+   * are more (five overlapping bands still leave three quarters of the light through). */
+  function bandAlpha(chart) {
+    var n = chart.series.filter(function (s, i) { return s.lower && s.upper && i < CONFIG.band_top; }).length;
+    return Math.min(0.2, 0.3 / Math.max(n, 1));
+  }
+
+  function bandTraces(x, s, group, colour, alpha) {
     var common = {x: x, type: "scatter", mode: "lines", hoverinfo: "skip", legendgroup: group,
       showlegend: false, line: {width: 0, color: colour}, name: ptext(s.name), connectgaps: false};
     return [
       Object.assign({}, common, {y: s.lower, ixplain: "band"}),
-      Object.assign({}, common, {y: s.upper, fill: "tonexty", fillcolor: rgba(colour, 0.13), ixplain: "band"})
+      Object.assign({}, common, {y: s.upper, fill: "tonexty", fillcolor: rgba(colour, alpha), ixplain: "band"})
     ];
+  }
+
+  /* Series of one group share its colour; all but the group's last are dotted ("before" and
+   * "after" curves of one feature). */
+  function dashOf(chart, s, i) {
+    if (s.group === null) { return "solid"; }
+    var later = chart.series.slice(i + 1).some(function (t) { return t.group === s.group; });
+    return later ? "dot" : "solid";
   }
 
   function seriesTraces(chart, s, i, x) {
     var colour = colourOf(s.group || s.name), group = chart.id + ":" + i, out = [];
-    if (s.lower && s.upper && i < CONFIG.band_top) { out = bandTraces(x, s, group, colour); }
+    if (s.lower && s.upper && i < CONFIG.band_top) { out = bandTraces(x, s, group, colour, bandAlpha(chart)); }
     var note = thinNote(chart);
     out.push({
       x: x, y: s.y, type: "scatter", mode: typeof x[0] === "string" ? "lines+markers" : "lines",
       name: ptext(s.name), legendgroup: group, ixplain: "line", connectgaps: false,
-      line: {color: colour, width: i < CONFIG.band_top ? 2 : 1.3},
+      line: {color: colour, width: i < CONFIG.band_top ? 2 : 1.3, dash: dashOf(chart, s, i)},
       text: x.map(function (_, j) { return boundText(s, j); }),
       meta: [ptext(chart.x_label || "x"), note ? "<br><i>" + ptext(note) + "</i>" : ""],
       hovertemplate: "<b>%{fullData.name}</b><br>%{meta[0]} %{x}<br>value %{y:.4~g}%{text}%{meta[1]}<extra></extra>"
@@ -114,10 +129,10 @@
     var shapes = [];
     chart.markers.forEach(function (m) {
       var colour = CONFIG.markers[m.kind];
-      var line = {known: {dash: "dash", width: 1.5}, incident: {dash: "solid", width: 1.5},
-        model_update: {dash: "dot", width: 1}}[m.kind];
+      if (m.kind === "model_update") { return; }  // a light mark at the foot of the chart, no line
+      var line = {known: {dash: "dash", width: 1.5}, incident: {dash: "solid", width: 1.5}}[m.kind];
       shapes.push({type: "line", xref: "x", yref: "paper", x0: m.x, x1: m.x, y0: 0, y1: 1, layer: "below",
-        opacity: m.kind === "model_update" ? 0.7 : 0.9, line: Object.assign({color: colour}, line)});
+        opacity: 0.9, line: Object.assign({color: colour}, line)});
       var inc = m.incident === null ? null : incidents[m.incident];
       if (m.kind === "incident" && inc && inc.start !== null && inc.start < m.x) {
         shapes.push({type: "rect", xref: "x", yref: "paper", x0: inc.start, x1: m.x, y0: 0, y1: 1,
@@ -129,7 +144,7 @@
 
   function markerTraces(chart) {
     var kinds = {known: ["known change", "diamond", 9, 1.0], incident: ["incidents", "triangle-down", 13, 1.0],
-      model_update: ["model updates", "triangle-up", 8, 0.02]};
+      model_update: ["model updates", "triangle-up", 9, 0.0]};
     return Object.keys(kinds).map(function (kind) {
       var ms = chart.markers.filter(function (m) { return m.kind === kind; });
       if (!ms.length) { return null; }
@@ -275,7 +290,7 @@
       }
       if (headline && chart.markers.length) {
         parts.push("Red triangles: incidents (click for details); grey dashes: known changes;" +
-          " light blue: model updates.");
+          " light blue triangles at the foot: model updates (the model changed as it learned).");
       }
     }
     var note = thinNote(chart);
@@ -440,7 +455,8 @@
       if (c.kind !== "curves") { return; }
       var series = c.series.filter(function (s) { return (s.group === null ? s.name : s.group) === name; });
       if (series.length) {
-        out.push(Object.assign({}, c, {title: c.title + ": " + name, series: series}));
+        var title = c.title.indexOf(name) >= 0 ? c.title : c.title + ": " + name;
+        out.push(Object.assign({}, c, {title: title, series: series}));
       }
     });
     return out;
@@ -477,19 +493,18 @@
     panel.dataset.incident = String(id);
     var meta = [rowsText(inc), inc.channel ? "channel: " + inc.channel : ""].filter(Boolean).join("; ");
     panel.appendChild(el("p", "muted", meta));
-    var charts = panel.appendChild(el("div", "panel-charts")), jobs = [];
+    var charts = panel.appendChild(el("div", "panel-charts")), plots = [];
+    panel.hidden = false;  // the charts take their width from the visible panel
     if (inc.features.length) {
       panel.insertBefore(shiftTable(inc, unit), charts);
-      var shift = charts.appendChild(el("div", "plot"));
-      jobs.push(draw(shift, shiftFigure(inc, unit), false));
+      plots.push([charts.appendChild(el("div", "plot")), shiftFigure(inc, unit), false]);
     }
     inc.features.forEach(function (f) {
       curvesOf(p, f.name).forEach(function (c) {
-        var d = charts.appendChild(el("div", "plot"));
-        jobs.push(draw(d, curvesFigure(c), true));
+        plots.push([charts.appendChild(el("div", "plot")), curvesFigure(c), true]);
       });
     });
-    panel.hidden = false;
+    var jobs = plots.map(function (job) { return draw(job[0], job[1], job[2]); });
     panel.scrollIntoView({block: "nearest"});
     return Promise.all(jobs);
   }
