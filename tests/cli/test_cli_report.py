@@ -110,3 +110,27 @@ def test_report_renders_in_headless_chromium(evil_report):
         pixels = np.asarray(shot.crop(box), dtype=float)
         assert pixels.std() > 10, f"image at {box} looks blank (std {pixels.std():.1f})"
         assert (pixels < 128).mean() > 0.005  # lines, text and axes, not a white box
+
+
+def test_report_is_drawn_by_the_one_page_renderer(tmp_path):
+    """render_report builds a payload and hands it to ixplain.report.render_page: numpy values,
+    paths and PNG files become plain JSON and base64, and the page is the same."""
+    from ixplain.cli.report import Report, render_report, report_payload
+    from ixplain.report import render_page
+
+    png = tmp_path / "p.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n")
+    report = Report(
+        "run", settings=[("seed", np.int64(3)), ("out", tmp_path)],
+        tables=[("Final importances", pd.Index(["feature", "pfi"]),
+                 np.array([["hour", 1.5]], dtype=object))],
+        images=[("a plot", png)], notes=["note"], files=["p.png"],
+    )
+    payload = report_payload(report)
+    assert payload["settings"] == [["seed", np.int64(3)], ["out", tmp_path]]
+    assert payload["images"] == [{"caption": "a plot", "png_base64": "iVBORw0KGgo="}]
+    page = render_report(report)
+    assert page == render_page(payload)
+    assert f"<td>{tmp_path}</td>" in page and '<td class="num">3</td>' in page
+    assert '<td>hour</td><td class="num">1.5</td>' in page
+    assert page.count('src="data:image/png;base64,iVBORw0KGgo="') == 1

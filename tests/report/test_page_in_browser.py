@@ -20,11 +20,11 @@ pytest.importorskip("plotly")
 def browser():
     yield from module_browser()
 
+# Where point i of trace k of a chart is on the screen (plotly's axes map data to pixels).
 POINT = """([chart, trace, i, axis]) => {
   const gd = document.querySelector(chart + ' .plot'), fl = gd._fullLayout;
   const t = gd.data[trace], ya = fl[axis], box = gd.getBoundingClientRect();
-  const y = axis === 'yaxis' ? t.y[i] : t.y[i];
-  return {x: box.left + fl.xaxis._offset + fl.xaxis.l2p(t.x[i]), y: box.top + ya._offset + ya.l2p(y)};
+  return {x: box.left + fl.xaxis._offset + fl.xaxis.l2p(t.x[i]), y: box.top + ya._offset + ya.l2p(t.y[i])};
 }"""
 TRACES = """(chart) => document.querySelector(chart + ' .plot').data.map(
   (t, k) => ({k: k, kind: t.ixplain, name: t.name, group: t.legendgroup, visible: t.visible === undefined ? true : t.visible}))"""
@@ -128,3 +128,27 @@ def test_first_screen_holds_title_summary_headline_and_ranking(page, browser, re
     assert image.size == (FIRST_SCREEN["width"], FIRST_SCREEN["height"])
     pixels = np.asarray(image, dtype=float)
     assert pixels.std() > 10 and (pixels < 128).mean() > 0.005  # lines and text, not a blank page
+
+
+def test_long_chart_of_many_features_is_thinned_and_bands_only_the_top_five(browser, tmp_path):
+    payload = evil_payload(n_rows=9_000)  # 2251 points a series: thinned to every 2nd
+    chart = payload["charts"][0]
+    chart["series"] += [dict(s, name=f"extra {k}") for k, s in enumerate(chart["series"])]
+    path = tmp_path / "long.html"
+    path.write_text(render_page(payload), encoding="utf-8")
+    page, seen = open_page(browser, path.as_uri())
+    try:
+        traces = page.evaluate(TRACES, "#headline")
+        lines = [t for t in traces if t["kind"] == "line"]
+        banded = {t["group"] for t in traces if t["kind"] == "band"}
+        assert [t["group"] in banded for t in lines] == [True] * 5 + [False] * 3
+        assert len(page.evaluate("() => document.querySelector('#headline .plot').data[2].x")) == 1126
+        assert "Thinned: every 2nd of 2,251 points shown (the last included)." in (
+            page.locator("#headline .caption").text_content())
+        at = page.evaluate(POINT, ["#headline", lines[0]["k"], 100, "yaxis"])
+        page.mouse.move(at["x"], at["y"])
+        text = page.wait_for_selector("#headline .hoverlayer .hovertext", timeout=5000).text_content()
+        assert "every 2nd of 2,251 points shown" in text
+    finally:
+        page.close()
+    assert seen.problems == []
