@@ -152,3 +152,22 @@ def test_long_chart_of_many_features_is_thinned_and_bands_only_the_top_five(brow
     finally:
         page.close()
     assert seen.problems == []
+
+
+def test_dragging_zooms_the_rows_only_and_fits_the_values_shown(page, payload):
+    box = page.locator("#headline .nsewdrag").bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 0.55 * box["width"], y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 0.75 * box["width"], y + 40, steps=5)
+    page.mouse.up()
+    page.wait_for_function(
+        "() => !document.querySelector('#headline .plot')._fullLayout.xaxis.autorange")
+    page.wait_for_timeout(300)
+    x0, x1 = page.evaluate("() => document.querySelector('#headline .plot')._fullLayout.xaxis.range")
+    y0, y1 = page.evaluate("() => document.querySelector('#headline .plot')._fullLayout.yaxis.range")
+    rows = payload["charts"][0]["x"]
+    assert rows[0] < x0 < x1 < rows[-1]
+    shown = [v for s in payload["charts"][0]["series"] for r, v in zip(rows, s["y"]) if x0 <= r <= x1]
+    pad = (max(shown) - min(shown)) * 0.08
+    assert (y0, y1) == pytest.approx((min(shown) - pad, max(shown) + pad))  # y fits the window
