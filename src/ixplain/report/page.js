@@ -50,6 +50,17 @@
     return state.colours[name];
   }
 
+  /* A short id made of letters and digits (plotly puts a trace's uid into CSS selectors). */
+  function hashId(text) {
+    var h1 = 5381, h2 = 52711;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charCodeAt(i);
+      h1 = (Math.imul(h1, 33) ^ c) >>> 0;
+      h2 = (Math.imul(h2, 31) ^ c) >>> 0;
+    }
+    return "u" + h1.toString(36) + h2.toString(36);
+  }
+
   function rgba(hex, alpha) {
     var n = parseInt(hex.slice(1), 16);
     return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + "," + alpha + ")";
@@ -77,7 +88,8 @@
       xaxis: {title: {text: ptext(xLabel)}, zeroline: false, automargin: true},
       yaxis: {title: {text: ptext(yLabel)}, fixedrange: true, zerolinecolor: "#bbb", automargin: true},
       legend: {font: {size: 11}, tracegroupgap: 1, itemclick: "toggle", itemdoubleclick: "toggleothers", groupclick: "togglegroup"},
-      paper_bgcolor: "white", plot_bgcolor: "white", hoverlabel: {namelength: -1}
+      paper_bgcolor: "white", plot_bgcolor: "white", hoverlabel: {namelength: -1},
+      uirevision: "keep"  // a live redraw keeps the reader's zoom and hidden legend entries
     };
   }
 
@@ -93,12 +105,13 @@
     return Math.min(0.2, 0.3 / Math.max(n, 1));
   }
 
-  function bandTraces(x, s, group, colour, alpha) {
+  function bandTraces(x, s, group, colour, alpha, uid) {
     var common = {x: x, type: "scatter", mode: "lines", hoverinfo: "skip", legendgroup: group,
       showlegend: false, line: {width: 0, color: colour}, name: ptext(s.name), connectgaps: false};
     return [
-      Object.assign({}, common, {y: s.lower, ixplain: "band"}),
-      Object.assign({}, common, {y: s.upper, fill: "tonexty", fillcolor: rgba(colour, alpha), ixplain: "band"})
+      Object.assign({}, common, {y: s.lower, ixplain: "band", uid: uid + "l"}),
+      Object.assign({}, common, {y: s.upper, fill: "tonexty", fillcolor: rgba(colour, alpha), ixplain: "band",
+        uid: uid + "u"})
     ];
   }
 
@@ -111,12 +124,16 @@
   }
 
   function seriesTraces(chart, s, i, x) {
-    var colour = colourOf(s.group || s.name), group = chart.id + ":" + i, out = [];
-    if (s.lower && s.upper && i < CONFIG.band_top) { out = bandTraces(x, s, group, colour, bandAlpha(chart)); }
+    var colour = colourOf(s.group || s.name), out = [];
+    // a trace's uid is its chart and name: a live redraw that reorders the series keeps
+    // each feature's hidden/shown state with the feature
+    var uid = hashId(chart.id + "\u0000" + s.name + "\u0000" + (s.group === null ? "" : s.group));
+    var group = uid;
+    if (s.lower && s.upper && i < CONFIG.band_top) { out = bandTraces(x, s, group, colour, bandAlpha(chart), uid); }
     var note = thinNote(chart);
     out.push({
       x: x, y: s.y, type: "scatter", mode: typeof x[0] === "string" ? "lines+markers" : "lines",
-      name: ptext(s.name), legendgroup: group, ixplain: "line", connectgaps: false,
+      name: ptext(s.name), legendgroup: group, ixplain: "line", connectgaps: false, uid: uid,
       line: {color: colour, width: i < CONFIG.band_top ? 2 : 1.3, dash: dashOf(chart, s, i)},
       text: x.map(function (_, j) { return boundText(s, j); }),
       meta: [ptext(chart.x_label || "x"), note ? "<br><i>" + ptext(note) + "</i>" : ""],
@@ -152,6 +169,7 @@
       return {
         x: ms.map(function (m) { return m.x; }), y: ms.map(function () { return k[3]; }), yaxis: "y2",
         type: "scatter", mode: "markers", name: k[0], legendrank: 2000, cliponaxis: false, ixplain: kind,
+        uid: hashId(chart.id + "\u0000marks\u0000" + kind),
         marker: {symbol: k[1], size: k[2], color: CONFIG.markers[kind], line: {width: 0}},
         customdata: ms.map(function (m) { return [m.incident, ptext(m.label)]; }),
         hovertemplate: "%{customdata[1]}<br>" + ptext(chart.x_label || "x") + " %{x}<extra></extra>"
@@ -476,7 +494,8 @@
     document.querySelectorAll("button[data-incident]").forEach(function (b) { b.setAttribute("aria-pressed", "false"); });
   }
 
-  function showIncident(id) {
+  /* Open incident ``id``'s panel; ``quiet`` (a live redraw) keeps the reader's scroll position. */
+  function showIncident(id, quiet) {
     var p = state.payload, inc = incidentIndex(p)[id];
     if (!inc) { return; }
     hidePanel();
@@ -505,7 +524,7 @@
       });
     });
     var jobs = plots.map(function (job) { return draw(job[0], job[1], job[2]); });
-    panel.scrollIntoView({block: "nearest"});
+    if (!quiet) { panel.scrollIntoView({block: "nearest"}); }
     return Promise.all(jobs);
   }
 
@@ -516,7 +535,7 @@
     renderStatus(p, null);
     renderIncidents(p);
     var jobs = renderFirst(p).concat(renderCharts(p));
-    if (state.selected !== null) { jobs.push(showIncident(state.selected)); }
+    if (state.selected !== null) { jobs.push(showIncident(state.selected, true)); }
     return Promise.all(jobs);
   }
 
