@@ -27,7 +27,8 @@ POINT = """([chart, trace, i, axis]) => {
   return {x: box.left + fl.xaxis._offset + fl.xaxis.l2p(t.x[i]), y: box.top + ya._offset + ya.l2p(t.y[i])};
 }"""
 TRACES = """(chart) => document.querySelector(chart + ' .plot').data.map(
-  (t, k) => ({k: k, kind: t.ixplain, name: t.name, group: t.legendgroup, visible: t.visible === undefined ? true : t.visible}))"""
+  (t, k) => ({k: k, kind: t.ixplain, name: t.name, group: t.legendgroup, dash: t.line && t.line.dash,
+              visible: t.visible === undefined ? true : t.visible}))"""
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +82,7 @@ def test_legend_shows_names_as_text_and_a_click_hides_the_feature_with_its_band(
     assert sorted(t["kind"] for t in hidden) == ["band", "band", "line"]  # the line and its band
     assert all(t["group"] == group for t in hidden)
     assert all(t["visible"] is True for t in traces if t["group"] != group)
+    assert {t["dash"] for t in traces if t["kind"] == "line"} == {"solid"}
 
 
 def test_clicking_an_incident_mark_opens_its_before_after_ranking_and_curves(page, payload):
@@ -97,6 +99,9 @@ def test_clicking_an_incident_mark_opens_its_before_after_ranking_and_curves(pag
     assert titles == ["Before (open) and after (filled)", "Partial dependence of temp"]
     after = page.evaluate("""() => document.querySelector('#incident-panel .plot').data[1].x""")
     assert after == [f["after"] for f in incident["features"]]
+    curves = page.evaluate("""() => document.querySelectorAll('#incident-panel .plot')[1].data
+        .filter(t => t.ixplain === 'line').map(t => [t.name, t.line.dash])""")
+    assert curves == [["before", "dot"], ["after", "solid"]]  # one feature: one colour, two dashes
 
 
 def test_incident_list_opens_the_same_panel_and_model_updates_are_not_alerts(page, payload):

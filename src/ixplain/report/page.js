@@ -74,10 +74,16 @@
     });
   }
 
+  function ordinal(n) {
+    var tens = n % 100, ones = n % 10;
+    var suffix = tens >= 11 && tens <= 13 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
+    return fmt(n) + suffix;
+  }
+
   function thinNote(chart) {
     var t = chart.thinned;
     if (!t) { return ""; }
-    return "every " + fmt(t.step) + (t.step === 2 ? "nd" : t.step === 3 ? "rd" : "th") + " of " +
+    return "every " + ordinal(t.step) + " of " +
       fmt(t.points) + " points shown (the last included)";
   }
 
@@ -118,7 +124,7 @@
   /* Series of one group share its colour; all but the group's last are dotted ("before" and
    * "after" curves of one feature). */
   function dashOf(chart, s, i) {
-    if (s.group === null) { return "solid"; }
+    if (!s.group) { return "solid"; }  // traces' series have no group
     var later = chart.series.slice(i + 1).some(function (t) { return t.group === s.group; });
     return later ? "dot" : "solid";
   }
@@ -127,7 +133,7 @@
     var colour = colourOf(s.group || s.name), out = [];
     // a trace's uid is its chart and name: a live redraw that reorders the series keeps
     // each feature's hidden/shown state with the feature
-    var uid = hashId(chart.id + "\u0000" + s.name + "\u0000" + (s.group === null ? "" : s.group));
+    var uid = hashId(chart.id + "\u0000" + s.name + "\u0000" + (s.group || ""));
     var group = uid;
     if (s.lower && s.upper && i < CONFIG.band_top) { out = bandTraces(x, s, group, colour, bandAlpha(chart), uid); }
     var note = thinNote(chart);
@@ -471,7 +477,7 @@
     var out = [];
     p.charts.forEach(function (c) {
       if (c.kind !== "curves") { return; }
-      var series = c.series.filter(function (s) { return (s.group === null ? s.name : s.group) === name; });
+      var series = c.series.filter(function (s) { return (s.group || s.name) === name; });
       if (series.length) {
         var title = c.title.indexOf(name) >= 0 ? c.title : c.title + ": " + name;
         out.push(Object.assign({}, c, {title: title, series: series}));
