@@ -176,3 +176,28 @@ def test_dragging_zooms_the_rows_only_and_fits_the_values_shown(page, payload):
     shown = [v for s in payload["charts"][0]["series"] for r, v in zip(rows, s["y"]) if x0 <= r <= x1]
     pad = (max(shown) - min(shown)) * 0.08
     assert (y0, y1) == pytest.approx((min(shown) - pad, max(shown) + pad))  # y fits the window
+
+
+FITS = """() => Array.from(document.querySelectorAll('.plot')).map(
+  d => [d.closest('[data-chart]') ? d.closest('[data-chart]').dataset.chart : 'panel',
+        d.clientWidth, d.querySelector('.main-svg').getBoundingClientRect().width])"""
+
+
+def test_every_chart_fits_its_box_without_a_headline(browser, tmp_path, payload):
+    """A static explanation has no headline: the ranking stands alone and the other charts share
+    a grid; each chart is drawn at its box's width (none clipped)."""
+    static = dict(payload, headline=None, status=None, incidents=[],
+                  charts=[c for c in payload["charts"] if c["kind"] != "traces"])
+    path = tmp_path / "static.html"
+    path.write_text(render_page(static), encoding="utf-8")
+    page, seen = open_page(browser, path.as_uri())
+    try:
+        page.wait_for_timeout(300)
+        sizes = page.evaluate(FITS)
+        assert [name for name, _, _ in sizes] == ["ranking", "chart:pd-temp", "chart:final-methods"]
+        for name, box, svg in sizes:
+            assert 300 < box and abs(svg - box) <= 1, (name, box, svg)
+        assert page.locator("#headline").is_hidden() and page.locator("#incidents").is_hidden()
+    finally:
+        page.close()
+    assert seen.problems == []

@@ -281,8 +281,16 @@
     });
   }
 
+  /* A chart follows its box's width (a grid that gains a column, a panel that opens). */
+  var resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(function (entries) {
+    entries.forEach(function (e) {
+      if (e.target._fullLayout && e.contentRect.width > 0) { Plotly.Plots.resize(e.target); }
+    });
+  });
+
   function draw(gd, figure, fits) {
     gd.hidden = false;
+    if (resizer && !gd.ixplainObserved) { resizer.observe(gd); gd.ixplainObserved = true; }
     return Plotly.react(gd, figure.data, figure.layout, PLOT_CONFIG).then(function () {
       bindChart(gd, fits);
       if (fits) { fitY(gd); }
@@ -358,6 +366,7 @@
     var chart = p.charts.filter(function (c) { return c.id === p.headline; })[0];
     head.hidden = !chart;  // both boxes take their width before either is drawn
     rank.hidden = !p.ranking;
+    byId("first").classList.toggle("alone", !chart || !p.ranking);
     if (chart) {
       var box = chartBox(head, "headline");
       box.caption.textContent = caption(chart, true);
@@ -372,13 +381,13 @@
   }
 
   function renderCharts(p) {
-    var container = byId("charts"), keep = {}, jobs = [];
-    p.charts.forEach(function (chart) {
+    var container = byId("charts"), keep = {}, todo = [];
+    p.charts.forEach(function (chart) {  // every box in place first: the grid sets their widths
       if (chart.id === p.headline) { return; }
       var key = "chart:" + chart.id, box = chartBox(container, key);
       keep[key] = true;
       box.caption.textContent = caption(chart, false);
-      jobs.push(draw(box.plot, FIGURES[chart.kind](chart, p), chart.kind !== "bars"));
+      todo.push([box, chart]);
     });
     Object.keys(state.divs).forEach(function (key) {
       if (key.indexOf("chart:") === 0 && !keep[key]) {
@@ -387,7 +396,9 @@
         delete state.divs[key];
       }
     });
-    return jobs;
+    return todo.map(function (job) {
+      return draw(job[0].plot, FIGURES[job[1].kind](job[1], p), job[1].kind !== "bars");
+    });
   }
 
   function rowsText(inc) {
