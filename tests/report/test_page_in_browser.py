@@ -150,10 +150,10 @@ def test_long_chart_of_many_features_is_thinned_and_bands_only_the_top_five(brow
         assert len(page.evaluate("() => document.querySelector('#headline .plot').data[2].x")) == 1126
         assert "Thinned: every 2nd of 2,251 points shown (the last included)." in (
             page.locator("#headline .caption").text_content())
-        at = page.evaluate(POINT, ["#headline", lines[0]["k"], 100, "yaxis"])
+        at = page.evaluate(POINT, ["#headline", lines[0]["k"], 1000, "yaxis"])
         page.mouse.move(at["x"], at["y"])
         text = page.wait_for_selector("#headline .hoverlayer .hovertext", timeout=5000).text_content()
-        assert "every 2nd of 2,251 points shown" in text
+        assert "row 8,001" in text and "every 2nd of 2,251 points shown" in text
     finally:
         page.close()
     assert seen.problems == []

@@ -143,7 +143,8 @@
       line: {color: colour, width: i < CONFIG.band_top ? 2 : 1.3, dash: dashOf(chart, s, i)},
       text: x.map(function (_, j) { return boundText(s, j); }),
       meta: [ptext(chart.x_label || "x"), note ? "<br><i>" + ptext(note) + "</i>" : ""],
-      hovertemplate: "<b>%{fullData.name}</b><br>%{meta[0]} %{x}<br>value %{y:.4~g}%{text}%{meta[1]}<extra></extra>"
+      hovertemplate: "<b>%{fullData.name}</b><br>%{meta[0]} %{x" + (typeof x[0] === "string" ? "" : ":,.6~g") +
+        "}<br>value %{y:.4~g}%{text}%{meta[1]}<extra></extra>"
     });
     return out;
   }
@@ -178,7 +179,8 @@
         uid: hashId(chart.id + "\u0000marks\u0000" + kind),
         marker: {symbol: k[1], size: k[2], color: CONFIG.markers[kind], line: {width: 0}},
         customdata: ms.map(function (m) { return [m.incident, ptext(m.label)]; }),
-        hovertemplate: "%{customdata[1]}<br>" + ptext(chart.x_label || "x") + " %{x}<extra></extra>"
+        meta: [ptext(chart.x_label || "x")],  // user text through meta: never read as a template
+        hovertemplate: "%{customdata[1]}<br>%{meta[0]} %{x:,.6~g}<extra></extra>"
       };
     }).filter(Boolean);
   }
@@ -235,7 +237,7 @@
       type: "bar", orientation: "h", y: r.features.map(ptext), x: r.values, ixplain: "ranking",
       marker: {color: r.features.map(colourOf)}, error_x: errorBars(r.values, r.lower, r.upper),
       text: r.features.map(function (_, i) { return boundText(r, i); }), textposition: "none",
-      hovertemplate: "<b>%{y}</b><br>%{x:.4~g} " + unit + "%{text}<extra></extra>"
+      meta: [unit], hovertemplate: "<b>%{y}</b><br>%{x:.4~g} %{meta[0]}%{text}<extra></extra>"
     }];
     var layout = baseLayout(r.title, r.unit, "");
     layout.yaxis = {type: "category", autorange: "reversed", fixedrange: true, automargin: true};
@@ -452,7 +454,8 @@
         marker: {size: 10, symbol: filled ? "circle" : "circle-open", line: {width: 2},
           color: inc.features.map(function (f) { return colourOf(f.name); })},
         text: inc.features.map(function (f) { return interval(f[key + "_lower"], f[key + "_upper"]); }),
-        hovertemplate: "<b>%{y}</b> " + label + "<br>%{x:.4~g} " + ptext(unit) + " %{text}<extra></extra>"
+        meta: [label, ptext(unit)],
+        hovertemplate: "<b>%{y}</b> %{meta[0]}<br>%{x:.4~g} %{meta[1]} %{text}<extra></extra>"
       };
     }
     var layout = baseLayout("Before (open) and after (filled)", unit, "");
