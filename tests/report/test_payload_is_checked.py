@@ -90,7 +90,7 @@ def test_live_data_is_the_checked_payload_written_whole(tmp_path):
     assert json.loads(path.read_text()) == data  # the last good file stays
 
 
-def test_page_without_plotly_says_how_to_install_it(monkeypatch):
+def test_page_without_plotly_says_how_to_install_it_unless_it_draws_nothing(monkeypatch):
     import sys
 
     from ixplain.report import _assets, render_page
@@ -100,5 +100,10 @@ def test_page_without_plotly_says_how_to_install_it(monkeypatch):
     try:
         with pytest.raises(ImportError, match=r"pip install 'ixplain\[cli\]'"):
             render_page(example_payload())
+        with pytest.raises(ImportError, match="plotly"):
+            render_page({"title": "t"}, live=True)  # a live page may draw later
+        text_only = {"title": "t", "tables": example_payload()["tables"], "notes": ["n"]}
+        page = render_page(text_only)  # nothing to draw: no plotly.js needed
+        assert page.count("<script") == 3 and "<td>hour</td>" in page
     finally:
         _assets.plotly_js.cache_clear()

@@ -284,7 +284,7 @@
   }
 
   /* A chart follows its box's width (a grid that gains a column, a panel that opens). */
-  var resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(function (entries) {
+  var resizer = typeof ResizeObserver === "undefined" || typeof Plotly === "undefined" ? null : new ResizeObserver(function (entries) {
     entries.forEach(function (e) {
       if (e.target._fullLayout && e.contentRect.width > 0) { Plotly.Plots.resize(e.target); }
     });
@@ -292,6 +292,7 @@
 
   function draw(gd, figure, fits) {
     gd.hidden = false;
+    if (typeof Plotly === "undefined") { return Promise.resolve(); }  // a page with nothing to draw
     if (resizer && !gd.ixplainObserved) { resizer.observe(gd); gd.ixplainObserved = true; }
     return Plotly.react(gd, figure.data, figure.layout, PLOT_CONFIG).then(function () {
       bindChart(gd, fits);
