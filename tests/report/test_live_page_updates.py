@@ -19,7 +19,7 @@ def browser():
     yield from module_browser()
 
 
-HIDDEN = """() => document.querySelector('#headline .plot').data
+HIDDEN = """() => document.querySelector('#headline .ix-plot').data
     .filter(t => t.ixplain === 'line' && t.visible === 'legendonly').map(t => t.name)"""
 
 
@@ -64,7 +64,7 @@ def test_live_page_shows_new_rows_and_stops_when_finished(browser, served):
                                timeout=5000)
         assert page.evaluate(HIDDEN) == ["temp"]  # the redraw kept the reader's choice
         last_x = page.evaluate(
-            "() => document.querySelector('#headline .plot').data.find(t => t.ixplain === 'line').x.at(-1)")
+            "() => document.querySelector('#headline .ix-plot').data.find(t => t.ixplain === 'line').x.at(-1)")
         assert last_x == 480  # the chart was redrawn with the new rows
         write_live_data(_payload(1000, "finished"), folder / "data.json")
         page.wait_for_function("() => document.body.dataset.polling === 'stopped'", timeout=5000)

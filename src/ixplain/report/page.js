@@ -304,7 +304,7 @@
   function chartBox(container, key) {
     var box = state.divs[key];
     if (!box) {
-      box = {root: el("div", "chart"), plot: el("div", "plot"), caption: el("p", "caption")};
+      box = {root: el("div", "chart"), plot: el("div", "ix-plot"), caption: el("p", "caption")};
       box.root.appendChild(box.plot);
       box.root.appendChild(box.caption);
       box.root.dataset.chart = key;
@@ -508,7 +508,7 @@
 
   function hidePanel() {
     var panel = byId("incident-panel");
-    panel.querySelectorAll(".plot").forEach(function (d) { Plotly.purge(d); });
+    panel.querySelectorAll(".ix-plot").forEach(function (d) { Plotly.purge(d); });
     clear(panel);
     panel.hidden = true;
     state.selected = null;
@@ -537,11 +537,11 @@
     panel.hidden = false;  // the charts take their width from the visible panel
     if (inc.features.length) {
       panel.insertBefore(shiftTable(inc, unit), charts);
-      plots.push([charts.appendChild(el("div", "plot")), shiftFigure(inc, unit), false]);
+      plots.push([charts.appendChild(el("div", "ix-plot")), shiftFigure(inc, unit), false]);
     }
     inc.features.forEach(function (f) {
       curvesOf(p, f.name).forEach(function (c) {
-        plots.push([charts.appendChild(el("div", "plot")), curvesFigure(c), true]);
+        plots.push([charts.appendChild(el("div", "ix-plot")), curvesFigure(c), true]);
       });
     });
     var jobs = plots.map(function (job) { return draw(job[0], job[1], job[2]); });
