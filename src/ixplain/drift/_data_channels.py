@@ -58,7 +58,12 @@ class DataChannels(DetectorState):
         """Push the values of the data-channel copies (:meth:`_run_shadows`) to their
         channels (after the error detector took the chunk: its alarms open windows in
         them); drop the old snapshot once the new one is warmed up."""
-        self._feed_errors(rows, self.__dict__.pop("_chunk_errors", None))
+        errors = self.__dict__.pop("_chunk_errors", None)
+        if errors is not None and getattr(self.explainer, "requires_storage", False):
+            # the stream's first row has no perturbation data, no values (as with a static
+            # model, whose error detector takes the rows with values): whatever the batching
+            errors = np.where(rows > 0, errors, np.nan)
+        self._feed_errors(rows, errors)
         for i, flat, ok, losses, restarts in fed:
             shadow, channel, capture = self._shadows[i]
             fresh = self._push_cores(restarts, channel, flat[ok], rows[ok],
