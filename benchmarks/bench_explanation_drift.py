@@ -516,11 +516,17 @@ def main():
                          "'1 agrawal 1->2 abrupt', 'static', 'gra', '4 stationary')")
     ap.add_argument("--trigger", action="store_true",
                     help="run the external-trigger rows (error_detector=ADWIN()) instead")
+    ap.add_argument("--error-of", choices=("model", "snapshot"), default="model",
+                    help="with --trigger: whose per-row loss the error detector takes (the "
+                         "current model's, or the frozen snapshot's; _data_channels.ERROR_OF)")
     ap.add_argument("--quick", action="store_true", help="4,000 rows, 1 seed: a smoke run")
     args = ap.parse_args()
     if args.quick:
         args.seeds, args.rows = 1, 4000
     if args.trigger:
+        from ixplain.drift import _data_channels
+
+        _data_channels.ERROR_OF = args.error_of
         trigger_rows(args, [st.name for st in streams(0, 100)])
         return
     table: dict[str, dict] = {}

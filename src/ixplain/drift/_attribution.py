@@ -59,6 +59,18 @@ static streams (20 seeds; delay / first-ok / found no later than ADWIN): abrupt 
 (Bonferroni over all ``k``, no input test): abrupt 27 / 65 %, swap 43 / 10 % (``age``
 first).
 
+**External triggers.** A window can also be opened by an alarm from outside
+(:meth:`~ixplain.drift.ExplanationDriftDetector.trigger`, or the detector's
+``error_detector``, e.g. River's ADWIN on the current model's error, which fires at its row):
+at row ``r`` the start ``s`` is the loss test's own change-point estimate made there (the split
+of the channel's per-row losses since the loss test's regime start that maximises the CUSUM
+score, :meth:`LossTrigger.external_change`), and the window runs as after a loss alarm at
+``r`` (the look included); its events' ``test`` reads ``"external trigger at row r + ..."``.
+An external trigger is not a loss change: it is not in ``loss_changes_`` and does not renew
+the model channel's reference. What it adds is the *when* of a detector that may be faster
+than the loss test on a learning model's snapshot (ADWIN on the current model's error); the
+*which* is the window's, with the same level.
+
 References
 ----------
 H. Robbins, "Statistical Methods Related to the Law of the Iterated Logarithm", Annals of

@@ -5,7 +5,15 @@ Each value the explainer publishes (``on_values``) goes to a channel (:class:`Va
 its change test, warm-up, its row memory); with ``static_model`` or more draws the detector
 explains the rows again with its own copies of the explainer (the *shadows*) so that the values
 tested do not depend on the explainer's learning model. :class:`DataChannels` is that part of
-:class:`~ixplain.drift.ExplanationDriftDetector`."""
+:class:`~ixplain.drift.ExplanationDriftDetector`.
+
+The ``error_detector`` (any detector with River's protocol) takes the model's per-row loss
+before the chunk's values are pushed, row by row: the explainer's own loss with a static model
+(the rows with values), the current model's with a learning one (one batched model call per
+chunk; every row but the stream's first, which has no values either way); each row where it
+fires opens an attribution window in the data channels at that row
+(:mod:`ixplain.drift._attribution`, external triggers), so its windows, like the loss test's,
+do not depend on how the stream is chunked."""
 
 from __future__ import annotations
 
@@ -28,6 +36,13 @@ from ._snapshot import (
 from ._state import OWNER, DetectorState
 from .base import DriftEvent
 
+#: Whose per-row loss the ``error_detector`` takes: ``"model"``, the current model's (one
+#: batched model call per chunk with a learning model), or ``"snapshot"``, the newest frozen
+#: snapshot's (its data channel's loss, no model call; the detector starts afresh at each
+#: new snapshot, and there is none before the first model check). Measured on the
+#: benchmark (``bench_explanation_drift.py --trigger``, module docstring): ``"model"``.
+ERROR_OF = "model"
+
 
 class DataChannels(DetectorState):
     """Mixin of :class:`~ixplain.drift.ExplanationDriftDetector`: the data channels."""
@@ -41,7 +56,7 @@ class DataChannels(DetectorState):
         copy with values, ``(index, flat values, mask of the kept rows, their losses, its
         core restarts)``."""
         k = self._k
-        if self.error_detector is not None:  # the current model's error (one model call)
+        if self.error_detector is not None and ERROR_OF == "model":  # (one model call)
             self.__dict__["_chunk_errors"] = self._model_errors(cols, y)
         out = []
         for i, (shadow, _, capture) in enumerate(shadows):
@@ -59,7 +74,9 @@ class DataChannels(DetectorState):
         channels (after the error detector took the chunk: its alarms open windows in
         them); drop the old snapshot once the new one is warmed up."""
         errors = self.__dict__.pop("_chunk_errors", None)
-        if errors is not None and getattr(self.explainer, "requires_storage", False):
+        if self.error_detector is not None and ERROR_OF == "snapshot":
+            errors = self._snapshot_errors(fed, rows)
+        elif errors is not None and getattr(self.explainer, "requires_storage", False):
             # the stream's first row has no perturbation data, no values (as with a static
             # model, whose error detector takes the rows with values): whatever the batching
             errors = np.where(rows > 0, errors, np.nan)
@@ -208,6 +225,23 @@ class DataChannels(DetectorState):
         errors = row_losses(self.explainer, cols, y) if self._watch_loss() else None
         if errors is None:
             raise ValueError(no_errors(self))
+        return errors
+
+    def _snapshot_errors(self, fed: list, rows: np.ndarray) -> np.ndarray:
+        """The newest snapshot's per-row loss on the chunk (NaN where it has none), for
+        ``ERROR_OF = "snapshot"``; a new snapshot starts a fresh error detector (its loss
+        level is another model's)."""
+        errors = np.full(len(rows), np.nan)
+        if not self._shadows:
+            return errors
+        newest = self._shadows[-1][0]
+        if self.__dict__.get("_error_model") is not newest:
+            if self.__dict__.get("_error_model") is not None:
+                self.error_detector = self.error_detector.clone()
+            self.__dict__["_error_model"] = newest
+        for i, _, ok, losses, _ in fed:
+            if i == len(self._shadows) - 1 and losses is not None:
+                errors[ok] = losses[ok]
         return errors
 
     def _feed_errors(self, rows: np.ndarray, errors: np.ndarray | None) -> None:
