@@ -417,6 +417,8 @@ def _alarm_delays(alarms, err, changes):
     return "; " + "; ".join(out) if out else ""
 
 
+#: Whose loss the error detector took (``--error-of``), for the table's title.
+ERROR_OF = ["current model"]
 #: The external-trigger target (issue 29): the first attributed incident within this many rows
 #: of ADWIN's alarm.
 WITHIN = 300
@@ -476,7 +478,8 @@ def trigger_rows(args, names):
 
 
 def _print_trigger(table, seeds):
-    print(f"\nExternal trigger (error_detector=ADWIN() on the current model's loss), learning "
+    print(f"\nExternal trigger (error_detector=ADWIN() on the {ERROR_OF[0]}'s per-row loss), "
+          "learning "
           f"models; {seeds} seed(s); target: the first data-channel event after a change "
           f"within {WITHIN} rows of ADWIN's alarm, naming a feature whose role changed")
     head = (f"{'stream':26s} {'detected':>8s} | {'ok':>7s} {'share':>5s} {'rows-ADWIN':>10s} "
@@ -527,6 +530,7 @@ def main():
         from ixplain.drift import _data_channels
 
         _data_channels.ERROR_OF = args.error_of
+        ERROR_OF[0] = "current model" if args.error_of == "model" else "frozen snapshot"
         trigger_rows(args, [st.name for st in streams(0, 100)])
         return
     table: dict[str, dict] = {}

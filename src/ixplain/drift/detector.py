@@ -417,6 +417,20 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
             ``update_values`` without ``losses``).
         TypeError
             For a ``row`` that is not an int.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> values = rng.normal(size=(2100, 2)) * 0.1
+        >>> values[2000:, 1] += 0.05                  # "b" moves by half a standard deviation
+        >>> losses = 1 + 0.1 * rng.normal(size=2100)
+        >>> losses[2000:] += 0.03                     # too little for the loss test so far
+        >>> det = ExplanationDriftDetector(random_state=0)
+        >>> det = det.update_values(values, feature_names=["a", "b"], losses=losses)
+        >>> det.events_
+        []
+        >>> [(e.feature, e.row, e.test[:28]) for e in det.trigger().events_]
+        [('b', 2099, 'external trigger at row 2099')]
         """
         self._trigger(row)
         self.on_call_end()
