@@ -105,8 +105,9 @@ def test_river_adwin_on_the_losses_fires_the_trigger():
 
 
 def test_error_detector_must_be_a_drift_detector():
-    for bad in (object(), drift.ADWIN, 0.1):
-        with pytest.raises(TypeError, match=f"'error_detector'.*{type(bad).__name__}"):
+    for bad, name in ((object(), "not of type object"), (0.1, "not of type float"),
+                      (drift.ADWIN, r"not the class ADWIN \(an instance: ADWIN\(\)\)")):
+        with pytest.raises(TypeError, match=f"'error_detector' parameter.*{name}"):
             ExplanationDriftDetector(error_detector=bad)
     with pytest.raises(ValueError, match="label_free"):
         ExplanationDriftDetector(error_detector=drift.ADWIN(), label_free=True)

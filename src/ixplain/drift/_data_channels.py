@@ -304,10 +304,11 @@ def check_error_detector(detector: Any, label_free: bool) -> Any:
         return None
     if isinstance(detector, type) or not callable(getattr(detector, "update", None)) or (
             not hasattr(detector, "drift_detected")):
+        what = (f"the class {detector.__name__} (an instance: {detector.__name__}())"
+                if isinstance(detector, type) else f"of type {type(detector).__name__}")
         raise param_error(OWNER, "error_detector",
                           "a River drift detector (with update(x) and drift_detected, e.g. "
-                          f"river.drift.ADWIN()) or None; got a {type(detector).__name__}",
-                          detector, exc=TypeError)
+                          f"river.drift.ADWIN()) or None, not {what}", detector, exc=TypeError)
     if label_free:
         raise ValueError(f"{OWNER}: error_detector watches the model's per-row error, which "
                          "needs labels; it cannot be used with label_free=True.")

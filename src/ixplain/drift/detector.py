@@ -213,7 +213,9 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         ``river.drift.ADWIN()``, updated in place) fed the **current** model's per-row loss
         (one batched model call per chunk with a learning model); where it fires the
         detector calls :meth:`trigger` at that row: ADWIN's speed on the error, this
-        detector's attribution. Needs labels and an explainer with a loss.
+        detector's attribution. Needs labels and an explainer with a loss. (The frozen
+        snapshot's loss instead named as often on the benchmark but gave more false
+        incidents: ``benchmarks/bench_explanation_drift.py --trigger``.)
 
     Attributes
     ----------
