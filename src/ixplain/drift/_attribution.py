@@ -59,6 +59,18 @@ static streams (20 seeds; delay / first-ok / found no later than ADWIN): abrupt 
 (Bonferroni over all ``k``, no input test): abrupt 27 / 65 %, swap 43 / 10 % (``age``
 first).
 
+**External triggers.** A window can also be opened by an alarm from outside
+(:meth:`~ixplain.drift.ExplanationDriftDetector.trigger`, or the detector's
+``error_detector``, e.g. River's ADWIN on the current model's error, which fires at its row):
+at row ``r`` the start ``s`` is the loss test's own change-point estimate made there (the split
+of the channel's per-row losses since the loss test's regime start that maximises the CUSUM
+score, :meth:`LossTrigger.external_change`), and the window runs as after a loss alarm at
+``r`` (the look included); its events' ``test`` reads ``"external trigger at row r + ..."``.
+An external trigger is not a loss change: it is not in ``loss_changes_`` and does not renew
+the model channel's reference. What it adds is the *when* of a detector that may be faster
+than the loss test on a learning model's snapshot (ADWIN on the current model's error); the
+*which* is the window's, with the same level.
+
 References
 ----------
 H. Robbins, "Statistical Methods Related to the Law of the Iterated Logarithm", Annals of
@@ -75,11 +87,11 @@ from typing import Any
 
 import numpy as np
 
-from ._channel import ValueChannel, _quantile, make_event
+from ._channel import ValueChannel, _quantile, _stats, make_event
 from .base import DriftEvent
 
 __all__ = ["INPUT_BEFORE", "InputMemory", "LOOK_MAX", "LOSS_LAG", "LOSS_SHIFTS", "LossTrigger",
-           "MIN_AFTER", "RHO", "mixture_bound", "row_losses"]
+           "MIN_AFTER", "RHO", "is_external", "mixture_bound", "row_losses"]
 
 #: The normal mixture's prior scale in rows: the boundary is tightest near ``n`` of a few
 #: times ``RHO`` after values (a change strong enough to move the loss is seen within tens of
@@ -292,6 +304,7 @@ class _Window:
     sums: np.ndarray = field(default_factory=lambda: np.zeros(0))
     squares: np.ndarray = field(default_factory=lambda: np.zeros(0))
     n: int = 0
+    source: str = ""  # what opened it, for an external trigger ("": the loss test)
 
 
 class LossTrigger:
@@ -328,36 +341,97 @@ class LossTrigger:
         self._z_before = _quantile(1.0 - self.level / 4.0)
         self.loss_name = f"CUSUM(loss, level={level:.3g})"  # events add the test that named
 
-    def push(self, values: np.ndarray, rows: np.ndarray,
-             losses: np.ndarray) -> list[DriftEvent]:
-        """Feed ``(B, k)`` values and ``(B,)`` losses of stream rows ``rows`` to the channel
-        and the loss test; return the channel's events (its own tests and the attribution;
-        the loss changes go to :attr:`changes`).
+    def push(self, values: np.ndarray, rows: np.ndarray, losses: np.ndarray | None,
+             external: Any = ()) -> list[DriftEvent]:
+        """Feed ``(B, k)`` values and ``(B,)`` losses (None: no loss test, windows opened by
+        ``external`` only) of stream rows ``rows`` to the channel and the loss test; return
+        the channel's events (its own tests and the attribution; the loss changes and the
+        external triggers go to :attr:`changes`).
 
         Row by row, the feature tests see row ``t`` first, then the loss test, then the open
-        windows; a feature named at row ``t`` restarts its test from row ``t + 1``. The chunk
-        is cut where this order matters (while a window is open, one row at a time), so the
-        events do not depend on how the stream is chunked.
+        windows, then an external trigger at ``t`` (``external``: its stream rows, each
+        opening a window as a loss change there would, :meth:`external_change`); a feature
+        named at row ``t`` restarts its test from row ``t + 1``. The chunk is cut where this
+        order matters (while a window is open, one row at a time), so the events do not
+        depend on how the stream is chunked.
         """
         ch = self.channel
-        alarms = self._loss_alarms(losses.reshape(-1, 1), rows)
+        alarms, outside = self._alarms(losses, rows, external)
         events: list[DriftEvent] = []
         i, n = 0, len(rows)
         while i < n:
             if self.windows:
                 stop = i + 1
-            else:  # up to the next loss alarm
+            else:  # up to the next alarm
                 later = [r for r in alarms if r >= rows[i]]
                 stop = int(np.searchsorted(rows, min(later), side="right")) if later else n
             events += ch.push(values[i:stop], rows[i:stop])
             row = int(rows[stop - 1])
             if self.windows:
                 events += self._advance(row)
-            if row in alarms:
-                w = self._open(alarms[row])
+            for change in alarms.get(row, ()):
+                w = self._open(change)
                 if w is not None:
                     events += self._advance(row, [w])
             i = stop
+        for change in outside:  # (triggers at rows without values: nothing to compare)
+            self._record(change)
+        return events
+
+    def _alarms(self, losses: np.ndarray | None, rows: np.ndarray,
+                external: Any) -> tuple[dict[int, list[DriftEvent]], list[DriftEvent]]:
+        """The windows to open in these rows, by row (the loss changes first, then the
+        external triggers), and the external triggers at rows without values. The loss test
+        takes the rows up to each external trigger before its start is estimated there (as
+        it would, row by row)."""
+        out: dict[int, list[DriftEvent]] = {}
+        outside: list[DriftEvent] = []
+        i = 0
+        for r in sorted(int(t) for t in external):
+            cut = int(np.searchsorted(rows, r, side="right"))
+            if losses is not None:
+                for row, c in self._loss_alarms(losses[i:cut].reshape(-1, 1), rows[i:cut]).items():
+                    out.setdefault(row, []).append(c)
+            i = max(i, cut)
+            change = self.external_change(r)
+            (out.setdefault(r, []) if cut and rows[cut - 1] == r else outside).append(change)
+        if losses is not None:
+            for row, c in self._loss_alarms(losses[i:].reshape(-1, 1), rows[i:]).items():
+                out.setdefault(row, []).append(c)
+        return out, outside
+
+    def external_change(self, row: int) -> DriftEvent:
+        """The change an external trigger at ``row`` stands for (``feature="loss"``, its
+        ``test`` ``"external trigger at row N"``): its start is the split of the channel's
+        per-row losses since the loss test's regime start that maximises the CUSUM score
+        (the loss test's own change-point estimate, made at ``row``; without losses, the row
+        itself), ``before`` / ``after`` the mean losses either side of it."""
+        loss = self.losses[0]
+        source = f"external trigger at row {row}"
+        if loss.memory.rows_between(int(loss.last_start[0]), row + 1).size == 0:
+            nan = (math.nan, math.nan, 0)
+            return make_event(row, row, "loss", self.channel.name, source, nan, nan, 0.0)
+        start = loss._change_point(0, row)
+        lo = int(loss.last_start[0])
+        before = loss.memory.between(lo, start)[:, 0]
+        after = loss.memory.between(start, row + 1)[:, 0]
+        return make_event(row, start, "loss", self.channel.name, source, _stats(before),
+                          _stats(after))
+
+    def open_external(self, row: int, last: int) -> list[DriftEvent]:
+        """An external trigger at ``row`` called after the rows up to ``last`` were pushed
+        (:meth:`~ixplain.drift.ExplanationDriftDetector.trigger`): the window opens at
+        ``row`` and takes the channel's values of the rows ``row`` to ``last`` at once;
+        returns the events it names."""
+        w = self._open(self.external_change(row))
+        if w is None:
+            return []
+        ch = self.channel
+        events = self._extend(w, ch.scaled(ch.memory.between(row, last + 1)),
+                              ch.memory.rows_between(row, last + 1))
+        if not w.todo or last + 1 >= w.close:
+            self.windows.remove(w)
+        events.sort(key=lambda e: (e.row, -abs(e.statistic)))
         return events
 
     def _loss_alarms(self, losses: np.ndarray, rows: np.ndarray) -> dict[int, DriftEvent]:
@@ -386,6 +460,11 @@ class LossTrigger:
             ch.__dict__.pop("compared", None)
         return out
 
+    def _record(self, change: DriftEvent) -> None:
+        """Keep ``change`` (a loss change or an external trigger) and its named features."""
+        self.changes.append(change)
+        self.named.append(())
+
     def _open(self, change: DriftEvent) -> _Window | None:
         ch = self.channel
         s = change.start
@@ -401,13 +480,13 @@ class LossTrigger:
                 continue
             mean_b[j], sd_b[j], n_b[j] = before.mean(), before.std(ddof=1), len(before)
             todo.append(j)
-        self.changes.append(change)
-        self.named.append(())
+        self._record(change)
         if not todo:
             return None
         look_z, look_level = self._look_levels([j for j in todo if sd_b[j] > 0], s, change.row)
         w = _Window(change.row, s, s + self.horizon, len(self.changes) - 1, todo, mean_b, sd_b,
-                    n_b, ch.last_start.copy(), look_z, look_level, np.zeros(k), np.zeros(k))
+                    n_b, ch.last_start.copy(), look_z, look_level, np.zeros(k), np.zeros(k),
+                    source=change.test if is_external(change) else "")
         # the values already seen since the change start
         seen = ch.scaled(ch.memory.between(s, change.row))
         if len(seen):
@@ -516,7 +595,8 @@ class LossTrigger:
         se_b = math.ldexp(w.sd_b[j], back) / math.sqrt(w.n_b[j])
         se_a = (math.ldexp(after.std(ddof=1), back) / math.sqrt(len(after)) if len(after) > 1
                 else math.inf)
-        loss = getattr(self, "loss_name", None) or self.__dict__["test_name"].split(" + ")[0]
+        loss = (getattr(w, "source", "") or getattr(self, "loss_name", None)
+                or self.__dict__["test_name"].split(" + ")[0])
         test = (f"{loss} + mixture sequence (level={part * self.level:.3g})" if look is None
                 else f"{loss} + z-test at the alarm row (fixed n, level={w.look_level:.3g})")
         event = make_event(row, w.start, ch.labels[j], ch.name, test,
@@ -527,6 +607,12 @@ class LossTrigger:
         ch.restart(j, w.start)
         self.named[w.loss_index] = (*self.named[w.loss_index], j)
         return event
+
+
+def is_external(change: DriftEvent) -> bool:
+    """Whether a change of :attr:`LossTrigger.changes` is an external trigger (not a loss
+    change)."""
+    return change.test.startswith("external trigger")
 
 
 def row_losses(explainer: Any, cols: Any, y: Any) -> np.ndarray | None:

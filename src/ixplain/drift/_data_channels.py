@@ -5,17 +5,27 @@ Each value the explainer publishes (``on_values``) goes to a channel (:class:`Va
 its change test, warm-up, its row memory); with ``static_model`` or more draws the detector
 explains the rows again with its own copies of the explainer (the *shadows*) so that the values
 tested do not depend on the explainer's learning model. :class:`DataChannels` is that part of
-:class:`~ixplain.drift.ExplanationDriftDetector`."""
+:class:`~ixplain.drift.ExplanationDriftDetector`.
+
+The ``error_detector`` (any detector with River's protocol) takes the model's per-row loss
+before the chunk's values are pushed, row by row: the explainer's own loss with a static model
+(the rows with values), the current model's with a learning one (one batched model call per
+chunk; every row but the stream's first, which has no values either way); each row where it
+fires opens an attribution window in the data channels at that row
+(:mod:`ixplain.drift._attribution`, external triggers), so its windows, like the loss test's,
+do not depend on how the stream is chunked."""
 
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 import numpy as np
 
+from .._validation import param_error
 from ..results.drift import DriftExplanation
-from ._attribution import LossTrigger, row_losses
+from ._attribution import LossTrigger, is_external, row_losses
 from ._channel import ValueChannel
 from ._snapshot import (
     Capture,
@@ -26,9 +36,18 @@ from ._snapshot import (
 from ._state import OWNER, DetectorState
 from .base import DriftEvent
 
+#: Whose per-row loss the ``error_detector`` takes: ``"model"``, the current model's (one
+#: batched model call per chunk with a learning model), or ``"snapshot"``, the newest frozen
+#: snapshot's (its data channel's loss, no model call; the detector starts afresh at each
+#: new snapshot, and there is none before the first model check). Measured on the
+#: benchmark (``bench_explanation_drift.py --trigger``, module docstring): ``"model"``.
+ERROR_OF = "model"
+
 
 class DataChannels(DetectorState):
     """Mixin of :class:`~ixplain.drift.ExplanationDriftDetector`: the data channels."""
+
+    error_detector: Any = None  # (detectors pickled before it: none)
 
     def _run_shadows(self, shadows: list[tuple[Any, ValueChannel, Capture]], cols: Any,
                      y: Any, undo: Any) -> list[tuple[int, Any, Any, Any, Any]]:
@@ -37,6 +56,8 @@ class DataChannels(DetectorState):
         copy with values, ``(index, flat values, mask of the kept rows, their losses, its
         core restarts)``."""
         k = self._k
+        if self.error_detector is not None and ERROR_OF == "model":  # (one model call)
+            self.__dict__["_chunk_errors"] = self._model_errors(cols, y)
         out = []
         for i, (shadow, _, capture) in enumerate(shadows):
             yy = pseudo_labels(shadow._model, shadow._make_table(cols)) if self.label_free else y
@@ -50,12 +71,22 @@ class DataChannels(DetectorState):
 
     def _push_shadows(self, fed: list, rows: np.ndarray) -> None:
         """Push the values of the data-channel copies (:meth:`_run_shadows`) to their
-        channels; drop the old snapshot once the new one is warmed up."""
+        channels (after the error detector took the chunk: its alarms open windows in
+        them); drop the old snapshot once the new one is warmed up."""
+        errors = self.__dict__.pop("_chunk_errors", None)
+        if self.error_detector is not None and ERROR_OF == "snapshot":
+            errors = self._snapshot_errors(fed, rows)
+        elif errors is not None and getattr(self.explainer, "requires_storage", False):
+            # the stream's first row has no perturbation data, no values (as with a static
+            # model, whose error detector takes the rows with values): whatever the batching
+            errors = np.where(rows > 0, errors, np.nan)
+        self._feed_errors(rows, errors)
         for i, flat, ok, losses, restarts in fed:
             shadow, channel, capture = self._shadows[i]
             fresh = self._push_cores(restarts, channel, flat[ok], rows[ok],
                                      None if losses is None else losses[ok])
             self._shadows[i] = (shadow, fresh, capture)
+        self.__dict__.pop("_alarm_rows", None)
         if len(self._shadows) > 1 and self._shadows[-1][1].n_rows >= 2 * self.warmup:
             self._shadows = self._shadows[-1:]  # the new snapshot is warmed up
 
@@ -118,9 +149,13 @@ class DataChannels(DetectorState):
     def _push(self, name: str, values: np.ndarray, rows: np.ndarray,
               losses: np.ndarray | None = None, restarts: Any = ()) -> None:
         """Push to the channel ``name`` (made at its first values); from each row of
-        ``restarts`` (iPDP's core fixed again), to a fresh one (:meth:`_push_cores`)."""
+        ``restarts`` (iPDP's core fixed again), to a fresh one (:meth:`_push_cores`). The
+        error detector takes the losses first (a static model's, or those given to
+        ``update_values``: the current model's)."""
+        self._feed_errors(rows, losses)
         channel = self._channels.get(name) or self._new_channel(name)
         self._channels[name] = self._push_cores(restarts, channel, values, rows, losses)
+        self.__dict__.pop("_alarm_rows", None)
 
     def _push_cores(self, restarts: Any, channel: ValueChannel, values: np.ndarray,
                     rows: np.ndarray, losses: np.ndarray | None) -> ValueChannel:
@@ -144,14 +179,28 @@ class DataChannels(DetectorState):
         trigger = channel.trigger
         if trigger is not None and losses is not None and len(rows):
             n_changes = len(trigger.changes)
-            events = trigger.push(values, rows, losses)
-            self.loss_changes_ += trigger.changes[n_changes:]
-            if len(trigger.changes) > n_changes and channel.name == "data":
-                self._stale_reference = True  # (the model channel's reference labels)
-                self._stale_start = trigger.changes[-1].start
+            external = [r for r in self.__dict__.get("_alarm_rows", ())
+                        if rows[0] <= r <= rows[-1]]
+            events = trigger.push(values, rows, losses, external)
+            self._take_changes(channel, trigger.changes[n_changes:])
             events.sort(key=lambda e: (e.row, -abs(e.statistic)))
         else:
             events = channel.push(values, rows)
+        self._emit_found(channel, events, before_starts)
+
+    def _take_changes(self, channel: ValueChannel, changes: list[DriftEvent]) -> None:
+        """A channel's new loss changes go to ``loss_changes_`` (a data channel's also mark
+        the model channel's reference as out of date); external triggers do neither."""
+        losses = [c for c in changes if not is_external(c)]
+        self.loss_changes_ += losses
+        if losses and channel.name == "data":
+            self._stale_reference = True  # (the model channel's reference labels)
+            self._stale_start = losses[-1].start
+
+    def _emit_found(self, channel: ValueChannel, events: list[DriftEvent],
+                    before_starts: np.ndarray) -> None:
+        """Emit a channel's new events, each with its explanation (every feature before and
+        after)."""
         for e in events:
             j = channel.labels.index(e.feature)
             # the comparison and regime start taken when the event was found (the memory as
@@ -167,6 +216,67 @@ class DataChannels(DetectorState):
                 **self._curves(channel, e, prev))
             self._emit(e, change)
         channel.__dict__.get("compared", {}).clear()
+
+    # ------------------------------------------------------------------ external triggers
+
+    def _model_errors(self, cols: Any, y: Any) -> np.ndarray:
+        """The current model's per-row loss on a chunk (one batched model call), for the
+        error detector; a ``ValueError`` when there is none (no labels or no loss)."""
+        errors = row_losses(self.explainer, cols, y) if self._watch_loss() else None
+        if errors is None:
+            raise ValueError(no_errors(self))
+        return errors
+
+    def _snapshot_errors(self, fed: list, rows: np.ndarray) -> np.ndarray:
+        """The newest snapshot's per-row loss on the chunk (NaN where it has none), for
+        ``ERROR_OF = "snapshot"``; a new snapshot starts a fresh error detector (its loss
+        level is another model's)."""
+        errors = np.full(len(rows), np.nan)
+        if not self._shadows:
+            return errors
+        newest = self._shadows[-1][0]
+        if self.__dict__.get("_error_model") is not newest:
+            if self.__dict__.get("_error_model") is not None:
+                self.error_detector = self.error_detector.clone()
+            self.__dict__["_error_model"] = newest
+        for i, _, ok, losses, _ in fed:
+            if i == len(self._shadows) - 1 and losses is not None:
+                errors[ok] = losses[ok]
+        return errors
+
+    def _feed_errors(self, rows: np.ndarray, errors: np.ndarray | None) -> None:
+        """Give the error detector the chunk's per-row errors in row order (non-finite ones
+        skipped); each row where it fires is an external trigger (:attr:`triggers_`) whose
+        window the pushes of this chunk open (``_alarm_rows``)."""
+        det = self.error_detector
+        if det is None:
+            return
+        if errors is None:
+            raise ValueError(no_errors(self))
+        alarms = []
+        for r, e in zip(np.asarray(rows).tolist(), np.asarray(errors, dtype=float).tolist()):
+            if math.isfinite(e):
+                det.update(e)
+                if det.drift_detected:
+                    alarms.append(int(r))
+        self.__dict__.setdefault("triggers_", []).extend(alarms)
+        self.__dict__["_alarm_rows"] = alarms
+
+    def _trigger(self, row: Any) -> None:
+        """:meth:`~ixplain.drift.ExplanationDriftDetector.trigger`: check ``row``, then open
+        a window at it in every data channel that tests a loss."""
+        row = check_trigger_row(self, row)
+        channels = [ch for _, ch, _ in self._shadows] + list(self._channels.values())
+        channels = [ch for ch in channels if ch.trigger is not None]
+        if not channels and not self._watch_loss():
+            raise ValueError(no_errors(self, "trigger"))
+        self.__dict__.setdefault("triggers_", []).append(row)
+        for ch in channels:
+            before_starts = ch.last_start.copy()
+            n_changes = len(ch.trigger.changes)
+            events = ch.trigger.open_external(row, self.n_rows_ - 1)
+            self._take_changes(ch, ch.trigger.changes[n_changes:])
+            self._emit_found(ch, events, before_starts)
 
     def _curves(self, channel: ValueChannel, event: DriftEvent, prev: int) -> dict[str, Any]:
         """iPDP: the PD curves of the channel's model before (at most 1,000 rows) and after
@@ -184,6 +294,59 @@ class DataChannels(DetectorState):
         a, sa = pd_curves(model, after, grid)
         return {"grid_values": grid, "before_curve": b, "before_curve_se": sb,
                 "after_curve": a, "after_curve_se": sa}
+
+
+def check_error_detector(detector: Any, label_free: bool) -> Any:
+    """The ``error_detector`` parameter: None, or a drift detector with River's protocol
+    (``update(x)`` and a ``drift_detected`` attribute, e.g. ``river.drift.ADWIN()``); not
+    with ``label_free`` (no labels, no error)."""
+    if detector is None:
+        return None
+    if isinstance(detector, type) or not callable(getattr(detector, "update", None)) or (
+            not hasattr(detector, "drift_detected")):
+        what = (f"the class {detector.__name__} (an instance: {detector.__name__}())"
+                if isinstance(detector, type) else f"of type {type(detector).__name__}")
+        raise param_error(OWNER, "error_detector",
+                          "a River drift detector (with update(x) and drift_detected, e.g. "
+                          f"river.drift.ADWIN()) or None, not {what}", detector, exc=TypeError)
+    if label_free:
+        raise ValueError(f"{OWNER}: error_detector watches the model's per-row error, which "
+                         "needs labels; it cannot be used with label_free=True.")
+    return detector
+
+
+def check_trigger_row(detector: Any, row: Any) -> int:
+    """``trigger``'s ``row`` as an int: None is the last row seen; a row not seen yet, or
+    one no longer in the channels' memory, raises ``ValueError``."""
+    n = detector.n_rows_
+    if n == 0:
+        raise ValueError(f"{OWNER}.trigger: no row has been seen yet; a trigger opens the "
+                         "attribution window at a row the detector has seen (row=None: the "
+                         "last one).")
+    if row is None:
+        return n - 1
+    if isinstance(row, bool) or not isinstance(row, (int, np.integer)):
+        raise param_error(f"{OWNER}.trigger", "row", "an int (a stream row seen) or None",
+                          row, exc=TypeError)
+    row = int(row)
+    if row >= n:
+        raise ValueError(f"{OWNER}.trigger: row {row} is in the future: the last row seen is "
+                         f"{n - 1}.")
+    if row < max(n - detector.memory, 0):
+        raise param_error(f"{OWNER}.trigger", "row",
+                          f"a row in the channels' memory ({max(n - detector.memory, 0)} to "
+                          f"{n - 1}, memory={detector.memory})", row)
+    return row
+
+
+def no_errors(detector: Any, what: str = "error_detector") -> str:
+    """The message for an external trigger on a detector whose data channels test no
+    per-row loss."""
+    why = ("label_free=True" if detector.label_free else
+           "the explainer has no loss (iPDP)" if detector.explainer is not None else
+           "update_values was given no losses")
+    return (f"{OWNER}: {what} needs the model's per-row loss (labels and an explainer with a "
+            f"loss, or update_values(..., losses=...)), and here {why}.")
 
 
 def check_copyable(explainer: Any) -> None:

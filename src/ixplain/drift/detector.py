@@ -22,6 +22,7 @@ from ..observers import ExplainerObserver, subscribe
 from ..results.drift import DriftExplanation
 from ._attribution import InputMemory
 from ._channel import RowMemory, ValueChannel, as_float_rows
+from ._data_channels import check_error_detector
 from ._snapshot import (
     Capture,
     pseudo_labels,
@@ -207,6 +208,14 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         loading).
     random_state : None, int or numpy.random.Generator, default=None
         Seeds KSWIN's sampling and the model channel's draws.
+    error_detector : river drift detector, optional
+        A detector with River's protocol (``update(x)``, ``drift_detected``; e.g.
+        ``river.drift.ADWIN()``, updated in place) fed the **current** model's per-row loss
+        (one batched model call per chunk with a learning model); where it fires the
+        detector calls :meth:`trigger` at that row: ADWIN's speed on the error, this
+        detector's attribution. Needs labels and an explainer with a loss. (The frozen
+        snapshot's loss instead named as often on the benchmark but gave more false
+        incidents: ``benchmarks/bench_explanation_drift.py --trigger``.)
 
     Attributes
     ----------
@@ -216,6 +225,8 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         The changes of a data channel's per-row model loss (``feature="loss"``; ``before`` /
         ``after`` are mean losses), whether or not a feature was named after them; an event
         named by the attribution that followed has the same ``start``.
+    triggers_ : list of int
+        The rows of the external triggers (:meth:`trigger`, ``error_detector``'s alarms).
     feature_names_ : list of str
         The watched features.
     n_rows_ : int
@@ -272,6 +283,7 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         data_samples: int = 1,
         callback: Any = None,
         random_state: Any = None,
+        error_detector: Any = None,
     ) -> None:
         self.test = check_options(test, "test", OWNER, TESTS)
         self.delta = float(check_float(delta, "delta", OWNER, low=0.0, high=1.0,  # type: ignore[arg-type]
@@ -300,6 +312,8 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
             raise param_error(OWNER, "callback", "a callable or None", callback, exc=TypeError)
         self.callback = callback
         self.random_state = random_state
+        self.error_detector = check_error_detector(error_detector, self.label_free)
+        self.triggers_: list[int] = []
         self._seed = root_seed(random_state, OWNER)
         self.events_: list[DriftEvent] = []
         self.loss_changes_: list[DriftEvent] = []
@@ -376,6 +390,52 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
             explainer's ``explain_many``) names the rows taken and how to go on.
         """
         self._feed("update_many", X, y, False)
+        return self
+
+    def trigger(self, row: Any = None) -> ExplanationDriftDetector:
+        """Open an attribution window at ``row`` as a loss change there would (an external
+        alarm: a detector on the error, a deployment, a user): in every data channel that
+        tests a loss, the features whose values changed since the estimated start (the split
+        of the channel's per-row losses) are named, by events whose ``test`` reads
+        ``"external trigger at row N + ..."``. The row goes to :attr:`triggers_`; a channel
+        not yet warmed up (a learning model's first snapshot comes at the first model check)
+        has nothing to compare. The model channel's reference is not renewed.
+
+        Parameters
+        ----------
+        row : int, optional
+            A stream row seen, still in the channels' memory (default: the last row seen).
+            Before the last row, the window takes the values of the rows since at once.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Before any row, for a row not seen yet or no longer in memory, or when the data
+            channels test no loss (``label_free``, an explainer without a loss such as iPDP,
+            ``update_values`` without ``losses``).
+        TypeError
+            For a ``row`` that is not an int.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> values = rng.normal(size=(2100, 2)) * 0.1
+        >>> values[2000:, 1] += 0.05                  # "b" moves by half a standard deviation
+        >>> losses = 1 + 0.1 * rng.normal(size=2100)
+        >>> losses[2000:] += 0.03                     # too little for the loss test so far
+        >>> det = ExplanationDriftDetector(random_state=0)
+        >>> det = det.update_values(values, feature_names=["a", "b"], losses=losses)
+        >>> det.events_
+        []
+        >>> [(e.feature, e.row, e.test[:28]) for e in det.trigger().events_]
+        [('b', 2099, 'external trigger at row 2099')]
+        """
+        self._trigger(row)
+        self.on_call_end()
         return self
 
     def _pseudo_labels(self, method: str, explainer: Any, X: Any, single: bool,

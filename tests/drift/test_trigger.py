@@ -1,0 +1,145 @@
+"""``ExplanationDriftDetector.trigger``: an external alarm opens the attribution window as a
+loss change at that row would; its events name the features whose values moved since the
+start estimated from the per-row losses, with the window's own statistics (closed forms
+below), and name nothing when no value moved."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from river import drift
+
+from ixplain import ExplanationDriftDetector, IncrementalPDP, checks
+
+
+def _stream(shift: float, loss_step: float, n: int = 3000, seed: int = 0):
+    """Values of features a, b, c ~ N(0, 0.1) and losses ~ N(1, 0.1); from row 2000 ``b``'s
+    values move by ``shift`` and the losses by ``loss_step``."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(n, 3)) * 0.1
+    values[2000:, 1] += shift
+    losses = rng.normal(size=n) * 0.1 + 1.0
+    losses[2000:] += loss_step
+    return values, losses
+
+
+def _split(v: np.ndarray) -> int:
+    """The split of ``v`` that maximises ``|mean after - mean before| sqrt(t (n - t) / n)``
+    (at least one value before and two after), by brute force."""
+    n = len(v)
+    scores = [abs(v[t:].mean() - v[:t].mean()) * math.sqrt(t * (n - t) / n)
+              for t in range(1, n - 1)]
+    return int(np.argmax(scores)) + 1
+
+
+def test_trigger_names_the_feature_whose_values_moved_closed_form():
+    values, losses = _stream(0.05, 0.03)
+    det = ExplanationDriftDetector(random_state=0)
+    det.update_values(values[:2100], feature_names=["a", "b", "c"], losses=losses[:2100])
+    # a change too small for the loss test and b's own test within these rows
+    assert det.events_ == [] and det.loss_changes_ == []
+    det.trigger()
+    assert det.triggers_ == [2099]
+    (event,) = det.events_
+    start = _split(losses[:2100])  # the loss regime starts at the first row
+    assert 1990 <= start <= 2060
+    before, after = values[:start, 1], values[start:2100, 1]
+    assert (event.feature, event.row, event.start, event.channel) == ("b", 2099, start, "values")
+    assert event.test.startswith("external trigger at row 2099 + z-test at the alarm row")
+    assert event.before == pytest.approx(before.mean(), rel=1e-9)
+    assert event.after == pytest.approx(after.mean(), rel=1e-9)
+    assert (event.n_before, event.n_after) == (start, 2100 - start)
+    # the look's z: the two means over the larger of the two standard deviations
+    sigma = max(before.std(ddof=1), after.std(ddof=1))
+    z = (after.mean() - before.mean()) / (sigma * math.sqrt(1 / len(after) + 1 / len(before)))
+    assert event.statistic == pytest.approx(z, rel=1e-9)
+    # an external trigger is not a loss change
+    det.update_values(values[2100:], losses=losses[2100:])
+    assert all(c.test.startswith("CUSUM") for c in det.loss_changes_)
+
+
+def test_trigger_at_a_past_row_takes_the_rows_since():
+    values, losses = _stream(0.05, 0.03)
+    det = ExplanationDriftDetector(random_state=0)
+    det.update_values(values[:2100], feature_names=["a", "b", "c"], losses=losses[:2100])
+    det.trigger(2080)
+    assert det.triggers_ == [2080]
+    assert [e.feature for e in det.events_] == ["b"]
+    assert 2080 <= det.events_[0].row <= 2099
+    assert det.events_[0].test.startswith("external trigger at row 2080 + ")
+
+
+def test_trigger_without_a_change_names_nothing():
+    values, losses = _stream(0.0, 0.0)
+    det = ExplanationDriftDetector(random_state=0)
+    det.update_values(values[:2100], feature_names=["a", "b", "c"], losses=losses[:2100])
+    det.trigger()
+    det.update_values(values[2100:], losses=losses[2100:])
+    assert det.triggers_ == [2099]
+    assert det.events_ == [] and det.loss_changes_ == []
+
+
+def test_river_adwin_on_the_losses_fires_the_trigger():
+    rng = np.random.default_rng(0)
+    n = 3000
+    values = rng.normal(size=(n, 3)) * 0.1
+    values[2000:, 1] += 0.05
+    losses = (rng.random(n) < 0.1).astype(float)  # a 0-1 loss: error rate 0.1 -> 0.4
+    losses[2000:] = (rng.random(n - 2000) < 0.4).astype(float)
+    det = ExplanationDriftDetector(random_state=0, error_detector=drift.ADWIN())
+    for s in range(0, n, 250):
+        det.update_values(values[s:s + 250], feature_names=["a", "b", "c"],
+                          losses=losses[s:s + 250])
+    reference = drift.ADWIN()  # the same detector, fed the same losses
+    alarms = []
+    for i, v in enumerate(losses):
+        reference.update(v)
+        if reference.drift_detected:
+            alarms.append(i)
+    assert alarms and det.triggers_ == alarms
+    first = det.events_[0]
+    assert first.feature == "b" and first.row == alarms[0] < det.loss_changes_[0].row
+    assert first.test.startswith(f"external trigger at row {alarms[0]} + ")
+
+
+def test_error_detector_must_be_a_drift_detector():
+    for bad, name in ((object(), "not of type object"), (0.1, "not of type float"),
+                      (drift.ADWIN, r"not the class ADWIN \(an instance: ADWIN\(\)\)")):
+        with pytest.raises(TypeError, match=f"'error_detector' parameter.*{name}"):
+            ExplanationDriftDetector(error_detector=bad)
+    with pytest.raises(ValueError, match="label_free"):
+        ExplanationDriftDetector(error_detector=drift.ADWIN(), label_free=True)
+
+
+def test_trigger_rows_must_have_been_seen():
+    det = ExplanationDriftDetector(random_state=0)
+    with pytest.raises(ValueError, match="no row has been seen yet"):
+        det.trigger()
+    values, losses = _stream(0.0, 0.0, n=300)
+    det.update_values(values, losses=losses)
+    with pytest.raises(ValueError, match="row 300 is in the future: the last row seen is 299"):
+        det.trigger(300)
+    for bad in ("5", 5.0, True):
+        with pytest.raises(TypeError, match="'row' parameter"):
+            det.trigger(bad)
+    with pytest.raises(ValueError, match="'row' parameter.*memory"):
+        det.trigger(-1)
+    assert det.triggers_ == []
+
+
+def test_trigger_needs_a_loss():
+    values, losses = _stream(0.0, 0.0, n=300)
+    det = ExplanationDriftDetector(random_state=0)
+    det.update_values(values)
+    with pytest.raises(ValueError, match="trigger needs the model's per-row loss.*no losses"):
+        det.trigger()
+    det = ExplanationDriftDetector(random_state=0, error_detector=drift.ADWIN())
+    with pytest.raises(ValueError, match="error_detector needs the model's per-row loss"):
+        det.update_values(values)
+    pdp = IncrementalPDP(checks.reference_model, "a", random_state=0,
+                         drift_detector=ExplanationDriftDetector(error_detector=drift.ADWIN()))
+    X, _ = checks.reference_stream(50)
+    with pytest.raises(ValueError, match="error_detector needs.*no loss"):
+        pdp.explain_many(X)
