@@ -157,10 +157,10 @@ def test_a_learning_models_scheduled_check_is_a_model_update_a_screened_one_an_i
     scale = step_scale([(0, 2500, 5.0), (1, 3200, 3.0)])
     events = [ev(2999, 2000, "a", "model", "paired z"), ev(3249, 3000, "b", "model", "paired z")]
     update, incident = build(events, [], scale)
-    assert (update.kind, update.id, update.detected, update.end) == ("model_update", 1, 3000,
+    assert (update.kind, update.id, update.detected, update.end) == ("model_update", 2, 3000,
                                                                      3000)
     assert update.headline == "the model changed as it learned: a's importance rose (10.0 -> 15.0)"
-    assert (incident.kind, incident.id) == ("incident", 2)
+    assert (incident.kind, incident.id) == ("incident", 1)
     assert incident.headline.startswith("the model changed (retrained or replaced): b's")
     assert [i for i in (update, incident) if i.kind == "incident"] == [incident]
 

@@ -84,6 +84,15 @@ class StreamRun:
         return [r for r in self.known_drift if r <= self.rows_seen]
 
     @property
+    def incidents(self) -> list[dict[str, Any]]:
+        """The drift detector's incidents and model updates, measured on the run's plotted
+        importance trace: ``Incident.to_dict()`` (contract B) plus the watched ``method``,
+        in the order of detection (empty without ``drift``)."""
+        from ._drift import incident_dicts
+
+        return incident_dicts(self)
+
+    @property
     def rolling_metric(self) -> np.ndarray:
         v = self.per_row_metric[: self.rows_seen]
         if len(v) == 0:

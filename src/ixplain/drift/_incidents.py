@@ -37,7 +37,7 @@ from ._state import OWNER
 from .base import DriftEvent
 
 __all__ = ["Incident", "IncidentFeature", "SmoothedTrace", "build_incidents", "group_events",
-           "incidents_of", "record_snapshot", "event_in_words", "trace_arrays"]
+           "incidents_of", "pair_text", "record_snapshot", "event_in_words", "trace_arrays"]
 
 _Z95_DELTA = 0.05  # the bound's delta: the 95 % band the plots draw
 #: Rows after a change's start at which ``after`` is read when the explainer does not smooth
@@ -91,7 +91,8 @@ class Incident:
     Attributes
     ----------
     id : int
-        1, 2, ... in the order of detection (incidents and model updates numbered together).
+        The incidents are numbered 1, 2, ... in the order of detection, the model updates
+        after them (the list is in the order of detection).
     kind : {"incident", "model_update"}
         ``"model_update"``: a scheduled check of a learning model found that its explanation
         moved (the model changed as it learned; a timeline mark, not an alert).
@@ -505,13 +506,16 @@ def build_incidents(events: list[DriftEvent], loss_changes: list[DriftEvent], sc
                         if f.name in named | moved), key=lambda f: -abs(f.change))
         loss = (g.losses[0].before, g.losses[0].after) if g.losses else (None, None)
         out.append(Incident(
-            id=len(out) + 1, kind="model_update" if g.scheduled else "incident",
+            id=0, kind="model_update" if g.scheduled else "incident",
             channel=g.channel, start=g.start + 1, detected=g.detected + 1, end=end,
             headline=_headline(g, feats, static, scale.rows is not None),
             features=tuple(feats), events=tuple(sorted(g.events)),
             loss_before=loss[0], loss_after=loss[1],
             scale="smoothed" if scale.rows is not None else "event means"))
-    return out
+    # incidents numbered 1, 2, ... (the numbers a reader sees), then the model updates
+    order = [i for i in out if i.kind == "incident"] + [i for i in out if i.kind != "incident"]
+    ids = {id(inc): n for n, inc in enumerate(order, start=1)}
+    return [replace(inc, id=ids[id(inc)]) for inc in out]
 
 
 # ---------------------------------------------------------------------- words
@@ -529,7 +533,7 @@ def _num(x: float) -> str:
     return f"{float(f'{x:.3g}'):g}"
 
 
-def _pair(before: float, after: float) -> str:
+def pair_text(before: float, after: float) -> str:
     """``"before -> after"`` to 3 significant digits of the larger of the two (``"-0.001 ->
     0.549"``, ``"18,300 -> 12,300"``)."""
     top = max(abs(before), abs(after))
@@ -547,7 +551,7 @@ def _pair(before: float, after: float) -> str:
 def _ratio(before: float, after: float) -> str:
     """``"rose 40 %"``, ``"rose 5.3-fold"``, ``"fell 80 %"``."""
     if before <= 0 or not math.isfinite(before) or not math.isfinite(after):
-        return ("rose" if after > before else "fell") + f" ({_pair(before, after)})"
+        return ("rose" if after > before else "fell") + f" ({pair_text(before, after)})"
     r = after / before
     if r >= 2:
         return f"rose {r:.1f}-fold"
@@ -561,7 +565,7 @@ def _feature_words(feats: list[IncidentFeature], smoothed: bool) -> str:
     verb = "rose" if f.change > 0 else "fell"
     most = " most" if len(feats) > 1 else ""
     what = f"{f.name}'s importance" if smoothed else f.name
-    return f"{what} {verb}{most} ({_pair(f.before, f.after)})"
+    return f"{what} {verb}{most} ({pair_text(f.before, f.after)})"
 
 
 def _headline(g: _Group, feats: list[IncidentFeature], static: bool, smoothed: bool) -> str:

@@ -22,7 +22,6 @@ from ..observers import ExplainerObserver, subscribe
 from ..results.drift import DriftExplanation
 from ._attribution import InputMemory
 from ._channel import RowMemory, ValueChannel, as_float_rows
-from ._incidents import Incident, incidents_of, record_snapshot
 from ._snapshot import (
     Capture,
     pseudo_labels,
@@ -33,6 +32,8 @@ from .base import TESTS, DriftEvent
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ._incidents import Incident
 
 __all__ = ["ExplanationDriftDetector", "attach_detector"]
 
@@ -620,7 +621,8 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         Returns
         -------
         list of Incident
-            In the order of detection (``id`` 1, 2, ...).
+            In the order of detection (``id``: the incidents 1, 2, ..., then the model
+            updates).
 
         Raises
         ------
@@ -629,10 +631,14 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
             or with rows that do not increase; a negative ``min_change``; a ``horizon``
             below 1.
         """
+        from ._incidents import incidents_of
+
         return incidents_of(self, traces, min_change, horizon)
 
     def on_snapshot(self, n_seen: int, estimate: Any, variance: Any) -> None:
         """The explainer's hook: record its smoothed estimate for :meth:`incidents`."""
+        from ._incidents import record_snapshot
+
         record_snapshot(self, n_seen, estimate)
 
     def on_failure(self, exc: BaseException) -> None:
