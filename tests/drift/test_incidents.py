@@ -20,6 +20,7 @@ from ixplain.drift._incidents import (
     build_incidents,
     event_in_words,
     group_events,
+    trigger_openers,
 )
 
 NAMES = ["a", "b", "c"]
@@ -94,6 +95,24 @@ def test_an_own_event_inside_a_loss_changes_window_joins_it():
     groups = group_events([ev(1500, 1400, "c")], [loss(1200, 1000)], horizon=2000,
                           check_every=1000)
     assert len(groups) == 1 and groups[0].events == [0] and groups[0].start == 1000
+
+
+def test_the_features_an_external_trigger_named_are_one_incident_opened_by_it():
+    # detector.trigger(1200) (or its error_detector) opened a window whose start estimate is
+    # 1100; it named a and b; c's own test fired far later
+    test = "external trigger at row 1200 + mixture sequence (level=0.01)"
+    events = [ev(1230, 1100, "a", test=test), ev(1260, 1100, "b", test=test),
+              ev(6000, 5900, "c")]
+    openers = trigger_openers(events)
+    assert [(o.row, o.start, o.feature, o.test) for o in openers] == [
+        (1200, 1100, "loss", "external trigger at row 1200")]
+    scale = step_scale([(0, 1150, 3.0), (1, 1150, -2.0), (2, 5950, 0.1)])
+    (inc,) = build(events, openers, scale)
+    assert (inc.start, inc.detected, inc.events) == (1101, 1201, (0, 1))
+    assert inc.headline == ("the data changed: an external alarm at row 1201; a's importance "
+                            "rose most (10.0 -> 13.0)")
+    assert (inc.loss_before, inc.loss_after) == (None, None)
+    assert event_in_words(events[0]).startswith("named after an external trigger")
 
 
 # ---------------------------------------------------------------------------- measuring
@@ -208,6 +227,16 @@ def test_the_smoothed_record_stays_bounded_and_evenly_thinned():
                                                                         -rows / 10 + 2)
     t.drop_after(5_000)
     assert t.rows[-1] <= 5_000
+
+
+def test_a_part_taken_back_takes_its_snapshots_out_of_the_detectors_record():
+    ipfi, det = _static_stream(0, n=1000)
+    rows = det._smoothed.rows
+    assert rows.tolist() == [n for n, _, _ in ipfi.history_]
+    ipfi.n_seen_ = 700  # as after a part taken back (the explainer's count)
+    det.on_failure(RuntimeError("taken back"))
+    assert det._smoothed.rows.tolist() == [r for r in rows.tolist() if r <= 700]
+    ipfi.n_seen_ = 1000
 
 
 # ---------------------------------------------------------------------------- a stream

@@ -92,14 +92,15 @@ def _incidents_frame(run: StreamRun) -> pd.DataFrame:
              "headline": inc.headline, "features": _features_text(inc, n=len(inc.features)),
              "events": " ".join(map(str, inc.events)), "loss_before": inc.loss_before,
              "loss_after": inc.loss_after, "scale": inc.scale}
-            for method, inc in run_incidents(run)]
+            for method, inc in sorted(run_incidents(run), key=lambda m_inc: m_inc[1].id)]
     return pd.DataFrame(rows, columns=columns)
 
 
 def write_drift(run: StreamRun, out: Path) -> list[Path]:
     """``drift_events.csv`` (one row per event), ``drift_events.json`` (with each event's
-    before/after importances of every feature), ``incidents.csv`` (one row per incident or
-    model update) and ``incidents.json`` (:attr:`StreamRun.incidents`)."""
+    before/after importances of every feature), ``incidents.csv`` (one row per incident, then
+    per model update: by ``id``) and ``incidents.json`` (:attr:`StreamRun.incidents`, in the
+    order of detection)."""
     if not run.explainers.drift:
         return []
     payload = {
@@ -212,7 +213,8 @@ def drift_tables(run: StreamRun) -> list[Table]:
     n_events = sum(len(det.events_) for det in run.explainers.drift.values())
     n_inc = sum(inc.kind == "incident" for _, inc in found)
     inc_rows = [[inc.id, inc.kind.replace("_", " "), f"{inc.start} -> {inc.detected}",
-                 inc.headline, _features_text(inc)] for _, inc in found]
+                 inc.headline, _features_text(inc)]
+                for _, inc in sorted(found, key=lambda m_inc: m_inc[1].id)]  # incidents first
     inc_caption = (f"Drift incidents ({n_inc}; model updates: {len(found) - n_inc}; from "
                    f"{n_events} explanation drift events). Features: the plotted importance "
                    "before the start -> where the change is largest.")

@@ -28,6 +28,7 @@ Which groups are shown
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -357,8 +358,45 @@ class _Group:
 
 
 def _attributed(event: DriftEvent) -> bool:
-    """Whether an event was named by the attribution after a loss change."""
-    return "(loss" in event.test
+    """Whether an event was named by the attribution after a loss change or an external
+    trigger (:meth:`~ixplain.drift.ExplanationDriftDetector.trigger`, whose events' test
+    reads ``"external trigger at row N + ..."``)."""
+    return "(loss" in event.test or _external(event)
+
+
+def _external(event: DriftEvent) -> bool:
+    """Whether an opener of an attribution window is an external trigger (not a loss
+    change)."""
+    return event.test.startswith("external trigger")
+
+
+def trigger_openers(events: list[DriftEvent]) -> list[DriftEvent]:
+    """One opener per external trigger that named features (the detector keeps only the
+    trigger's row, in ``triggers_``): ``feature="loss"``, the row of the trigger (from the
+    events' ``test``, ``"external trigger at row N + ..."``), the start its events share,
+    no loss means (NaN)."""
+    out: dict[tuple[str, int, int], DriftEvent] = {}
+    for e in events:
+        found = re.match(r"external trigger at row (\d+)", e.test)
+        if found is None:
+            continue
+        row = int(found.group(1))
+        key = (e.channel, row, e.start)
+        if key not in out:
+            nan = math.nan
+            out[key] = DriftEvent(row, e.start, "loss", e.channel, found.group(0), nan, nan,
+                                  nan, nan, nan, nan, 0, 0, "increase", nan)
+    return list(out.values())
+
+
+def _loss_of(g: _Group) -> DriftEvent | None:
+    """The group's first loss change, else its first external trigger with finite loss
+    means (None: neither)."""
+    real = [c for c in g.losses if not _external(c)]
+    if real:
+        return real[0]
+    return next((c for c in g.losses if math.isfinite(c.before) and math.isfinite(c.after)),
+                None)
 
 
 def _loss_groups(loss_changes: list[DriftEvent], horizon: int) -> list[_Group]:
@@ -500,11 +538,13 @@ def build_incidents(events: list[DriftEvent], loss_changes: list[DriftEvent], sc
         every, end = _measure(g, scale, horizon, None if nxt is None else nxt - 1)
         named = {events[i].feature for i in g.events}
         moved = {f.name for f in _relevant(every, min_change)}
-        if not g.losses and g.channel != "model" and not named & moved:
+        opened = any(not _external(c) for c in g.losses) or (g.losses and named)
+        if not opened and g.channel != "model" and not named & moved:
             continue  # a change no plot shows (the events stay in events_)
         feats = sorted((replace(f, named=f.name in named) for f in every
                         if f.name in named | moved), key=lambda f: -abs(f.change))
-        loss = (g.losses[0].before, g.losses[0].after) if g.losses else (None, None)
+        first = _loss_of(g)
+        loss = (None, None) if first is None else (first.before, first.after)
         out.append(Incident(
             id=0, kind="model_update" if g.scheduled else "incident",
             channel=g.channel, start=g.start + 1, detected=g.detected + 1, end=end,
@@ -575,11 +615,17 @@ def _headline(g: _Group, feats: list[IncidentFeature], static: bool, smoothed: b
         how = "as it learned" if g.scheduled else "(retrained or replaced)"
         return f"the model changed {how}: {top}"
     what = "the data" if g.channel == "data" else "the values"
-    if g.losses:
-        loss = g.losses[0]
-        model = "the loss" if g.channel == "values" else (
-            "the model's loss" if static else "the frozen model's loss")
+    model = "the loss" if g.channel == "values" else (
+        "the model's loss" if static else "the frozen model's loss")
+    loss = _loss_of(g)
+    alarm = next((f"an external alarm at row {c.row + 1}; " for c in g.losses
+                  if _external(c)), "")
+    if loss is not None and not _external(loss):
         return f"{what} changed: {model} {_ratio(loss.before, loss.after)}; {top}"
+    if loss is not None:
+        return f"{what} changed: {alarm}{model} {_ratio(loss.before, loss.after)}; {top}"
+    if alarm:
+        return f"{what} changed: {alarm}{top}"
     if g.channel == "data":
         return f"the data changed without moving the loss: {top}"
     return f"the values changed: {top}"
@@ -643,6 +689,7 @@ def incidents_of(detector: Any, traces: Any, min_change: float | None,
     elif record is not None and record.n:
         rows, values, lower, upper = record.rows, record.values, record.lower, record.upper
     scale = _Scale(names, rows, values, lower, upper, detector._changes)
-    return build_incidents(detector.events_, detector.loss_changes_, scale, horizon=horizon,
+    openers = [*detector.loss_changes_, *trigger_openers(detector.events_)]
+    return build_incidents(detector.events_, openers, scale, horizon=horizon,
                            check_every=detector.check_every, min_change=min_change,
                            static=detector.static_model)
