@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numeric import overflow_reported
 from ._state import OWNER
 from .base import DriftEvent
 
@@ -291,9 +292,10 @@ def record_snapshot(detector: Any, n_seen: int, estimate: Any) -> None:
     trace = detector.__dict__.get("_smoothed")
     if trace is None:
         trace = detector.__dict__["_smoothed"] = SmoothedTrace(k)
-    try:
-        half = np.asarray(detector.explainer.confidence_bound(_Z95_DELTA),
-                          dtype=np.float64).reshape(-1)
+    try:  # (values near 1e200: the bound's squares overflow; a non-finite bound is no band)
+        with overflow_reported():
+            half = np.asarray(detector.explainer.confidence_bound(_Z95_DELTA),
+                              dtype=np.float64).reshape(-1)
     except Exception:  # an explainer without a bound: no band
         half = np.full(k, np.nan)
     if half.size != k:
@@ -684,12 +686,13 @@ def incidents_of(detector: Any, traces: Any, min_change: float | None,
     names = list(detector.feature_names_ or [])
     record = detector.__dict__.get("_smoothed")
     rows = values = lower = upper = None
-    if traces is not None:
-        rows, values, lower, upper = trace_arrays(traces, names)
-    elif record is not None and record.n:
-        rows, values, lower, upper = record.rows, record.values, record.lower, record.upper
-    scale = _Scale(names, rows, values, lower, upper, detector._changes)
-    openers = [*detector.loss_changes_, *trigger_openers(detector.events_)]
-    return build_incidents(detector.events_, openers, scale, horizon=horizon,
-                           check_every=detector.check_every, min_change=min_change,
-                           static=detector.static_model)
+    with overflow_reported():  # (huge importances: non-finite numbers become None)
+        if traces is not None:
+            rows, values, lower, upper = trace_arrays(traces, names)
+        elif record is not None and record.n:
+            rows, values, lower, upper = record.rows, record.values, record.lower, record.upper
+        scale = _Scale(names, rows, values, lower, upper, detector._changes)
+        openers = [*detector.loss_changes_, *trigger_openers(detector.events_)]
+        return build_incidents(detector.events_, openers, scale, horizon=horizon,
+                               check_every=detector.check_every, min_change=min_change,
+                               static=detector.static_model)
