@@ -131,3 +131,26 @@ def test_incident_dict_keys_are_the_contract():
     inc = Incident(1, "incident", "data", 10, 20, 30, "h", (f,), (0,))
     assert list(inc.to_dict())[:9] == ["id", "kind", "channel", "start", "detected", "end",
                                        "headline", "features", "events"]
+
+
+def test_a_stream_runs_incidents_read_the_plotted_trace_at_their_rows():
+    """A short agrawal-drift run (a Hoeffding tree learning: its scheduled checks give model
+    updates): every number of run.incidents is the recorded trace's value or bound at the
+    incident's start (the snapshot before it) and end."""
+    pytest.importorskip("river")
+    from ixplain.cli._stream import run_stream
+    from ixplain.cli._stream_run import StreamConfig
+
+    run = run_stream(StreamConfig(dataset="agrawal-drift", explain=["pfi", "drift"],
+                                  n_rows=4000, progress=False, batch_size=32))
+    trace = run.explainers.traces["pfi"]
+    rows = list(trace.rows)
+    assert run.incidents, "the run found no incident or model update"
+    for inc in run.incidents:
+        i0 = max(i for i, r in enumerate(rows) if r <= inc["start"] - 1)
+        i1 = rows.index(inc["end"])
+        assert inc["start"] <= inc["detected"] and inc["end"] >= rows[i0]
+        for f in inc["features"]:
+            j = run.feature_names.index(f["name"])
+            assert f["before"] == trace.values[i0][j] and f["after"] == trace.values[i1][j]
+            assert f["after_upper"] - f["after"] == pytest.approx(trace.bounds[i1][j])
