@@ -21,12 +21,13 @@ import numpy as np
 import pandas as pd
 
 from . import _plots
+from ._stream_run import incident_dicts, run_incidents
 from ._writers import Table, write_frame, write_json
 
 if TYPE_CHECKING:
     from ._stream_run import ExplainerOptions, StreamExplainers, StreamRun
 
-__all__ = ["build_drift", "drift_tables", "incident_dicts", "plot_drift", "write_drift"]
+__all__ = ["build_drift", "drift_tables", "plot_drift", "write_drift"]
 
 _WATCHED = ("pfi", "sage")
 #: The marks of incidents and model updates (the report page's colours, contract A).
@@ -55,26 +56,6 @@ def _events(run: StreamRun) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame()
     return pd.concat(frames, ignore_index=True)
-
-
-def run_incidents(run: StreamRun) -> list[tuple[str, Any]]:
-    """(method, :class:`~ixplain.drift.Incident`) of every detector of the run, measured on
-    the run's recorded trace of the watched method (the plotted one)."""
-    out: list[tuple[str, Any]] = []
-    for method, det in run.explainers.drift.items():
-        trace = run.explainers.traces.get(method)
-        given = None
-        if trace is not None and trace.rows:
-            given = {"rows": trace.rows, "values": np.vstack(trace.values),
-                     "bounds": np.vstack(trace.bounds), "feature_names": run.feature_names}
-        out.extend((method, inc) for inc in det.incidents(given))
-    return out
-
-
-def incident_dicts(run: StreamRun) -> list[dict[str, Any]]:
-    """The run's incidents and model updates as dicts (``Incident.to_dict()`` plus the
-    watched ``method``): :attr:`StreamRun.incidents`, what the report builders read."""
-    return [{**inc.to_dict(), "method": method} for method, inc in run_incidents(run)]
 
 
 def _features_text(inc: Any, n: int = 3) -> str:
