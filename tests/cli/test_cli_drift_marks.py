@@ -59,7 +59,6 @@ def _event_marks(ax):
 
 def test_events_are_marked_on_the_importance_traces_in_their_feature_colour(tmp_path,
                                                                              monkeypatch):
-    from matplotlib import colormaps
     from matplotlib.colors import to_hex
 
     from ixplain.cli import _drift, _plots
@@ -79,14 +78,14 @@ def test_events_are_marked_on_the_importance_traces_in_their_feature_colour(tmp_
         (IncidentFeature("age", 1.0, 2.0, 1.0),), (1,))]
     fig, axes = _plots._figure(1)
     _drift._draw_events(axes[0], run, "pfi", det, incidents)
-    tab10 = [to_hex(c) for c in colormaps["tab10"].colors]
-    want = {(700.0, tab10[NAMES.index("tiny")]), (1500.0, tab10[NAMES.index("age")])}
+    palette = [to_hex(c) for c in _plots.feature_colors(len(NAMES))]
+    want = {(700.0, palette[NAMES.index("tiny")]), (1500.0, palette[NAMES.index("age")])}
     lines, markers = _event_marks(ax_events)
     assert lines == want and markers == want
     for ax in (ax_events, axes[0]):
         colours = _colours_by_label(ax)
-        assert colours["tiny"] == tab10[NAMES.index("tiny")]  # drawn although not in the top
-        assert colours["age"] == tab10[NAMES.index("age")]
+        assert colours["tiny"] == palette[NAMES.index("tiny")]  # drawn although not in the top
+        assert colours["age"] == palette[NAMES.index("age")]
     shared = set(_colours_by_label(ax_events)) & set(_colours_by_label(axes[0])) & set(NAMES)
     assert {"tiny", "age", "salary"} <= shared
     for name in shared:  # one colour per feature in both figures

@@ -332,6 +332,9 @@ def explain_cmd(
     ] = "marginal",
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("ixplain-output"),
     seed: Annotated[int, typer.Option(help="Seed (same seed, same results).")] = 0,
+    progress: Annotated[
+        bool, typer.Option(help="Show each method's progress on stderr (a bar per method).")
+    ] = True,
     debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
 ) -> None:
     """Explain a saved scikit-learn model on a table: PD, ICE, permutation importance, SAGE, ALE (and, with --methods, the H-statistic and Shapley interactions).
@@ -341,6 +344,7 @@ def explain_cmd(
 
     def body() -> None:
         from ._static import ExplainConfig, run_explain
+        from ._static_run import progress_shown
 
         if n_repeats < 1:
             raise CLIError(f"--n-repeats must be >= 1, got {n_repeats}.")
@@ -370,7 +374,8 @@ def explain_cmd(
             seed=seed,
             removal=removal,
         )
-        summary = run_explain(cfg, out)
+        with progress_shown(progress):  # stderr only: stdout and the files do not change
+            summary = run_explain(cfg, out)
         _explain_outcome(summary, out)
 
     _guard(debug, body)

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MARKER_COLORS",
+    "draw_bands",
     "feature_colors",
     "mark_events",
     "plot_importance_bars",
@@ -20,6 +22,15 @@ __all__ = [
 ]
 
 _MAX_LINES = 8
+#: Traces always drawn: the largest final importances (a feature with a drift event is added).
+_TOP_LINES = 6
+#: Bands drawn: those of the strongest shown features only (8 overlapping bands hide the plot).
+_MAX_BANDS = 3
+_BAND_ALPHA = 0.15
+#: Opacity of a band wider than half the panel's height over most of the stream.
+_WIDE_BAND_ALPHA = 0.06
+#: Colours of the stream-wide markers; no feature is drawn in a colour near these.
+MARKER_COLORS = {"known change point": "crimson", "detected change (ADWIN)": "0.35"}
 _EVENT_MARKERS = {"data": "v", "model": "s"}
 _TITLES = {"pfi": "iPFI", "sage": "iSAGE", "pdp": "iPDP"}
 #: Titles of the static methods (``ixplain explain``).
@@ -48,33 +59,64 @@ def _figure(n_panels: int, width: float = 7.5, height: float = 3.2) -> tuple[Any
 
 
 def _drift_lines(ax: Any, known: Sequence[int], detected: Sequence[int]) -> None:
+    known_label, detected_label = MARKER_COLORS
     for i, row in enumerate(known):
-        ax.axvline(row, color="crimson", ls="--", lw=1.4, label="known change point" if i == 0 else None)
+        ax.axvline(row, color=MARKER_COLORS[known_label], ls="--", lw=1.4,
+                   label=known_label if i == 0 else None)
     for i, row in enumerate(detected):
-        ax.axvline(
-            row, color="0.35", ls=":", lw=0.9, label="detected change (ADWIN)" if i == 0 else None
-        )
+        ax.axvline(row, color=MARKER_COLORS[detected_label], ls=":", lw=0.9,
+                   label=detected_label if i == 0 else None)
 
 
 def feature_colors(n_features: int) -> list[Any]:
     """One colour per feature, by its position among the run's features, so that the same
     feature has the same colour in every figure of a run (``importance_traces.png``,
-    ``drift_events.png``): matplotlib's ``tab10`` for up to 10 features, ``tab20`` (repeated
-    beyond 20 features) for more."""
+    ``drift_events.png``).
+
+    matplotlib's ``tab10`` for up to 7 features, else ``tab20``'s dark shades then its light
+    ones (16 colours, repeated beyond), each palette without the colours near a marker's
+    (:data:`MARKER_COLORS`: the red of a known change point, the grey of a detected change;
+    a feature drawn in crimson read as the change point exactly where it moved). "Near" is
+    a Euclidean RGB distance below 0.3 (unit cube: this also drops the brown, 0.21 from the
+    grey) or a grey (channel spread below 0.1).
+    """
     from matplotlib import colormaps
 
-    listed = colormaps["tab10" if n_features <= 10 else "tab20"]  # a ListedColormap
-    base = list(listed.colors)  # type: ignore[attr-defined]
+    def usable(colors: Sequence[Any]) -> list[Any]:
+        return [c for c in colors if not _near_marker(c)]
+
+    base = usable(colormaps["tab10"].colors)  # type: ignore[attr-defined]
+    if n_features > len(base):
+        tab20 = list(colormaps["tab20"].colors)  # type: ignore[attr-defined]
+        base = usable(tab20[0::2] + tab20[1::2])
     return (base * (n_features // len(base) + 1))[:n_features]
+
+
+def _near_marker(color: Any) -> bool:
+    from matplotlib.colors import to_rgb
+
+    rgb = np.asarray(to_rgb(color))
+    if np.ptp(rgb) < 0.1:  # a grey
+        return True
+    return any(float(np.linalg.norm(rgb - np.asarray(to_rgb(m)))) < 0.3
+               for m in MARKER_COLORS.values())
 
 
 def shown_features(values: np.ndarray, events: Sequence[Any], names: Sequence[str],
                    k: int = _MAX_LINES, n_top: int = _MAX_LINES) -> list[int]:
-    """The features a trace panel draws: those with an explanation drift event first (every
-    event gets its line), then the ``n_top`` largest final importances, at most ``k`` in
-    all."""
-    fired = [names.index(e.feature) for e in events if e.feature in names]
-    return list(dict.fromkeys(fired + list(_top(values, n_top))))[:k]
+    """The features a trace panel draws, strongest first (the legend's order).
+
+    The ``n_top`` largest final importances ``values`` (NaN last) are always drawn; features
+    with an explanation drift event are added, strongest first, while fewer than
+    ``max(k, n_top)`` are drawn, so a weak feature with an event never pushes out a stronger
+    one. The result is sorted by final importance, descending.
+    """
+    order = [int(j) for j in _top(values, len(values))]
+    top = order[:n_top]
+    fired = {names.index(e.feature) for e in events if e.feature in names}
+    extra = [j for j in order[n_top:] if j in fired][: max(k - len(top), 0)]
+    chosen = set(top) | set(extra)
+    return [j for j in order if j in chosen]
 
 
 def mark_events(ax: Any, events: Sequence[Any], rows: np.ndarray, values: np.ndarray,
@@ -100,7 +142,7 @@ def mark_events(ax: Any, events: Sequence[Any], rows: np.ndarray, values: np.nda
 
 
 def _top(values: np.ndarray, k: int) -> np.ndarray:
-    order = np.argsort(-np.nan_to_num(values, nan=-np.inf))
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
     return order[:k]
 
 
@@ -116,40 +158,27 @@ def plot_importance_traces(
 ) -> Path:
     """One panel per method: importance of the top features over stream rows, with bands.
 
-    The band is the importance plus/minus its confidence bound (``confidence_bound(0.05)``);
-    dashed red lines mark known drift points, dotted grey lines detected changes (ADWIN on
-    the error); ``events`` (method -> its detector's explanation drift events) are marked
-    on their feature's trace in its colour (:func:`mark_events`, the features with an
-    event always drawn). A feature has the colour :func:`feature_colors` gives it.
+    The lines are the ``_TOP_LINES`` (6) largest final importances and up to two weaker
+    features with an explanation drift event (:func:`shown_features`), listed in the legend
+    by final importance, descending. The band is the importance plus/minus its confidence
+    bound (``confidence_bound(0.05)``), drawn for the three strongest lines only and lighter
+    where it is wider than half the panel (:func:`draw_bands`). Dashed red lines mark known
+    drift points, dotted grey lines detected changes (ADWIN on the error); ``events``
+    (method -> its detector's explanation drift events) are marked on their feature's trace
+    in its colour (:func:`mark_events`). A feature has the colour :func:`feature_colors`
+    gives it, never one near a marker's.
     """
     fig, axes = _figure(len(traces), width=9.0)
     colors = feature_colors(len(feature_names))
     for ax, (method, trace) in zip(axes, traces.items()):
-        rows = np.asarray(trace.rows)
-        if len(rows) == 0:
+        if len(trace.rows) == 0:
             ax.text(0.5, 0.5, "no snapshot yet", ha="center", transform=ax.transAxes)
             continue
-        values = np.vstack(trace.values)
-        bounds = np.vstack(trace.bounds)
         fired = list((events or {}).get(method, ()))
-        top = shown_features(values[-1], fired, list(feature_names))
-        display = _display("ImportanceTraceDisplay")
-        if display is not None:  # the library's Display; drift markers drawn below
-            names = [_text(n) for n in feature_names]
-            display(rows, values, np.where(np.isfinite(bounds), bounds, 0.0), names).plot(
-                ax=ax, features=[names[j] for j in top], legend=False,
-                colors=[colors[j] for j in top],
-            )
-        else:
-            _draw_traces(ax, rows, values, bounds, feature_names, top, colors)
-        mark_events(ax, fired, rows, values, list(feature_names), top, colors)
+        _trace_panel(ax, trace, feature_names, fired, colors)
         _drift_lines(ax, known_drift, detected_drift)
-        finite = values[np.isfinite(values)]
-        if finite.size:
-            lo, hi = float(finite.min()), float(finite.max())
-            pad = 0.1 * (hi - lo if hi > lo else max(abs(hi), 1.0))
-            ax.set_ylim(lo - pad, hi + pad)
-        ax.set_title(f"{_TITLES.get(method, method)} over the stream (band: 95% bound)")
+        ax.set_title(f"{_TITLES.get(method, method)} over the stream "
+                     f"(bands: 95% bound of the top {_MAX_BANDS})")
         ax.set_xlabel("rows seen")
         ax.set_ylabel(importance_label(method, (losses or {}).get(method)))
         # outside the axes, so it never hides the curves
@@ -159,23 +188,58 @@ def plot_importance_traces(
     return path
 
 
-def _draw_traces(
-    ax: Any,
-    rows: np.ndarray,
-    values: np.ndarray,
-    bounds: np.ndarray,
-    feature_names: Sequence[str],
-    top: Sequence[int],
-    colors: Sequence[Any],
-) -> None:
-    """Fallback drawing of importance lines and bands (without the library's Display)."""
-    for j in top:
-        ax.plot(rows, values[:, j], color=colors[j], lw=1.6, label=_text(feature_names[j]))
-        b = bounds[:, j]
-        ok = np.isfinite(b) & np.isfinite(values[:, j])
-        if ok.any():
-            lo, hi = (values[:, j] - b)[ok], (values[:, j] + b)[ok]
-            ax.fill_between(rows[ok], lo, hi, color=colors[j], alpha=0.15, lw=0)
+def _trace_panel(ax: Any, trace: Any, feature_names: Sequence[str], fired: Sequence[Any],
+                 colors: Sequence[Any]) -> None:
+    """The lines (strongest first), the y-limits from the lines, the bands, the events."""
+    rows = np.asarray(trace.rows)
+    values = np.vstack(trace.values)
+    bounds = np.vstack(trace.bounds)
+    shown = shown_features(values[-1], fired, list(feature_names), n_top=_TOP_LINES)
+    display = _display("ImportanceTraceDisplay")
+    if display is not None:  # the library's Display draws the lines; bands drawn below
+        names = [_text(n) for n in feature_names]
+        display(rows, values, None, names).plot(
+            ax=ax, features=[names[j] for j in shown], legend=False,
+            colors=[colors[j] for j in shown],
+        )
+    else:
+        for j in shown:
+            ax.plot(rows, values[:, j], color=colors[j], lw=1.6, label=_text(feature_names[j]))
+    finite = values[:, shown][np.isfinite(values[:, shown])]
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        pad = 0.1 * (hi - lo if hi > lo else max(abs(hi), 1.0))
+        ax.set_ylim(lo - pad, hi + pad)
+    draw_bands(ax, rows, values, bounds, shown[:_MAX_BANDS], colors)
+    mark_events(ax, fired, rows, values, list(feature_names), shown, colors)
+
+
+def draw_bands(ax: Any, rows: np.ndarray, values: np.ndarray, bounds: np.ndarray,
+               features: Sequence[int], colors: Sequence[Any]) -> list[Any]:
+    """Fill ``values[:, j] +/- bounds[:, j]`` for each ``j`` in ``features`` (after the
+    y-limits are set): opacity ``_BAND_ALPHA`` (0.15) where the band is at most half the
+    panel's height, ``_WIDE_BAND_ALPHA`` (0.06) where it is wider (early in a stream, where a
+    band would cover the plot). Non-finite bounds are left out. Returns the filled areas:
+    one or two per band (narrow and wide stretches), each in its feature's colour.
+    """
+    y0, y1 = ax.get_ylim()
+    height = abs(y1 - y0) or 1.0
+    filled = []
+    for j in features:
+        b, v = bounds[:, j], values[:, j]
+        ok = np.isfinite(b) & np.isfinite(v)
+        if not ok.any():
+            continue
+        wide = ok & (2 * np.where(ok, b, 0.0) > height / 2)
+        for part, alpha in ((ok & ~wide, _BAND_ALPHA), (wide, _WIDE_BAND_ALPHA)):
+            # one point more on each side, so the two stretches meet without a gap
+            part = ok & (part | np.r_[part[1:], False] | np.r_[False, part[:-1]])
+            if part.sum() < 2:
+                continue
+            filled.append(ax.fill_between(rows, v - np.where(ok, b, 0.0), v + np.where(ok, b, 0.0),
+                                          where=part, color=colors[j], lw=0, alpha=alpha))
+    ax.set_ylim(y0, y1)  # the bands never widen the panel
+    return filled
 
 
 def plot_importance_bars(

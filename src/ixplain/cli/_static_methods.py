@@ -146,7 +146,8 @@ def _compute_pfi(run: StaticRun) -> None:
         if removal == "conditional":
             kwargs["removal"] = removal
         with run.timed("pfi" + suffix):
-            result = _public("permutation_importance")(run.model, run.X, run.y, **kwargs)
+            result = _public("permutation_importance")(run.model, run.X, run.y,
+                                                       progress=run.reporter, **kwargs)
             run.importances["pfi" + suffix] = importance_arrays(result, run.names)
 
 
@@ -160,7 +161,7 @@ def _compute_sage(run: StaticRun) -> None:
         extra = {"removal": removal} if removal == "conditional" else {}
         with run.timed("sage" + suffix):
             result = _public("sage")(run.model, run.X, run.y, loss=loss,
-                                     random_state=run.cfg.seed, **extra)
+                                     random_state=run.cfg.seed, progress=run.reporter, **extra)
             run.importances["sage" + suffix] = importance_arrays(result, run.names)
 
 
@@ -253,13 +254,14 @@ def _compute_curves(run: StaticRun) -> None:
         if _with_ice(run):
             run.ice_index = _ice_rows(run)
         for f in run.pd_features:
-            res = pdf(run.model, run.X, [f], kind="average",
+            res = pdf(run.model, run.X, [f], kind="average", progress=run.reporter,
                       grid_resolution=run.cfg.grid_resolution)  # fmt: skip
             grid = np.asarray(res["grid_values"][0])
             ice = None
             if run.ice_index is not None:
                 rows = run.X.iloc[run.ice_index]
-                ind = pdf(run.model, rows, [f], kind="individual", custom_values={f: grid})
+                ind = pdf(run.model, rows, [f], kind="individual", custom_values={f: grid},
+                          progress=run.reporter)
                 ice = np.asarray(ind["individual"])[0]
             run.curves[f] = (grid, np.asarray(res["average"])[0], ice)
 
