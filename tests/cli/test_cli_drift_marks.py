@@ -1,6 +1,7 @@
 """``ixplain stream``'s figures: the explanation drift events are marked on the importance
 traces (QA qa13: they appeared only in drift_events.png), each in its feature's colour, and a
-feature has one colour in both figures."""
+feature has one colour in both figures (drift_events.png marks incidents instead of events:
+tests/cli/test_cli_incidents.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
+from ixplain.drift import Incident, IncidentFeature
 
 pytest.importorskip("matplotlib")
 
@@ -69,17 +72,21 @@ def test_events_are_marked_on_the_importance_traces_in_their_feature_colour(tmp_
                           known_drift_seen=[1000], detected_drift=[1200], losses={})
     ax_events = figures[0].axes[0]
     det = SimpleNamespace(events_=EVENTS)
+    # drift_events.png draws the features of its incidents (marked in red, not per event)
+    incidents = [Incident(1, "incident", "data", 601, 701, 800, "", (IncidentFeature(
+        "tiny", 0.0, 0.0, 0.0),), (0,)), Incident(2, "incident", "model", 1001, 1501, 1501, "",
+        (IncidentFeature("age", 1.0, 2.0, 1.0),), (1,))]
     fig, axes = _plots._figure(1)
-    _drift._draw_events(axes[0], run, "pfi", det)
+    _drift._draw_events(axes[0], run, "pfi", det, incidents)
     palette = [to_hex(c) for c in _plots.feature_colors(len(NAMES))]
     want = {(700.0, palette[NAMES.index("tiny")]), (1500.0, palette[NAMES.index("age")])}
+    lines, markers = _event_marks(ax_events)
+    assert lines == want and markers == want
     for ax in (ax_events, axes[0]):
-        lines, markers = _event_marks(ax)
-        assert lines == want and markers == want
         colours = _colours_by_label(ax)
         assert colours["tiny"] == palette[NAMES.index("tiny")]  # drawn although not in the top
         assert colours["age"] == palette[NAMES.index("age")]
-    shared = set(_colours_by_label(ax_events)) & set(_colours_by_label(axes[0]))
+    shared = set(_colours_by_label(ax_events)) & set(_colours_by_label(axes[0])) & set(NAMES)
     assert {"tiny", "age", "salary"} <= shared
     for name in shared:  # one colour per feature in both figures
         assert _colours_by_label(ax_events)[name] == _colours_by_label(axes[0])[name]

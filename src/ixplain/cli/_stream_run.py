@@ -22,7 +22,7 @@ from ._methods import _public
 from ._writers import Table
 
 __all__ = ["STREAM_METHODS", "ExplainerOptions", "StreamConfig", "StreamExplainers",
-           "StreamMethod", "StreamRun"]
+           "StreamMethod", "StreamRun", "incident_dicts", "run_incidents"]
 
 @dataclass
 class StreamConfig:
@@ -84,6 +84,13 @@ class StreamRun:
         return [r for r in self.known_drift if r <= self.rows_seen]
 
     @property
+    def incidents(self) -> list[dict[str, Any]]:
+        """The drift detector's incidents and model updates, measured on the run's plotted
+        importance trace: ``Incident.to_dict()`` (contract B) plus the watched ``method``,
+        in the order of detection (empty without ``drift``)."""
+        return incident_dicts(self)
+
+    @property
     def rolling_metric(self) -> np.ndarray:
         v = self.per_row_metric[: self.rows_seen]
         if len(v) == 0:
@@ -94,6 +101,26 @@ class StreamRun:
         lo = np.maximum(idx - w, 0)
         return (c[idx] - c[lo]) / (idx - lo)
 
+
+
+def run_incidents(run: StreamRun) -> list[tuple[str, Any]]:
+    """(method, :class:`~ixplain.drift.Incident`) of every drift detector of ``run``,
+    measured on the run's recorded trace of the watched method (the plotted one)."""
+    out: list[tuple[str, Any]] = []
+    for method, det in run.explainers.drift.items():
+        trace = run.explainers.traces.get(method)
+        given = None
+        if trace is not None and trace.rows:
+            given = {"rows": trace.rows, "values": np.vstack(trace.values),
+                     "bounds": np.vstack(trace.bounds), "feature_names": run.feature_names}
+        out.extend((method, inc) for inc in det.incidents(given))
+    return out
+
+
+def incident_dicts(run: StreamRun) -> list[dict[str, Any]]:
+    """The run's incidents and model updates as dicts (``Incident.to_dict()`` plus the
+    watched ``method``): :attr:`StreamRun.incidents`, what the report builders read."""
+    return [{**inc.to_dict(), "method": method} for method, inc in run_incidents(run)]
 
 
 #: A report figure: (caption, path of the PNG).

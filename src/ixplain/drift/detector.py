@@ -34,6 +34,8 @@ from .base import TESTS, DriftEvent
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ._incidents import Incident
+
 __all__ = ["ExplanationDriftDetector", "attach_detector"]
 
 class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
@@ -643,6 +645,67 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
 
         columns = list(DriftEvent.__dataclass_fields__)
         return pd.DataFrame([e.to_dict() for e in self.events_], columns=columns)
+
+    # ------------------------------------------------------------------ incidents
+
+    def incidents(self, traces: Any = None, *, min_change: float | None = None,
+                  horizon: int | None = None) -> list[Incident]:
+        """The events grouped into incidents (one per change) and model updates.
+
+        One incident per loss change (with the features its attribution named), one per
+        model check, and a channel's other events that start within ``horizon`` rows of
+        each other; each measured on the **plotted** importances (the explainer's smoothed
+        estimate before the start and ``horizon`` rows after it, with its 95 % bounds), its
+        features ranked by ``|change|`` there. A learning model's scheduled checks are
+        ``kind="model_update"``, not incidents; a group without a loss change whose named
+        features move less than ``min_change`` times the total absolute plotted importance
+        is left out (its events stay in :attr:`events_`). The smoothed estimate is
+        ``traces`` when given, else the detector's own bounded record of the snapshots its
+        explainer publishes; without either, the events' means (see
+        :mod:`ixplain.drift._incidents`).
+
+        Parameters
+        ----------
+        traces : mapping or object, optional
+            The plotted trace: ``rows`` (T,) rows seen, ``values`` (T, k), and ``bounds``
+            (T, k) half-widths or ``lower`` and ``upper`` (T, k); optional
+            ``feature_names`` (k,) when the columns are in another order than
+            :attr:`feature_names_`.
+        min_change : float >= 0, optional
+            Default: the detector's ``min_change`` (0.1). 0 keeps every group.
+        horizon : int >= 1, optional
+            Rows after the start at which ``after`` is read and within which events join a
+            change. Default: ``ceil(2 / alpha)`` for an explainer that smooths with rate
+            ``alpha`` (the attribution window), else 2,000.
+
+        Returns
+        -------
+        list of Incident
+            In the order of detection (``id``: the incidents 1, 2, ..., then the model
+            updates).
+
+        Raises
+        ------
+        ValueError
+            For ``traces`` without ``rows`` and ``values``, of another number of features,
+            or with rows that do not increase; a negative ``min_change``; a ``horizon``
+            below 1.
+        """
+        from ._incidents import incidents_of
+
+        return incidents_of(self, traces, min_change, horizon)
+
+    def on_snapshot(self, n_seen: int, estimate: Any, variance: Any) -> None:
+        """The explainer's hook: record its smoothed estimate for :meth:`incidents`."""
+        from ._incidents import record_snapshot
+
+        record_snapshot(self, n_seen, estimate)
+
+    def on_failure(self, exc: BaseException) -> None:
+        """The explainer's hook: a part taken back; forget its snapshots."""
+        record = self.__dict__.get("_smoothed")
+        if record is not None and self.explainer is not None:
+            record.drop_after(int(self.explainer.n_seen_))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
