@@ -286,7 +286,7 @@ def summarize_stream(
 def _effect_clause(effects: Mapping[str, tuple[Any, Any]], what: str) -> str:
     """The feature whose curve spans the widest range, with its shape."""
     spans = {}
-    for f, (grid, avg) in effects.items():
+    for f, (_grid, avg) in effects.items():
         a = np.asarray(avg, dtype=np.float64).reshape(-1)
         if np.isfinite(a).sum() >= 2:
             spans[f] = float(np.nanmax(a) - np.nanmin(a))
