@@ -403,7 +403,8 @@ def summarize_static(
 def _agreement(names: Sequence[str], values: np.ndarray, methods: Sequence[str],
                importances: Mapping[str, tuple[Any, Any]]) -> str:
     lead = _argmax(values)
-    same, other = [], []
+    same: list[tuple[str, int]] = []
+    other: list[tuple[str, int]] = []
     for m in methods[1:]:
         v = _vector(importances[m][0], len(names), "importances")
         if not np.isfinite(v).any():
