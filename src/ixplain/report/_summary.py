@@ -100,13 +100,14 @@ def _share_clause(names: Sequence[str], final: np.ndarray, method: str,
         leaders.append(j)
         if final[leaders].sum() >= 0.5 * total:
             break
-    of = f"the summed {'positive ' if (finite & (final < 0)).any() else ''}{method}"
+    negative = _negative_clause(names, final, total)
+    of = f"the summed {'positive ' if negative else ''}{method}"
     verb = "carries" if len(leaders) == 1 else "carry"
     text = (f"{_join([_name(names[j]) for j in leaders])} {verb} "
             f"{_join([_pct(final[j] / total) for j in leaders])} of {of}")
     if errors is not None and len(leaders) == 1:
         text += f" ({shown(leaders[0])})"
-    return text + _negative_clause(names, final, total)
+    return text + negative
 
 
 def _negative_clause(names: Sequence[str], final: np.ndarray, total: float) -> str:
