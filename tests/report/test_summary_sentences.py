@@ -164,3 +164,10 @@ def test_static_without_values():
     assert summarize_static(["a"], {}) == []
     with pytest.raises(ValueError, match="'importances' parameter"):
         summarize_static(["a", "b"], {"PFI": ([1.0], [0.0])})
+
+
+def test_numbers_near_zero_against_the_others_read_about_zero():
+    out = summarize_stream(["a", "b"], [10, 20, 30], [[21.3, 9.2e-6], [21.3, 9.2e-6],
+                                                      [-4.37e-5, 16.4]], known_changes=[20])
+    assert out == ["`b` carries 100 % of the summed iPFI; since the known change at row 20 `b` "
+                   "took the lead from `a` (16.4 against about 0, from about 0 against 21.3)."]

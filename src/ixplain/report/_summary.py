@@ -27,13 +27,18 @@ _MATERIAL_SHARE = 0.05
 _NEGATIVE_SHARE = 0.01
 
 
-def _num(value: float) -> str:
-    """A number for a sentence: thousands separated, about 3 significant digits.
+def _num(value: float, scale: float | None = None) -> str:
+    """A number for a sentence: thousands separated, about 3 significant digits; "about 0"
+    when it is below 1/2000 of ``scale`` (the largest number it is compared with).
 
     >>> _num(13751.4), _num(-898.2), _num(1.23456), _num(0.000123), _num(0.0)
     ('13,751', '-898', '1.23', '0.000123', '0')
+    >>> _num(-4.37e-05, scale=16.4)
+    'about 0'
     """
     v = float(value)
+    if scale is not None and v != 0 and abs(v) < 5e-4 * abs(scale):
+        return "about 0"
     if abs(v) >= 1000:
         return f"{v:,.0f}"
     if abs(v) >= 100:
@@ -131,11 +136,12 @@ def _change_clause(names: Sequence[str], before: np.ndarray, after: np.ndarray,
     if not both.any():
         return ""
     lead_b, lead_a = _argmax(np.where(both, before, np.nan)), _argmax(np.where(both, after, np.nan))
+    big = float(np.nanmax(np.abs(np.concatenate([before[both], after[both]]))))
     if (lead_b != lead_a and after[lead_a] > max(after[lead_b], 0)
             and before[lead_b] > before[lead_a]):  # (a tie before is no lead)
         return (f"{since} {_name(names[lead_a])} took the lead from {_name(names[lead_b])} "
-                f"({_num(after[lead_a])} against {_num(after[lead_b])}, "
-                f"from {_num(before[lead_a])} against {_num(before[lead_b])})")
+                f"({_num(after[lead_a], big)} against {_num(after[lead_b], big)}, "
+                f"from {_num(before[lead_a], big)} against {_num(before[lead_b], big)})")
     scale = max(float(np.clip(before[both], 0, None).sum()),
                 float(np.clip(after[both], 0, None).sum()))
     size = np.maximum(np.abs(before), np.abs(after))
@@ -148,14 +154,14 @@ def _change_clause(names: Sequence[str], before: np.ndarray, after: np.ndarray,
     if b > 0 and a > 0:
         r = a / b
         if r >= _CHANGE_RATIO:
-            return f"{since} {_name(names[j])} gained {_ratio(r)} ({_num(b)} to {_num(a)})"
+            return f"{since} {_name(names[j])} gained {_ratio(r)} ({_num(b, big)} to {_num(a)})"
         if r <= 1 / _CHANGE_RATIO:
-            return f"{since} {_name(names[j])} lost {_pct(1 - r)} ({_num(b)} to {_num(a)})"
+            return f"{since} {_name(names[j])} lost {_pct(1 - r)} ({_num(b)} to {_num(a, big)})"
         return f"{since} the importances held (largest change: {_name(names[j])}, " \
                f"{_num(b)} to {_num(a)})"
     if b == a:
         return f"{since} the importances held"
-    return f"{since} {_name(names[j])} went from {_num(b)} to {_num(a)}"
+    return f"{since} {_name(names[j])} went from {_num(b, big)} to {_num(a, big)}"
 
 
 def _reference(rows: np.ndarray, known: Sequence[int],
