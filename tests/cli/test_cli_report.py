@@ -48,13 +48,25 @@ def evil_report(tmp_path_factory):
     return out
 
 
+def _without_inlined_code(html: str) -> str:
+    """The page without the two scripts it inlines (plotly.js and the page's own), which hold
+    tags in their strings: what is left is the markup and the data."""
+    from ixplain.report import _assets
+
+    assert html.count(_assets.plotly_js()) == 1 and html.count(_assets.page_js()) == 1
+    return html.replace(_assets.plotly_js(), "").replace(_assets.page_js(), "")
+
+
 def test_report_escapes_feature_names_and_values(evil_report):
     html = (evil_report / "report.html").read_text()
     assert EVIL_COLUMN not in html
-    assert "<img src=x" not in html and "<b>" not in html
+    assert "<img src=x" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;" in html
-    assert "<script" not in html.lower()
+    markup = _without_inlined_code(html)
+    assert "<b>" not in markup
+    # the only scripts: the payload and the page's settings (JSON), plotly.js and the page's own
+    assert markup.lower().count("<script") == 4 and "<script src" not in markup.lower()
     summary = json.loads((evil_report / "summary.json").read_text())
     assert EVIL_COLUMN in summary["final_importances"]["pfi"]  # JSON keeps the real name
 
@@ -71,6 +83,7 @@ def test_report_renders_in_headless_chromium(evil_report):
         {
             "title": "document.title",
             "scripts": "document.scripts.length",
+            "external": "Array.from(document.scripts).filter(s => s.src).length",
             "text": "document.body.innerText",
             "images": """Array.from(document.images).map(i => ({
                 src: i.src.slice(0, 22), ok: i.complete && i.naturalWidth > 0,
@@ -81,7 +94,8 @@ def test_report_renders_in_headless_chromium(evil_report):
         },
     )
     assert page.errors == []
-    assert page.values["scripts"] == 0
+    assert page.values["scripts"] == 4  # all inline (no src: nothing loaded from elsewhere)
+    assert page.values["external"] == 0
     assert page.values["title"].startswith("ixplain stream") and "pwned" not in page.values["title"]
     assert EVIL_COLUMN in page.values["text"]  # shown as text
     images = page.values["images"]
@@ -96,3 +110,27 @@ def test_report_renders_in_headless_chromium(evil_report):
         pixels = np.asarray(shot.crop(box), dtype=float)
         assert pixels.std() > 10, f"image at {box} looks blank (std {pixels.std():.1f})"
         assert (pixels < 128).mean() > 0.005  # lines, text and axes, not a white box
+
+
+def test_report_is_drawn_by_the_one_page_renderer(tmp_path):
+    """render_report builds a payload and hands it to ixplain.report.render_page: numpy values,
+    paths and PNG files become plain JSON and base64, and the page is the same."""
+    from ixplain.cli.report import Report, render_report, report_payload
+    from ixplain.report import render_page
+
+    png = tmp_path / "p.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n")
+    report = Report(
+        "run", settings=[("seed", np.int64(3)), ("out", tmp_path)],
+        tables=[("Final importances", pd.Index(["feature", "pfi"]),
+                 np.array([["hour", 1.5]], dtype=object))],
+        images=[("a plot", png)], notes=["note"], files=["p.png"],
+    )
+    payload = report_payload(report)
+    assert payload["settings"] == [["seed", np.int64(3)], ["out", tmp_path]]
+    assert payload["images"] == [{"caption": "a plot", "png_base64": "iVBORw0KGgo="}]
+    page = render_report(report)
+    assert page == render_page(payload)
+    assert f"<td>{tmp_path}</td>" in page and '<td class="num">3</td>' in page
+    assert '<td>hour</td><td class="num">1.5</td>' in page
+    assert page.count('src="data:image/png;base64,iVBORw0KGgo="') == 1
