@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("river")
 
-from ixplain.cli._outputs import stream_payload
+from ixplain.cli._outputs import run_incidents, stream_payload
 from ixplain.cli._stream import StreamConfig, run_stream
 
 CHANGE = 300
@@ -60,7 +60,8 @@ def test_summary_tells_the_switch(switch_run):
     first = p["summary"][0]
     assert first.startswith(f"`b` carries {100 * share:.0f} % of the summed")
     assert f"since the known change at row {CHANGE} `b` took the lead from `a`" in first
-    assert len(p["summary"]) == 1  # no incidents on the run: no incident sentence
+    # an incident sentence when the run groups its drift events into incidents
+    assert len(p["summary"]) == (1 if run_incidents(switch_run) is None else 2)
 
 
 def test_pd_curves_before_the_change_and_now(switch_run):
@@ -80,8 +81,8 @@ def test_traces_thinned_to_max_points(switch_run):
     assert bands == [True, True, True]  # 3 features: all among the 5 with bands
 
 
-def test_incidents_become_markers_and_a_sentence(switch_run):
-    switch_run.incidents = [
+def test_incidents_become_markers_and_a_sentence(switch_run, monkeypatch):
+    incidents = [
         {"id": 0, "kind": "incident", "channel": "data", "start": 310, "detected": 340,
          "end": None, "headline": "the data changed", "events": [0],
          "features": [{"name": "b", "before": 0.1, "after": 9.0, "change": 8.9}]},
@@ -89,10 +90,9 @@ def test_incidents_become_markers_and_a_sentence(switch_run):
          "end": None, "headline": "the model changed as it learned", "events": [1],
          "features": []},
     ]
-    try:
-        p = stream_payload(switch_run)
-    finally:
-        del switch_run.incidents
+    monkeypatch.setattr(type(switch_run), "incidents", property(lambda run: incidents),
+                        raising=False)
+    p = stream_payload(switch_run)
     kinds = [(m["kind"], m["x"], m["incident"]) for m in p["charts"][0]["markers"]]
     assert kinds == [("known", CHANGE, None), ("incident", 340, 0), ("model_update", 420, 1)]
     assert p["incidents"][0]["headline"] == "the data changed"
