@@ -194,3 +194,30 @@ def test_live_page_shows_the_rows_change_in_chromium(live_run):
     assert live_run["errors"] == []
     assert all(u.startswith((live_run["url"], "data:")) for u in live_run["requests"]), \
         live_run["requests"]
+
+
+def test_live_stopped_by_sigterm_says_interrupted(tmp_path):
+    """SIGTERM (as Ctrl-C) mid-stream: exit 130, report.html written, data.json "interrupted"."""
+    if not hasattr(report_package, "render_page"):
+        pytest.skip("this build has no ixplain.report.render_page (the report page)")
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ixplain", "stream", "--dataset", "bike", "--explain", "pfi",
+         "--live", "--no-progress", "--out", str(out)],
+        env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[2]
+        deadline = time.monotonic() + 120
+        while json.loads(_get(url + "data.json")[2])["status"]["rows_seen"] == 0:
+            assert time.monotonic() < deadline, "no row explained in 120 s"
+            time.sleep(0.2)
+        proc.terminate()
+        assert proc.wait(timeout=120) == 130, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    final = json.loads((out / "data.json").read_text())
+    assert final["status"]["state"] == "interrupted"
+    assert 0 < final["status"]["rows_seen"] < final["status"]["rows_total"]
+    assert (out / "report.html").is_file()

@@ -106,8 +106,9 @@ def test_incidents_counted_against_the_known_change():
 def test_incidents_before_and_after_and_without_known_changes():
     incidents = [_incident(0, 500, 700), _incident(1, 8700, 8900)]
     out = summarize_stream(NAMES, ROWS, TRACE, known_changes=[8645], incidents=incidents)
-    assert out[1] == ("2 incidents: 1 before any known change and 1 after the known change at "
-                      "8,645 (the first detected at row 700, led by `temp`).")
+    assert out[1] == ("2 incidents: 1 before any known change (first detected at row 700, led "
+                      "by `temp`) and 1 after the known change at 8,645 (first detected 255 "
+                      "rows after it, led by `temp`).")
     out = summarize_stream(NAMES, ROWS, TRACE, incidents=incidents[::-1])
     assert out[1] == "2 incidents, the first detected at row 700, led by `temp`."
     # the first incident's start is then the reference row of the change clause

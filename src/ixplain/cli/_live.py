@@ -201,7 +201,13 @@ def run_live(cfg: Any, out: Path, port: int, echo: Callable[[str], None]) -> Any
     try:
         live.start(cfg.data or cfg.dataset or "bike")
         echo(f"Live report: {live.url} (updated every {live.refresh_seconds:g} s)")
-        run = run_stream(cfg, on_update=live.update, update_seconds=live.refresh_seconds)
+        try:
+            run = run_stream(cfg, on_update=live.update, update_seconds=live.refresh_seconds)
+        except KeyboardInterrupt:  # (during start-up: no row was explained)
+            live.publish(dict(_starting_payload(cfg.data or cfg.dataset or "bike"),
+                              status={"state": "interrupted", "rows_seen": 0, "rows_total": None},
+                              summary=["Interrupted before the first row."]))
+            raise
         write_stream_outputs(run, out)
         live.finish(run)
         if not run.interrupted:

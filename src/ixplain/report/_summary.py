@@ -210,12 +210,18 @@ def _incident_sentence(incidents: Sequence[Mapping[str, Any]], known: Sequence[i
         delay = int(first["detected"]) - k
         return (f"{head}, {quant}after the known change at {k:,} (the first detected "
                 f"{delay:,} rows after it{led}){tail}.")
-    groups: dict[int | None, int] = {}
-    for a in after:
-        groups[a] = groups.get(a, 0) + 1
-    parts = [f"{c} before any known change" if a is None else f"{c} after the known change at "
-             f"{a:,}" for a, c in sorted(groups.items(), key=lambda t: -1 if t[0] is None else t[0])]
-    return f"{head}: {_join(parts)} (the first detected at row {int(first['detected']):,}{led}){tail}."
+    groups: dict[int | None, list[Mapping[str, Any]]] = {}
+    for a, inc in zip(after, real):
+        groups.setdefault(a, []).append(inc)
+    parts = []
+    for a, incs in sorted(groups.items(), key=lambda t: -1 if t[0] is None else t[0]):
+        lead = incs[0].get("features") or []
+        by = f", led by {_name(str(lead[0]['name']))}" if lead else ""
+        d = int(incs[0]["detected"])
+        parts.append(f"{len(incs)} before any known change (first detected at row {d:,}{by})"
+                     if a is None else f"{len(incs)} after the known change at {a:,} (first "
+                     f"detected {d - a:,} rows after it{by})")
+    return f"{head}: {_join(parts)}{tail}."
 
 
 def _sentence(text: str) -> str:
