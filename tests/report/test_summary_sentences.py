@@ -172,3 +172,12 @@ def test_numbers_near_zero_against_the_others_read_about_zero():
                                                       [-4.37e-5, 16.4]], known_changes=[20])
     assert out == ["`b` carries 100 % of the summed iPFI; since the known change at row 20 `b` "
                    "took the lead from `a` (16.4 against about 0, from about 0 against 21.3)."]
+
+
+def test_static_effect_mostly_rising():
+    # span 4 (0 to 4), turns down by 0.5 (12 % of the span) once, ends 4 above its start
+    out = summarize_static(["a"], {}, effects={"a": ([1.0, 2.0, 3.0, 4.0], [0.0, 2.0, 1.5, 4.0])})
+    assert out == ["The strongest effect is `a`: its partial dependence mostly rises, by 4 from "
+                   "1 to 4."]
+    out = summarize_static(["a"], {}, effects={"a": ([1.0, 2.0, 3.0], [0.0, 4.0, 3.0])})
+    assert out == ["The strongest effect is `a`: its partial dependence spans 4, highest at 2."]

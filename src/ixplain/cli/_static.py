@@ -361,7 +361,8 @@ def _bars(run: StaticRun, key: str) -> dict[str, Any]:
     values, errors = run.importances[key]
     order = _ranked(values)
     return {"id": f"importance-{key}", "kind": "bars",
-            "title": f"{_method_label(key)} (error bar: std / standard error)",
+            "title": f"{_method_label(key)} (error bar: "
+                     f"{'standard error' if key.startswith('sage') else 'std over repeats'})",
             "x_label": "feature", "y_label": "importance",
             "series": [{"name": _method_label(key), "labels": [run.names[j] for j in order],
                         "y": [values[j] for j in order],
@@ -475,7 +476,8 @@ def explain_payload(run: StaticRun, report: Report) -> dict[str, Any]:
     if run.importances:
         key = next(iter(run.importances))
         bars = _bars(run, key)["series"][0]
-        ranking = {"title": f"{_method_label(key)} ranking (error bar: std / standard error)",
+        what = "standard error" if key.startswith("sage") else "std over repeats"
+        ranking = {"title": f"{_method_label(key)} ranking (error bar: {what})",
                    "unit": _unit(run, key), "features": bars["labels"], "values": bars["y"],
                    "lower": bars["lower"], "upper": bars["upper"]}
     payload = {

@@ -320,6 +320,10 @@ def _effect_clause(effects: Mapping[str, tuple[Any, Any]], what: str) -> str:
         shape = f"rises by {_num(a[-1] - a[0])} from {_num(grid[0])} to {_num(grid[-1])}"
     elif numeric and (steps <= tol).all():
         shape = f"falls by {_num(a[0] - a[-1])} from {_num(grid[0])} to {_num(grid[-1])}"
+    elif numeric and abs(a[-1] - a[0]) >= 0.8 * span:  # small turns on a clear slope
+        verb = "rises" if a[-1] > a[0] else "falls"
+        shape = (f"mostly {verb}, by {_num(abs(a[-1] - a[0]))} from {_num(grid[0])} to "
+                 f"{_num(grid[-1])}")
     else:
         top = grid[int(np.argmax(a))]
         shape = (f"spans {_num(span)}, highest at "
@@ -379,7 +383,9 @@ def summarize_static(
     list of str
         Up to three sentences: the ranking (who carries the summed positive importance,
         and whether the other methods put the same feature first), the strongest effect
-        (its curve's span and shape: rising, falling or where it peaks), the strongest
+        (its curve's span and shape: rising or falling -- "mostly" when it turns by more
+        than 1 % of its span on the way but ends at least 80 % of its span from where it
+        started -- else where it peaks), the strongest
         interactions.
 
     Raises
