@@ -19,6 +19,10 @@ def browser():
     yield from module_browser()
 
 
+HIDDEN = """() => document.querySelector('#headline .ix-plot').data
+    .filter(t => t.ixplain === 'line' && t.visible === 'legendonly').map(t => t.name)"""
+
+
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, *args):  # keep the test output clean
         pass
@@ -51,11 +55,16 @@ def test_live_page_shows_new_rows_and_stops_when_finished(browser, served):
         status = page.locator("#status")
         page.wait_for_function("() => document.getElementById('status').dataset.rowsSeen === '120'")
         assert "running: 120 of 1,000 rows seen" in status.text_content()
-        write_live_data(_payload(480), folder / "data.json")
+        page.locator("#headline .legend .traces").nth(1).click()  # the reader hides temp
+        page.wait_for_function(f"() => ({HIDDEN})().includes('temp')")
+        later = _payload(480)
+        later["charts"][0]["series"].reverse()  # the ranking changed: temp is now third
+        write_live_data(later, folder / "data.json")
         page.wait_for_function("() => document.getElementById('status').dataset.rowsSeen === '480'",
                                timeout=5000)
+        assert page.evaluate(HIDDEN) == ["temp"]  # the redraw kept the reader's choice
         last_x = page.evaluate(
-            "() => document.querySelector('#headline .plot').data.find(t => t.ixplain === 'line').x.at(-1)")
+            "() => document.querySelector('#headline .ix-plot').data.find(t => t.ixplain === 'line').x.at(-1)")
         assert last_x == 480  # the chart was redrawn with the new rows
         write_live_data(_payload(1000, "finished"), folder / "data.json")
         page.wait_for_function("() => document.body.dataset.polling === 'stopped'", timeout=5000)

@@ -36,6 +36,8 @@ CASES = [
      "'charts[0].series[1].y' must be a list of the length of 'charts[0].x' (101)"),
     (("charts", 0, "x", 3), None, TypeError, "'charts[0].x[3]' must be a number. Got None"),
     (("charts", 0, "markers", 0, "kind"), "alarm", ValueError, "'charts[0].markers[0].kind' must be one of"),
+    (("charts", 0, "markers", 1, "incident"), 7, ValueError,
+     "'charts[0].markers[1].incident' must be None or the id of one of the incidents [0, 1]. Got 7"),
     (("charts", 1, "series", 0, "lower"), [1.0], ValueError, "'charts[1].series[0].lower' must be a list"),
     (("charts", 2, "series", 0, "labels"), "hour", TypeError, "'charts[2].series[0].labels' must be a list"),
     (("charts", 2, "id"), "importance", ValueError, "'charts[2].id' must be unique among the charts"),
@@ -86,3 +88,22 @@ def test_live_data_is_the_checked_payload_written_whole(tmp_path):
     with pytest.raises(ValueError, match="'refresh_seconds' must be a finite number"):
         write_live_data(bad, tmp_path / "data.json")
     assert json.loads(path.read_text()) == data  # the last good file stays
+
+
+def test_page_without_plotly_says_how_to_install_it_unless_it_draws_nothing(monkeypatch):
+    import sys
+
+    from ixplain.report import _assets, render_page
+
+    _assets.plotly_js.cache_clear()
+    monkeypatch.setitem(sys.modules, "plotly", None)  # as if it were not installed
+    try:
+        with pytest.raises(ImportError, match=r"pip install 'ixplain\[cli\]'"):
+            render_page(example_payload())
+        with pytest.raises(ImportError, match="plotly"):
+            render_page({"title": "t"}, live=True)  # a live page may draw later
+        text_only = {"title": "t", "tables": example_payload()["tables"], "notes": ["n"]}
+        page = render_page(text_only)  # nothing to draw: no plotly.js needed
+        assert page.count("<script") == 3 and "<td>hour</td>" in page
+    finally:
+        _assets.plotly_js.cache_clear()

@@ -181,7 +181,9 @@ def render_page(payload: Mapping[str, Any], *, live: bool = False) -> str:
         If the payload is malformed; the message names the key (see
         :func:`ixplain.report.prepare_payload`).
     ImportError
-        If the ``plotly`` package is not installed.
+        If the ``plotly`` package is not installed and the page has something to draw (a
+        ranking, charts or incidents) or is live. A page of text, tables and PNGs only does
+        not inline plotly.js.
 
     Examples
     --------
@@ -190,7 +192,9 @@ def render_page(payload: Mapping[str, Any], *, live: bool = False) -> str:
     (False, True)
     """
     page = prepare_payload(payload)
-    first_screen = page["ranking"] is not None or page["headline"] is not None or bool(page["charts"])
+    first_screen = page["ranking"] is not None or bool(page["charts"])
+    # plotly.js (4.8 MB) only when there is something to draw, or may be (a live page)
+    charts = live or first_screen or bool(page["incidents"])
     config = {"live": bool(live), "palette": list(_assets.PALETTE), "markers": _assets.MARKER_COLOURS,
               "band_top": _assets.BAND_TOP, "max_points": MAX_POINTS}
     parts = [*_head(page, live), *_top(page), *_below(page, open_=not first_screen)]
@@ -199,7 +203,7 @@ def render_page(payload: Mapping[str, Any], *, live: bool = False) -> str:
         '<script type="application/json" id="ixplain-payload">'
         + embed_json({k: page[k] for k in _DRAWN}) + "</script>",
         '<script type="application/json" id="ixplain-config">' + embed_json(config) + "</script>",
-        f"<script>{_assets.plotly_js()}</script>",
+        f"<script>{_assets.plotly_js()}</script>" if charts else "",
         f"<script>{_assets.page_js()}</script>",
         "</body></html>",
     ]

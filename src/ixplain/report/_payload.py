@@ -325,6 +325,15 @@ def _incident(incident: Any, path: str) -> dict:
     }
 
 
+def _check_marks(charts: list[dict], incident_ids: list[int]) -> None:
+    """Each mark that names an incident names one of the payload's incidents."""
+    for i, chart in enumerate(charts):
+        for j, mark in enumerate(chart.get("markers", [])):
+            if mark["incident"] is not None and mark["incident"] not in incident_ids:
+                _fail(f"charts[{i}].markers[{j}].incident",
+                      f"None or the id of one of the incidents {incident_ids}", mark["incident"])
+
+
 def _table(table: Any, path: str) -> dict:
     _mapping(table, path, {"title", "columns", "rows"}, ("title", "columns", "rows"))
     columns = [_cell(c, f"{path}.columns[{i}]") for i, c in enumerate(_list(table["columns"], f"{path}.columns"))]
@@ -387,7 +396,7 @@ def prepare_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
         If a value has the wrong type; the message names its key, e.g. ``charts[0].series[1].y``.
     ValueError
         If a value is out of its range, a list has the wrong length, a required key is missing,
-        a key is unknown or ``headline`` names no chart.
+        a key is unknown, ``headline`` names no chart or a mark names no incident.
 
     Examples
     --------
@@ -408,6 +417,8 @@ def prepare_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
     headline = _text(payload.get("headline"), "headline", optional=True)
     if headline is not None and headline not in ids:
         _fail("headline", f"the id of one of the charts {ids}", headline)
+    incidents = _each(payload, "incidents", _incident)
+    _check_marks(charts, [inc["id"] for inc in incidents])
     return {
         "title": _text(payload["title"], "title"),
         "subtitle": _text(payload.get("subtitle"), "subtitle", optional=True),
@@ -416,7 +427,7 @@ def prepare_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
         "ranking": _ranking(payload.get("ranking")),
         "headline": headline,
         "charts": charts,
-        "incidents": _each(payload, "incidents", _incident),
+        "incidents": incidents,
         "tables": _each(payload, "tables", _table),
         "settings": _each(payload, "settings", _setting),
         "images": _each(payload, "images", _image),

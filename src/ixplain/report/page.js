@@ -50,6 +50,17 @@
     return state.colours[name];
   }
 
+  /* A short id made of letters and digits (plotly puts a trace's uid into CSS selectors). */
+  function hashId(text) {
+    var h1 = 5381, h2 = 52711;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charCodeAt(i);
+      h1 = (Math.imul(h1, 33) ^ c) >>> 0;
+      h2 = (Math.imul(h2, 31) ^ c) >>> 0;
+    }
+    return "u" + h1.toString(36) + h2.toString(36);
+  }
+
   function rgba(hex, alpha) {
     var n = parseInt(hex.slice(1), 16);
     return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + "," + alpha + ")";
@@ -63,10 +74,16 @@
     });
   }
 
+  function ordinal(n) {
+    var tens = n % 100, ones = n % 10;
+    var suffix = tens >= 11 && tens <= 13 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
+    return fmt(n) + suffix;
+  }
+
   function thinNote(chart) {
     var t = chart.thinned;
     if (!t) { return ""; }
-    return "every " + fmt(t.step) + (t.step === 2 ? "nd" : t.step === 3 ? "rd" : "th") + " of " +
+    return "every " + ordinal(t.step) + " of " +
       fmt(t.points) + " points shown (the last included)";
   }
 
@@ -77,7 +94,8 @@
       xaxis: {title: {text: ptext(xLabel)}, zeroline: false, automargin: true},
       yaxis: {title: {text: ptext(yLabel)}, fixedrange: true, zerolinecolor: "#bbb", automargin: true},
       legend: {font: {size: 11}, tracegroupgap: 1, itemclick: "toggle", itemdoubleclick: "toggleothers", groupclick: "togglegroup"},
-      paper_bgcolor: "white", plot_bgcolor: "white", hoverlabel: {namelength: -1}
+      paper_bgcolor: "white", plot_bgcolor: "white", hoverlabel: {namelength: -1},
+      uirevision: "keep"  // a live redraw keeps the reader's zoom and hidden legend entries
     };
   }
 
@@ -93,34 +111,40 @@
     return Math.min(0.2, 0.3 / Math.max(n, 1));
   }
 
-  function bandTraces(x, s, group, colour, alpha) {
+  function bandTraces(x, s, group, colour, alpha, uid) {
     var common = {x: x, type: "scatter", mode: "lines", hoverinfo: "skip", legendgroup: group,
       showlegend: false, line: {width: 0, color: colour}, name: ptext(s.name), connectgaps: false};
     return [
-      Object.assign({}, common, {y: s.lower, ixplain: "band"}),
-      Object.assign({}, common, {y: s.upper, fill: "tonexty", fillcolor: rgba(colour, alpha), ixplain: "band"})
+      Object.assign({}, common, {y: s.lower, ixplain: "band", uid: uid + "l"}),
+      Object.assign({}, common, {y: s.upper, fill: "tonexty", fillcolor: rgba(colour, alpha), ixplain: "band",
+        uid: uid + "u"})
     ];
   }
 
   /* Series of one group share its colour; all but the group's last are dotted ("before" and
    * "after" curves of one feature). */
   function dashOf(chart, s, i) {
-    if (s.group === null) { return "solid"; }
+    if (!s.group) { return "solid"; }  // traces' series have no group
     var later = chart.series.slice(i + 1).some(function (t) { return t.group === s.group; });
     return later ? "dot" : "solid";
   }
 
   function seriesTraces(chart, s, i, x) {
-    var colour = colourOf(s.group || s.name), group = chart.id + ":" + i, out = [];
-    if (s.lower && s.upper && i < CONFIG.band_top) { out = bandTraces(x, s, group, colour, bandAlpha(chart)); }
+    var colour = colourOf(s.group || s.name), out = [];
+    // a trace's uid is its chart and name: a live redraw that reorders the series keeps
+    // each feature's hidden/shown state with the feature
+    var uid = hashId(chart.id + "\u0000" + s.name + "\u0000" + (s.group || ""));
+    var group = uid;
+    if (s.lower && s.upper && i < CONFIG.band_top) { out = bandTraces(x, s, group, colour, bandAlpha(chart), uid); }
     var note = thinNote(chart);
     out.push({
       x: x, y: s.y, type: "scatter", mode: typeof x[0] === "string" ? "lines+markers" : "lines",
-      name: ptext(s.name), legendgroup: group, ixplain: "line", connectgaps: false,
+      name: ptext(s.name), legendgroup: group, ixplain: "line", connectgaps: false, uid: uid,
       line: {color: colour, width: i < CONFIG.band_top ? 2 : 1.3, dash: dashOf(chart, s, i)},
       text: x.map(function (_, j) { return boundText(s, j); }),
       meta: [ptext(chart.x_label || "x"), note ? "<br><i>" + ptext(note) + "</i>" : ""],
-      hovertemplate: "<b>%{fullData.name}</b><br>%{meta[0]} %{x}<br>value %{y:.4~g}%{text}%{meta[1]}<extra></extra>"
+      hovertemplate: "<b>%{fullData.name}</b><br>%{meta[0]} %{x" + (typeof x[0] === "string" ? "" : ":,.6~g") +
+        "}<br>value %{y:.4~g}%{text}%{meta[1]}<extra></extra>"
     });
     return out;
   }
@@ -152,9 +176,11 @@
       return {
         x: ms.map(function (m) { return m.x; }), y: ms.map(function () { return k[3]; }), yaxis: "y2",
         type: "scatter", mode: "markers", name: k[0], legendrank: 2000, cliponaxis: false, ixplain: kind,
+        uid: hashId(chart.id + "\u0000marks\u0000" + kind),
         marker: {symbol: k[1], size: k[2], color: CONFIG.markers[kind], line: {width: 0}},
         customdata: ms.map(function (m) { return [m.incident, ptext(m.label)]; }),
-        hovertemplate: "%{customdata[1]}<br>" + ptext(chart.x_label || "x") + " %{x}<extra></extra>"
+        meta: [ptext(chart.x_label || "x")],  // user text through meta: never read as a template
+        hovertemplate: "%{customdata[1]}<br>%{meta[0]} %{x:,.6~g}<extra></extra>"
       };
     }).filter(Boolean);
   }
@@ -211,7 +237,7 @@
       type: "bar", orientation: "h", y: r.features.map(ptext), x: r.values, ixplain: "ranking",
       marker: {color: r.features.map(colourOf)}, error_x: errorBars(r.values, r.lower, r.upper),
       text: r.features.map(function (_, i) { return boundText(r, i); }), textposition: "none",
-      hovertemplate: "<b>%{y}</b><br>%{x:.4~g} " + unit + "%{text}<extra></extra>"
+      meta: [unit], hovertemplate: "<b>%{y}</b><br>%{x:.4~g} %{meta[0]}%{text}<extra></extra>"
     }];
     var layout = baseLayout(r.title, r.unit, "");
     layout.yaxis = {type: "category", autorange: "reversed", fixedrange: true, automargin: true};
@@ -257,8 +283,17 @@
     });
   }
 
+  /* A chart follows its box's width (a grid that gains a column, a panel that opens). */
+  var resizer = typeof ResizeObserver === "undefined" || typeof Plotly === "undefined" ? null : new ResizeObserver(function (entries) {
+    entries.forEach(function (e) {
+      if (e.target._fullLayout && e.contentRect.width > 0) { Plotly.Plots.resize(e.target); }
+    });
+  });
+
   function draw(gd, figure, fits) {
     gd.hidden = false;
+    if (typeof Plotly === "undefined") { return Promise.resolve(); }  // a page with nothing to draw
+    if (resizer && !gd.ixplainObserved) { resizer.observe(gd); gd.ixplainObserved = true; }
     return Plotly.react(gd, figure.data, figure.layout, PLOT_CONFIG).then(function () {
       bindChart(gd, fits);
       if (fits) { fitY(gd); }
@@ -269,7 +304,7 @@
   function chartBox(container, key) {
     var box = state.divs[key];
     if (!box) {
-      box = {root: el("div", "chart"), plot: el("div", "plot"), caption: el("p", "caption")};
+      box = {root: el("div", "chart"), plot: el("div", "ix-plot"), caption: el("p", "caption")};
       box.root.appendChild(box.plot);
       box.root.appendChild(box.caption);
       box.root.dataset.chart = key;
@@ -334,6 +369,7 @@
     var chart = p.charts.filter(function (c) { return c.id === p.headline; })[0];
     head.hidden = !chart;  // both boxes take their width before either is drawn
     rank.hidden = !p.ranking;
+    byId("first").classList.toggle("alone", !chart || !p.ranking);
     if (chart) {
       var box = chartBox(head, "headline");
       box.caption.textContent = caption(chart, true);
@@ -348,13 +384,13 @@
   }
 
   function renderCharts(p) {
-    var container = byId("charts"), keep = {}, jobs = [];
-    p.charts.forEach(function (chart) {
+    var container = byId("charts"), keep = {}, todo = [];
+    p.charts.forEach(function (chart) {  // every box in place first: the grid sets their widths
       if (chart.id === p.headline) { return; }
       var key = "chart:" + chart.id, box = chartBox(container, key);
       keep[key] = true;
       box.caption.textContent = caption(chart, false);
-      jobs.push(draw(box.plot, FIGURES[chart.kind](chart, p), chart.kind !== "bars"));
+      todo.push([box, chart]);
     });
     Object.keys(state.divs).forEach(function (key) {
       if (key.indexOf("chart:") === 0 && !keep[key]) {
@@ -363,7 +399,9 @@
         delete state.divs[key];
       }
     });
-    return jobs;
+    return todo.map(function (job) {
+      return draw(job[0].plot, FIGURES[job[1].kind](job[1], p), job[1].kind !== "bars");
+    });
   }
 
   function rowsText(inc) {
@@ -417,7 +455,8 @@
         marker: {size: 10, symbol: filled ? "circle" : "circle-open", line: {width: 2},
           color: inc.features.map(function (f) { return colourOf(f.name); })},
         text: inc.features.map(function (f) { return interval(f[key + "_lower"], f[key + "_upper"]); }),
-        hovertemplate: "<b>%{y}</b> " + label + "<br>%{x:.4~g} " + ptext(unit) + " %{text}<extra></extra>"
+        meta: [label, ptext(unit)],
+        hovertemplate: "<b>%{y}</b> %{meta[0]}<br>%{x:.4~g} %{meta[1]} %{text}<extra></extra>"
       };
     }
     var layout = baseLayout("Before (open) and after (filled)", unit, "");
@@ -453,7 +492,7 @@
     var out = [];
     p.charts.forEach(function (c) {
       if (c.kind !== "curves") { return; }
-      var series = c.series.filter(function (s) { return (s.group === null ? s.name : s.group) === name; });
+      var series = c.series.filter(function (s) { return (s.group || s.name) === name; });
       if (series.length) {
         var title = c.title.indexOf(name) >= 0 ? c.title : c.title + ": " + name;
         out.push(Object.assign({}, c, {title: title, series: series}));
@@ -469,14 +508,15 @@
 
   function hidePanel() {
     var panel = byId("incident-panel");
-    panel.querySelectorAll(".plot").forEach(function (d) { Plotly.purge(d); });
+    panel.querySelectorAll(".ix-plot").forEach(function (d) { Plotly.purge(d); });
     clear(panel);
     panel.hidden = true;
     state.selected = null;
     document.querySelectorAll("button[data-incident]").forEach(function (b) { b.setAttribute("aria-pressed", "false"); });
   }
 
-  function showIncident(id) {
+  /* Open incident ``id``'s panel; ``quiet`` (a live redraw) keeps the reader's scroll position. */
+  function showIncident(id, quiet) {
     var p = state.payload, inc = incidentIndex(p)[id];
     if (!inc) { return; }
     hidePanel();
@@ -497,15 +537,15 @@
     panel.hidden = false;  // the charts take their width from the visible panel
     if (inc.features.length) {
       panel.insertBefore(shiftTable(inc, unit), charts);
-      plots.push([charts.appendChild(el("div", "plot")), shiftFigure(inc, unit), false]);
+      plots.push([charts.appendChild(el("div", "ix-plot")), shiftFigure(inc, unit), false]);
     }
     inc.features.forEach(function (f) {
       curvesOf(p, f.name).forEach(function (c) {
-        plots.push([charts.appendChild(el("div", "plot")), curvesFigure(c), true]);
+        plots.push([charts.appendChild(el("div", "ix-plot")), curvesFigure(c), true]);
       });
     });
     var jobs = plots.map(function (job) { return draw(job[0], job[1], job[2]); });
-    panel.scrollIntoView({block: "nearest"});
+    if (!quiet) { panel.scrollIntoView({block: "nearest"}); }
     return Promise.all(jobs);
   }
 
@@ -516,7 +556,7 @@
     renderStatus(p, null);
     renderIncidents(p);
     var jobs = renderFirst(p).concat(renderCharts(p));
-    if (state.selected !== null) { jobs.push(showIncident(state.selected)); }
+    if (state.selected !== null) { jobs.push(showIncident(state.selected, true)); }
     return Promise.all(jobs);
   }
 
