@@ -106,3 +106,21 @@ def test_payload_passes_the_page_check(switch_run):
     if not hasattr(report, "prepare_payload"):
         pytest.skip("this build has no ixplain.report.prepare_payload (the report page)")
     report.prepare_payload(stream_payload(switch_run))
+
+
+def test_report_without_plotly_keeps_text_tables_and_a_note(tmp_path, monkeypatch):
+    import ixplain.report as report_package
+    from ixplain.cli._outputs import write_page
+    from ixplain.cli.report import Report
+
+    def missing(payload, live=False):
+        raise ImportError("the report page needs plotly: pip install 'ixplain[cli]'")
+
+    monkeypatch.setattr(report_package, "render_page", missing)
+    legacy = Report("run", settings=[("seed", 0)], notes=["kept"])
+    write_page(tmp_path / "report.html", {"title": "run"}, legacy)
+    html = (tmp_path / "report.html").read_text()
+    assert "kept" in html and "The interactive charts are left out" in html
+    assert "pip install &#x27;ixplain[cli]&#x27;" in html or "pip install 'ixplain[cli]'" in html
+    with pytest.raises(ImportError, match="needs plotly"):
+        write_page(tmp_path / "index.html", {"title": "run"}, legacy, live=True)

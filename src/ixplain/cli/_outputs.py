@@ -65,17 +65,19 @@ def write_page(path: Path, payload: dict[str, Any], legacy: Report | None = None
     """Write the report page of ``payload`` to ``path`` (atomically: a page being served
     is never read half-written).
 
-    Without :func:`ixplain.report.render_page` (a build without the report page), the
-    ``legacy`` report is written instead (``live=True`` then raises ``ImportError``).
+    When the interactive page cannot be drawn (``render_page`` raises ``ImportError``:
+    plotly is not installed), the ``legacy`` report (text, tables and PNGs) is written
+    instead, with a note saying why; with ``live=True`` (or no ``legacy``) the error is raised.
     """
     try:
-        from ..report import render_page  # type: ignore[attr-defined]
-    except ImportError:
+        from ..report import render_page
+
+        text = render_page(payload, live=live)
+    except ImportError as exc:
         if legacy is None or live:
             raise
+        legacy.notes = [*legacy.notes, f"The interactive charts are left out: {exc}"]
         text = render_report(legacy)
-    else:
-        text = render_page(payload, live=live)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
