@@ -183,14 +183,27 @@ def stream(
         int, typer.Option(help="Seed of every random choice (same seed, same results).")
     ] = 0,
     progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
+    live: Annotated[
+        bool,
+        typer.Option(
+            help="Serve the report on 127.0.0.1 while the stream runs (the URL is printed; "
+            "the page updates every 2 s); the end of the stream or Ctrl-C writes report.html "
+            "as without --live."
+        ),
+    ] = False,
+    port: Annotated[
+        int | None,
+        typer.Option(help="Port of --live on 127.0.0.1 (default 0: any free port)."),
+    ] = None,
     debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
 ) -> None:
     """Stream a dataset through an online River model and explain it as it learns.
 
-    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP, iALE; with --explain interactions also Shapley interactions) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C or SIGTERM stops the run and writes what was computed so far (exit status 130).
+    The prequential loop: each mini-batch of rows is explained (iPFI, iSAGE, iPDP, iALE; with --explain interactions also Shapley interactions) with the model as it is, then every row is predicted, scored and learnt. Writes importances over time and PD snapshots (CSV, JSON, Parquet), the rolling metric, PNG plots and a self-contained report.html to --out. Ctrl-C or SIGTERM stops the run and writes what was computed so far (exit status 130). With --live the report is served on 127.0.0.1 and updated while the stream runs.
     """
 
     def body() -> None:
+        from ._live import check_port, run_live
         from ._outputs import write_stream_outputs
         from ._stream import StreamConfig, run_stream
 
@@ -205,6 +218,7 @@ def stream(
         if explain is not None and _split(explain) is None:
             raise CLIError(f"--explain got no method name ({explain!r}); choose from: pfi, sage, "
                            "pdp, ale, drift, interactions.")
+        live_port = check_port(port, live)
         _prepare_out(out)
         cfg = StreamConfig(
             dataset=dataset if data is None else None,
@@ -224,8 +238,11 @@ def stream(
             progress=progress,
             removal=removal,
         )
-        run = run_stream(cfg)
-        write_stream_outputs(run, out)
+        if live:
+            run = run_live(cfg, out, live_port, typer.echo)
+        else:
+            run = run_stream(cfg)
+            write_stream_outputs(run, out)
         report = (out / "report.html").resolve()
         if run.interrupted:
             raise RunInterrupted(str(out), run.rows_seen)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import time
 import warnings
 from collections.abc import Sequence
@@ -9,9 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from . import _plots
 from ._data import check_column, check_regression_target, read_table, select_columns
 from ._errors import CLIError
 from ._methods import available
+from ._outputs import write_page
 from ._static_methods import (
     STATIC_METHODS,
     StaticRun,
@@ -19,8 +24,8 @@ from ._static_methods import (
     importance_arrays,
     loss_text,
 )
-from ._writers import sample_table, write_json
-from .report import Report, render_report
+from ._writers import json_safe, sample_table, write_json
+from .report import Report
 
 __all__ = ["ExplainConfig", "importance_arrays", "load_model", "model_features", "run_explain"]
 
@@ -28,7 +33,6 @@ __all__ = ["ExplainConfig", "importance_arrays", "load_model", "model_features",
 @dataclass
 class ExplainConfig:
     """Settings of one ``ixplain explain`` run (the CLI options)."""
-
     data: str
     target: str
     model: str
@@ -174,7 +178,7 @@ def run_explain(cfg: ExplainConfig, out: Path) -> dict[str, Any]:
         images=images,
         files=[p.name for p in files],
     )
-    (out / "report.html").write_text(render_report(report), encoding="utf-8")
+    write_page(out / "report.html", explain_payload(run, report), report)
     return summary
 
 
@@ -336,3 +340,157 @@ def _summary(run: StaticRun, settings: list[tuple[str, Any]], files: list[Path])
         "failed": run.failed,
         "files": [p.name for p in files],
     }
+
+
+# --- the report payload (contract A of the session notes: ixplain.report.render_page) -------
+
+_STATIC_LABELS = {"pfi": "PFI", "sage": "SAGE"}
+
+
+def _method_label(key: str) -> str:
+    """``"pfi"`` -> ``"PFI"``, ``"sage (conditional)"`` -> ``"SAGE (conditional)"``."""
+    base, _, rest = key.partition(" ")
+    return _STATIC_LABELS.get(base, base) + (f" {rest}" if rest else "")
+
+
+def _ranked(values: Any) -> list[int]:
+    return [int(j) for j in np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")]
+
+
+def _bars(run: StaticRun, key: str) -> dict[str, Any]:
+    values, errors = run.importances[key]
+    order = _ranked(values)
+    return {"id": f"importance-{key}", "kind": "bars",
+            "title": f"{_method_label(key)} (error bar: "
+                     f"{'standard error' if key.startswith('sage') else 'std over repeats'})",
+            "x_label": "feature", "y_label": "importance",
+            "series": [{"name": _method_label(key), "labels": [run.names[j] for j in order],
+                        "y": [values[j] for j in order],
+                        "lower": [values[j] - errors[j] for j in order],
+                        "upper": [values[j] + errors[j] for j in order]}]}
+
+
+def _effects(run: StaticRun) -> tuple[dict[str, tuple[Any, Any]], str]:
+    """The curves the summary reads: PD when computed, else ALE; and their name."""
+    if run.curves:
+        return {f: (g, a) for f, (g, a, _) in run.curves.items()}, "partial dependence"
+    ale = run.results.get("ale", {})
+    return {f: (r.grid_values[0], r.average[0]) for f, r in ale.items()}, "ALE"
+
+
+def _effect_charts(run: StaticRun) -> list[dict[str, Any]]:
+    """PD (band: 10-90 % of the ICE curves when computed) and ALE (95 % band) per feature."""
+    from ._static_methods import _prediction_label
+
+    y_label = _prediction_label(run)
+    charts = []
+    for f, (grid, avg, ice) in run.curves.items():
+        low, up = (None, None) if ice is None else np.nanpercentile(ice, [10, 90], axis=0)
+        band = "; band: 10-90 % of the ICE curves" if ice is not None else ""
+        charts.append({"id": f"pd-{f}", "kind": "curves", "title": f"Partial dependence of {f}"
+                       f"{band}", "x_label": f, "y_label": y_label,
+                       "series": [{"name": "PD", "x": np.asarray(grid, dtype=object), "y": avg,
+                                   "lower": low, "upper": up, "group": f}]})
+    for f, res in run.results.get("ale", {}).items():
+        avg, std = np.asarray(res.average[0]), np.asarray(res.std[0])
+        charts.append({"id": f"ale-{f}", "kind": "curves",
+                       "title": f"Accumulated local effects of {f} (95 % band)", "x_label": f,
+                       "y_label": f"ALE of the {y_label}",
+                       "series": [{"name": "ALE", "x": np.asarray(res.grid_values[0], dtype=object),
+                                   "y": avg, "lower": avg - 1.96 * std, "upper": avg + 1.96 * std,
+                                   "group": f}]})
+    return charts
+
+
+def _pairs(run: StaticRun) -> tuple[list[tuple[str, str, float]], str]:
+    """The strongest pairs (H^2 first, else Shapley interactions) and the strength's name."""
+    hstat = run.results.get("hstat")
+    if hstat is not None:
+        frame = hstat.to_frame(output=0)
+        frame = frame[frame["feature_j"].notna()].sort_values("h2", ascending=False).head(10)
+        return [(str(r.feature_i), str(r.feature_j), float(r.h2))
+                for r in frame.itertuples()], "H^2"
+    res = run.results.get("interactions")
+    if res is not None:
+        return res.top_pairs(10), f"Shapley interaction ({res.index})"
+    return [], ""
+
+
+def _no_interaction(run: StaticRun, pairs: list[tuple[str, str, float]]) -> list[str]:
+    """The H-statistic's sentence when it found no interaction at all (it computes pairs
+    only for features that interact with the others)."""
+    hstat = run.results.get("hstat")
+    if hstat is None or pairs:
+        return []
+    h2 = hstat.to_frame(output=0)["h2"].to_numpy(dtype=np.float64)
+    if len(h2) and np.all(h2[np.isfinite(h2)] == 0) and np.isfinite(h2).any():
+        return ["No feature interacts with the others (overall H^2 0 for every feature)."]
+    return []
+
+
+def _unit(run: StaticRun, key: str) -> str:
+    from ._static_methods import _sage_loss, pfi_loss
+
+    if key.startswith("sage"):
+        return _plots.importance_label("sage", _sage_loss(run))
+    loss = pfi_loss(run)
+    return _plots.importance_label("pfi", loss) if loss else "decrease of the model's score"
+
+
+def _strength(run: StaticRun, effects: dict[str, tuple[Any, Any]]) -> dict[str, float]:
+    out = {}
+    for f, (_, a) in effects.items():
+        a = np.asarray(a, dtype=np.float64)
+        out[f] = float(np.nanmax(a) - np.nanmin(a)) if np.isfinite(a).any() else -np.inf
+    return out
+
+
+def explain_payload(run: StaticRun, report: Report) -> dict[str, Any]:
+    """The report payload of an ``ixplain explain`` run (plain JSON; the page's contract).
+
+    First screen: sentences of :func:`ixplain.report.summarize_static`, the ranking of the
+    first importance method, and as the headline the curve of the strongest effect (the
+    widest PD, else ALE), then the other curves (strongest first), the strongest interactions
+    and the other importance bars; ``report`` gives the tables, settings, notes, images and
+    files.
+    """
+    from ..report import summarize_static
+
+    effects, effect_name = _effects(run)
+    pairs, pair_name = _pairs(run)
+    summary = summarize_static(
+        run.names, {_method_label(k): v for k, v in run.importances.items()},
+        effects=effects, effect_name=effect_name, interactions=pairs,
+        interaction_name=pair_name)
+    summary += _no_interaction(run, pairs)
+    strength = _strength(run, effects)
+    charts = sorted(_effect_charts(run), key=lambda c: (
+        -strength.get(c["series"][0]["group"], -np.inf), c["id"].startswith("ale-")))
+    if pairs:
+        charts.append({"id": "interactions", "kind": "bars", "title": f"Strongest pairs "
+                       f"({pair_name})", "x_label": "pair", "y_label": pair_name,
+                       "series": [{"name": pair_name, "labels": [f"{a} x {b}" for a, b, _ in pairs],
+                                   "y": [v for *_, v in pairs], "lower": None, "upper": None}]})
+    charts += [_bars(run, k) for k in list(run.importances)[1:]]
+    ranking = None
+    if run.importances:
+        key = next(iter(run.importances))
+        bars = _bars(run, key)["series"][0]
+        what = "standard error" if key.startswith("sage") else "std over repeats"
+        ranking = {"title": f"{_method_label(key)} ranking (error bar: {what})",
+                   "unit": _unit(run, key), "features": bars["labels"], "values": bars["y"],
+                   "lower": bars["lower"], "upper": bars["upper"]}
+    payload = {
+        "title": report.title, "subtitle": f"{type(run.model).__name__} on {len(run.X):,} rows, "
+                                           f"target {run.target}",
+        "status": {"state": "finished", "rows_seen": len(run.X), "rows_total": len(run.X)},
+        "summary": summary, "ranking": ranking,
+        "headline": charts[0]["id"] if charts else None, "charts": charts, "incidents": [],
+        "tables": [{"title": t[0], "columns": list(t[1]), "rows": [list(r) for r in t[2]]}
+                   for t in report.tables],
+        "settings": [[k, v] for k, v in report.settings],
+        "images": [{"caption": c, "png_base64": base64.b64encode(Path(p).read_bytes())
+                    .decode("ascii")} for c, p in report.images],
+        "notes": list(report.notes), "files": list(report.files),
+    }
+    return json_safe(payload)  # type: ignore[no-any-return]

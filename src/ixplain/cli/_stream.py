@@ -9,7 +9,7 @@ import threading
 import time
 import warnings
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -384,18 +384,25 @@ class _Prequential:
         self.rows_seen = offset + len(chunk)
 
 
-def run_stream(cfg: StreamConfig) -> StreamRun:
+def run_stream(cfg: StreamConfig, *, on_update: Callable[[StreamRun], None] | None = None,
+               update_seconds: float = 2.0) -> StreamRun:
     """Run the prequential loop; on Ctrl-C or SIGTERM return what was computed
-    (``interrupted=True``)."""
+    (``interrupted=True``).
+
+    ``on_update`` (the live report) gets the run as it stands between two mini-batches: after
+    the first one, then at most every ``update_seconds`` (time-based, not per row)."""
     with _sigterm_as_interrupt():  # during start-up: "interrupted", exit 130, as Ctrl-C
         setup = _setup(cfg)
     metric = _Prequential(setup.task, setup.n_rows)
     bar = _progress(setup.n_rows, cfg.progress)
     start = time.perf_counter()
     interrupted = False
+    tick = None if on_update is None else _Ticker(
+        lambda: on_update(_stream_run(cfg, setup, metric, metric.rows_seen,
+                                      time.perf_counter() - start, False)), update_seconds)
     try:
         with _sigterm_as_interrupt():
-            _loop(setup, metric, max(1, int(cfg.batch_size)), bar)
+            _loop(setup, metric, max(1, int(cfg.batch_size)), bar, tick)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -407,8 +414,23 @@ def run_stream(cfg: StreamConfig) -> StreamRun:
     return _stream_run(cfg, setup, metric, seen, time.perf_counter() - start, interrupted)
 
 
-def _loop(setup: _Setup, metric: _Prequential, batch: int, bar: Any) -> None:
-    """Explain each mini-batch, then learn it row by row (``metric.rows_seen`` counts them)."""
+class _Ticker:
+    """Calls ``action`` at the first :meth:`__call__`, then when ``seconds`` have passed."""
+
+    def __init__(self, action: Callable[[], None], seconds: float) -> None:
+        self.action, self.seconds, self.due = action, float(seconds), 0.0
+
+    def __call__(self) -> None:
+        now = time.monotonic()
+        if now >= self.due:
+            self.action()
+            self.due = time.monotonic() + self.seconds
+
+
+def _loop(setup: _Setup, metric: _Prequential, batch: int, bar: Any,
+          tick: Callable[[], None] | None = None) -> None:
+    """Explain each mini-batch, then learn it row by row (``metric.rows_seen`` counts them);
+    ``tick`` after each mini-batch."""
     every, n_total = setup.every, setup.n_rows
     stream = iter_frame(setup.frame, setup.target)
     while metric.rows_seen < n_total:
@@ -429,6 +451,8 @@ def _loop(setup: _Setup, metric: _Prequential, batch: int, bar: Any) -> None:
             if now // 256 > before // 256:
                 text = f"rolling {metric.metric_name}={np.mean(metric.recent):.3g}"
                 bar.set_postfix_str(text, refresh=False)
+        if tick is not None:
+            tick()
 
 
 def _stream_run(
