@@ -49,12 +49,13 @@ def evil_report(tmp_path_factory):
 
 
 def _without_inlined_code(html: str) -> str:
-    """The page without the script it inlines (the page's own, whose strings hold tags): what is
-    left is the markup and the data. A report with nothing to draw does not inline plotly.js."""
+    """The page without the scripts it inlines (the page's own and plotly.js, whose strings hold
+    tags): what is left is the markup and the data. The stream report draws charts, so it
+    inlines plotly.js once."""
     from ixplain.report import _assets
 
-    assert html.count(_assets.page_js()) == 1 and _assets.plotly_js()[:2000] not in html
-    return html.replace(_assets.page_js(), "")
+    assert html.count(_assets.page_js()) == 1 and html.count(_assets.plotly_js()) == 1
+    return html.replace(_assets.page_js(), "").replace(_assets.plotly_js(), "")
 
 
 def test_report_escapes_feature_names_and_values(evil_report):
@@ -65,8 +66,8 @@ def test_report_escapes_feature_names_and_values(evil_report):
     assert "&lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;" in html
     markup = _without_inlined_code(html)
     assert "<b>" not in markup
-    # the only scripts: the payload and the page's settings (JSON) and the page's own
-    assert markup.lower().count("<script") == 3 and "<script src" not in markup.lower()
+    # the only scripts: the payload and the page's settings (JSON), plotly.js and the page's own
+    assert markup.lower().count("<script") == 4 and "<script src" not in markup.lower()
     summary = json.loads((evil_report / "summary.json").read_text())
     assert EVIL_COLUMN in summary["final_importances"]["pfi"]  # JSON keeps the real name
 
@@ -81,6 +82,9 @@ def test_report_renders_in_headless_chromium(evil_report):
     page = load_page(
         evil_report / "report.html",
         {
+            # the static PNGs sit behind a closed disclosure below the charts: open them all
+            "opened": "document.querySelectorAll('details').forEach(d => { d.open = true; })",
+            "charts": "document.querySelectorAll('.js-plotly-plot').length",
             "title": "document.title",
             "scripts": "document.scripts.length",
             "external": "Array.from(document.scripts).filter(s => s.src).length",
@@ -94,7 +98,8 @@ def test_report_renders_in_headless_chromium(evil_report):
         },
     )
     assert page.errors == []
-    assert page.values["scripts"] == 3  # all inline (no src: nothing loaded from elsewhere)
+    assert page.values["charts"] >= 2  # the headline chart and the PD curves, drawn by plotly
+    assert page.values["scripts"] == 4  # all inline (no src: nothing loaded from elsewhere)
     assert page.values["external"] == 0
     assert page.values["title"].startswith("ixplain stream") and "pwned" not in page.values["title"]
     assert EVIL_COLUMN in page.values["text"]  # shown as text
