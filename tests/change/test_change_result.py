@@ -81,3 +81,17 @@ def test_same_seed_same_result_and_groups():
     two = compare(a, X, y, model_b=b, features=["x0", ["x1", "x2"]], random_state=5)
     assert one.importance["pfi"].features == ["x0", "x1+x2"]
     np.testing.assert_array_equal(one.importance["pfi"].delta, two.importance["pfi"].delta)
+
+
+def test_label_free_classifier_compares_its_probabilities():
+    """A classifier's adapter refuses continuous labels; label-free mode compares the
+    probabilities it returns (x1 left the model, x2 entered it)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(600, 3))
+    a = LogisticRegression().fit(X, (X[:, 0] + X[:, 1] > 0).astype(int))
+    b = LogisticRegression().fit(X, (X[:, 0] + X[:, 2] > 0).astype(int))
+    res = compare(a, X[:200], model_b=b, label_free=True, min_change=0.05, random_state=0)
+    np.testing.assert_array_equal(res.importance["pfi"].significant, [False, True, True])
+    assert res.settings["loss"] == "squared_error" and res.discrepancy.value > 0

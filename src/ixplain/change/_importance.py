@@ -12,6 +12,7 @@ the same seed gives each side's row ``t`` the same uniforms, mapped to that side
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from ..methods.sage import SAGEFunction, _background_table, resolve_draws
 from ..models import Model
 from ..tabular import Table
 
-__all__ = ["Side", "pfi_rows", "sage_rows"]
+__all__ = ["Side", "label_free_side", "pfi_rows", "sage_rows"]
 
 _OWNER = "compare"
 
@@ -47,6 +48,21 @@ class Side:
     def n_rows(self) -> int:
         """Rows of the side."""
         return self.table.n_rows
+
+
+def label_free_side(model: Model, table: Table) -> Side:
+    """A side whose labels are the model's own predictions (label-free mode).
+
+    The adapter is a shallow copy that skips the label check: a classifier's adapter refuses
+    continuous labels, and here the "labels" are its probabilities."""
+    y = np.asarray(model.predict(table), dtype=np.float64)
+    quiet = copy.copy(model)
+    quiet.observe_labels = _no_labels  # type: ignore[method-assign]
+    return Side(quiet, table, y)
+
+
+def _no_labels(y: Any) -> None:
+    return None
 
 
 def label_free_loss() -> Loss:
