@@ -429,7 +429,8 @@ def resolve_features(features: Any, names: Sequence[str], pooled: Table, method:
         return [n for n in names if pooled.schema.kind(n) == "numeric"
                 and len(np.unique(pooled.numeric_column(n)[np.isfinite(
                     pooled.numeric_column(n))])) > 1]
-    items = [features] if isinstance(features, str) else features
+    single = isinstance(features, (str, numbers.Integral)) and not isinstance(features, bool)
+    items = [features] if single else features
     if not isinstance(items, (list, tuple, np.ndarray)) or len(items) == 0:
         raise param_error(owner, "features", "None, a column name or a non-empty list of them",
                           features, exc=TypeError)
