@@ -388,6 +388,8 @@ class Sides:
         True when both models are evaluated on side a's rows.
     n_a : int or None
         Rows of side a in ``pooled`` (two datasets).
+    tables : dict or None
+        In-memory data: ``{"a": Table, "b": Table}`` (b is a for the paired design).
     """
 
     head: Table
@@ -395,6 +397,7 @@ class Sides:
     runner: Runner
     paired: bool
     n_a: int | None = None
+    tables: dict[str, Table] | None = None
 
 
 def _check_opts(method: Any, confidence: Any, grid_resolution: Any, min_bin_size: Any,
@@ -545,7 +548,8 @@ def pandas_sides(X_a: Any, X_b: Any, memory_budget: int, owner: str) -> Sides:
         raise ValueError(f"{owner}: X_a has {ta.n_rows} rows; a band needs at least 2.")
     if X_b is None:
         return Sides(ta.take(np.arange(1)), ta,
-                     lambda m, side: explain_rows(m, ta, memory_budget=memory_budget), True)
+                     lambda m, side: explain_rows(m, ta, memory_budget=memory_budget), True,
+                     None, {"a": ta, "b": ta})
     if hasattr(X_b, "columns") and hasattr(X_a, "columns") and \
             set(map(str, X_b.columns)) == set(map(str, X_a.columns)):
         X_b = X_b[list(X_a.columns)]  # the same columns in another order: model a's order
@@ -560,7 +564,7 @@ def pandas_sides(X_a: Any, X_b: Any, memory_budget: int, owner: str) -> Sides:
     tables = {"a": ta, "b": tb}
     return Sides(ta.take(np.arange(1)), pooled_table(ta, tb),
                  lambda m, side: explain_rows(m, tables[side], memory_budget=memory_budget),
-                 False, ta.n_rows)
+                 False, ta.n_rows, tables)
 
 
 def pooled_table(ta: Table, tb: Table) -> Table:
