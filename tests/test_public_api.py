@@ -60,6 +60,9 @@ EXPECTED = {
     "DriftExplanation",
     "DriftExplanationDisplay",
     "ExplanationDriftDetector",
+    # explaining change between two models or datasets (branch change)
+    "ChangeExplanation",
+    "compare",
 }
 
 

@@ -7,6 +7,7 @@ smoothed over a stream (incremental). See the README for the map of the package.
 from . import datasets
 from ._validation import ModelEvaluationError
 from .aggregation import EWMean, Mean
+from .change import ChangeExplanation, compare
 from .drift import DriftEvent, ExplanationDriftDetector
 from .imputation import ConditionalSampler, ConditionalStorage
 from .losses import get_loss
@@ -102,4 +103,7 @@ __all__ = [
     "DriftExplanation",
     "DriftExplanationDisplay",
     "ExplanationDriftDetector",
+    # explaining change between two models or datasets (branch change)
+    "ChangeExplanation",
+    "compare",
 ]
