@@ -66,7 +66,7 @@ from ..methods.pdp import effect_model
 from ..models import DEFAULT_MEMORY_BUDGET, Model
 from ..tabular import Table, as_table
 
-__all__ = ["CurveChange", "curve_changes"]
+__all__ = ["CurveChange", "CurveChanges", "curve_changes"]
 
 _OWNER = "curve_changes"
 
@@ -601,7 +601,10 @@ def curve_changes(
     n_simulations: int = 10_000,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     random_state: Any = None,
-) -> dict[str, CurveChange]:
+    methods: Sequence[str] | None = None,
+    groups: Any = None,
+    paired: bool | None = None,
+) -> dict[str, Any]:
     """PD or ALE curves of two models or two datasets on one grid, and their change ``b - a``.
 
     Parameters
@@ -637,11 +640,17 @@ def curve_changes(
         Bytes of model input per call.
     random_state : int, Generator or None, default=None
         Seeds the simulations (the curves themselves are deterministic).
+    methods, groups, paired
+        :func:`ixplain.compare`'s call, ``curve_changes(side_a, side_b, methods=["pd",
+        "ale"], features=names, groups=groups, paired=paired, ...)`` with its two sides (model
+        adapter and rows each): the result is then ``{method: CurveChanges}``. ``groups`` is
+        not used (curves are per feature).
 
     Returns
     -------
     dict of str to CurveChange
-        One entry per feature, in the order asked.
+        One entry per feature, in the order asked (with sides: one :class:`CurveChanges` per
+        method).
 
     Raises
     ------
@@ -668,6 +677,12 @@ def curve_changes(
     >>> out["x0"].delta.round(6)
     array([-2.,  0.,  2.])
     """
+    if _is_side(model_a):  # compare()'s call: (side_a, side_b, methods=..., paired=...)
+        return _from_sides(model_a, X_a, methods=methods, features=features, paired=paired,
+                           grid_resolution=grid_resolution, percentiles=percentiles,
+                           min_bin_size=min_bin_size, confidence=confidence,
+                           n_simulations=n_simulations, memory_budget=memory_budget,
+                           random_state=random_state)
     opts = _check_opts(method, confidence, grid_resolution, min_bin_size, n_simulations,
                        percentiles, _OWNER)
     from .._validation import check_memory_budget
@@ -680,3 +695,43 @@ def curve_changes(
     sides = pandas_sides(X_a, X_b, opts["memory_budget"], _OWNER)
     seed = root_seed(random_state, _OWNER)
     return curve_changes_on(sides, models, features, opts, custom_values, seed)
+
+
+# ----------------------------------------------------------------------------------- compare()
+class CurveChanges(dict):  # type: ignore[type-arg]
+    """``{feature: CurveChange}`` of one method, with a JSON form (``to_dict``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{feature: CurveChange.to_dict()}``."""
+        return {k: v.to_dict() for k, v in self.items()}
+
+
+def _is_side(obj: Any) -> bool:
+    """Whether ``obj`` is one of :func:`ixplain.compare`'s sides (a model adapter and rows)."""
+    return isinstance(getattr(obj, "table", None), Table) and isinstance(
+        getattr(obj, "model", None), Model)
+
+
+def _from_sides(side_a: Any, side_b: Any, *, methods: Sequence[str] | None, features: Any,
+                paired: bool | None, memory_budget: int, random_state: Any,
+                **kw: Any) -> dict[str, CurveChanges]:
+    """The curve changes of :func:`ixplain.compare`'s two sides, per method."""
+    methods = list(methods or ["pd"])
+    same = side_a.table is side_b.table if paired is None else bool(paired)
+    ta, tb = side_a.table, side_b.table
+    tables = {"a": ta, "b": ta if same else tb}
+    sides = Sides(ta.take(np.arange(1)), ta if same else pooled_table(ta, tb),
+                  lambda m, side: explain_rows(m, tables[side], memory_budget=memory_budget),
+                  same, None if same else ta.n_rows, tables)
+    seed = root_seed(random_state, _OWNER)
+    out = {}
+    for method in methods:
+        opts = _check_opts(method, kw["confidence"], kw["grid_resolution"], kw["min_bin_size"],
+                           kw["n_simulations"], kw["percentiles"], _OWNER)
+        opts["memory_budget"] = memory_budget
+        feats = features
+        if method == "ale" and features is not None:  # compare() names every feature
+            feats = [f for f in features if sides.pooled.schema.kind(str(f)) == "numeric"]
+        out[method] = CurveChanges(curve_changes_on(sides, (side_a.model, side_b.model), feats,
+                                                    opts, None, seed))
+    return out

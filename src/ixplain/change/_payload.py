@@ -174,7 +174,7 @@ def ranking_sentence(ranking: Any) -> str | None:
         parts.append(f"Kendall's tau {fmt(tau)}{band}")
     same = (_num(ndcg) or 0) >= 0.999 and (tau is None or (_num(tau) or 0) >= 0.999)
     head = "The ranking is unchanged" if same else "The ranking moved"
-    return f"{head} (1 = identical): " + ", ".join(parts) + "."
+    return f"{head}: " + " and ".join(parts) + " (1 = unchanged)."
 
 
 def shift_sentence(shift: Any) -> str | None:
@@ -182,7 +182,8 @@ def shift_sentence(shift: Any) -> str | None:
     if shift is None:
         return None
     level = 0.05
-    found = (_num(shift.p_value) or 1.0) < level
+    p = _num(shift.p_value)
+    found = p is not None and p < level
     verb = "shifted" if found else "did not shift detectably"
     return (f"The per-row explanations {verb} (explanation-shift test: held-out AUC "
             f"{fmt(shift.auc)}, {_p_text(shift.p_value)}).")
@@ -420,3 +421,7 @@ def _subtitle(importance: dict[str, Any]) -> str | None:
     proc = str(getattr(first, "procedure", "holm")).capitalize()
     band = f"{_pct(conf)} intervals" if conf is not None else "intervals"
     return f"Change b - a with paired {band}; significance family-wise ({proc}, {level})"
+
+
+#: The name :meth:`ixplain.change.ChangeExplanation.to_payload` calls.
+to_payload = change_payload

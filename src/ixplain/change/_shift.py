@@ -53,7 +53,7 @@ from ..methods._engine import explain_rows
 from ..methods._pd_brute import ICEFunction
 from ..models import Model
 from ..tabular import Table
-from ._curves import check_models, pandas_sides, resolve_features
+from ._curves import Sides, _is_side, check_models, pandas_sides, pooled_table, resolve_features
 
 __all__ = ["ShiftTest", "explanation_shift_test", "row_attributions"]
 
@@ -204,6 +204,7 @@ def explanation_shift_test(
     target: Any = None,
     n_jobs: int = 1,
     random_state: Any = None,
+    values: dict[str, Any] | None = None,
 ) -> ShiftTest:
     """Do the two sides' per-row explanations differ? A classifier two-sample test (label-free).
 
@@ -238,6 +239,13 @@ def explanation_shift_test(
         Threads (OpenMP/BLAS) the classifier may use while fitted (``threadpoolctl``).
     random_state : int, Generator or None, default=None
         Seeds the background, the folds, the default classifier and the permutations.
+    values : dict, optional
+        :func:`ixplain.compare`'s call ``explanation_shift_test(side_a, side_b,
+        values={method: (rows_a, rows_b)}, features=names)``: the per-row explanation values
+        it already computed (PFI's per-row loss increases; prediction-sensitivity PFI with
+        ``label_free=True``), used as the classifier's inputs instead of the attributions
+        (``"pfi"`` first, else the first method); without them the attributions of the sides'
+        models.
 
     Returns
     -------
@@ -266,20 +274,67 @@ def explanation_shift_test(
     >>> explanation_shift_test(f, Xa, X_b=Xb, random_state=0).p_value < 0.001
     True
     """
-    check_options(p_value, "p_value", _OWNER, ("mann-whitney", "permutation"))
-    cv = int(check_int(cv, "cv", _OWNER, min_value=2) or 2)
-    n_jobs = int(check_int(n_jobs, "n_jobs", _OWNER, min_value=1) or 1)
-    n_permutations = int(check_int(n_permutations, "n_permutations", _OWNER, min_value=1) or 1)
-    background_size = int(check_int(background_size, "background_size", _OWNER, min_value=1)
-                          or 1)
-    if classifier is not None and not hasattr(classifier, "predict_proba"):
-        raise param_error(_OWNER, "classifier", "None or a scikit-learn classifier with "
-                          "predict_proba", classifier, exc=TypeError)
+    if _is_side(model_a):  # compare()'s call: (side_a, side_b, values=..., features=...)
+        return _from_sides(model_a, X_a, values=values, features=features,
+                           classifier=classifier, cv=cv, p_value=p_value,
+                           n_permutations=n_permutations, background_size=background_size,
+                           n_jobs=n_jobs, random_state=random_state)
+    cv, n_jobs, n_permutations, background_size = _check_common(
+        cv, n_jobs, n_permutations, background_size, classifier, p_value)
     models = check_models(model_a, model_b, X_b, response_method, target, _OWNER)
     sides = pandas_sides(X_a, X_b, 2**28, _OWNER)
     seed = root_seed(random_state, _OWNER)
     feats = resolve_features(features, sides.head.names, sides.pooled, "pd", _OWNER)
     Z, labels, groups = _attributions(models, sides, X_b, feats, background_size, seed)
+    return _run_test(Z, labels, groups, feats, classifier, cv, p_value, n_permutations, n_jobs,
+                     seed, {"background_size": min(background_size, sides.pooled.n_rows),
+                            "explanation": "interventional attribution f(x) - mean ICE(x)"})
+
+
+def _check_common(cv: Any, n_jobs: Any, n_permutations: Any, background_size: Any,
+                  classifier: Any, p_value: Any) -> tuple[int, int, int, int]:
+    check_options(p_value, "p_value", _OWNER, ("mann-whitney", "permutation"))
+    if classifier is not None and not hasattr(classifier, "predict_proba"):
+        raise param_error(_OWNER, "classifier", "None or a scikit-learn classifier with "
+                          "predict_proba", classifier, exc=TypeError)
+    return (int(check_int(cv, "cv", _OWNER, min_value=2) or 2),
+            int(check_int(n_jobs, "n_jobs", _OWNER, min_value=1) or 1),
+            int(check_int(n_permutations, "n_permutations", _OWNER, min_value=1) or 1),
+            int(check_int(background_size, "background_size", _OWNER, min_value=1) or 1))
+
+
+def _from_sides(side_a: Any, side_b: Any, *, values: dict[str, Any] | None, features: Any,
+                classifier: Any, cv: Any, p_value: str, n_permutations: Any,
+                background_size: Any, n_jobs: Any, random_state: Any) -> ShiftTest:
+    """The test on :func:`ixplain.compare`'s two sides (two datasets)."""
+    cv, n_jobs, n_permutations, background_size = _check_common(
+        cv, n_jobs, n_permutations, background_size, classifier, p_value)
+    seed = root_seed(random_state, _OWNER)
+    ta, tb = side_a.table, side_b.table
+    feats = list(features) if features is not None else list(ta.names)
+    if values:
+        key = "pfi" if "pfi" in values else next(iter(values))
+        Za, Zb = (np.asarray(v, dtype=np.float64).reshape(len(v), -1) for v in values[key])
+        explanation = f"per-row {key.upper()} values of compare()"
+        if Za.shape[1] != len(feats):
+            feats = [f"{key}_{j}" for j in range(Za.shape[1])]
+    else:
+        sides = Sides(ta.take(np.arange(1)), pooled_table(ta, tb), lambda m, s: None, False,
+                      ta.n_rows, {"a": ta, "b": tb})
+        bg = _background(sides.pooled, background_size, seed)
+        Za = row_attributions(side_a.model, ta, feats, bg)
+        Zb = row_attributions(side_b.model, tb, feats, bg)
+        explanation = "interventional attribution f(x) - mean ICE(x)"
+    Z = np.vstack([Za, Zb])
+    labels = np.r_[np.zeros(len(Za), dtype=int), np.ones(len(Zb), dtype=int)]
+    return _run_test(Z, labels, None, feats, classifier, cv, p_value, n_permutations, n_jobs,
+                     seed, {"explanation": explanation})
+
+
+def _run_test(Z: np.ndarray, labels: np.ndarray, groups: np.ndarray | None, feats: list[str],
+              classifier: Any, cv: int, p_value: str, n_permutations: int, n_jobs: int,
+              seed: int, settings: dict[str, Any]) -> ShiftTest:
+    """Cross-fit the classifier on ``Z`` (rows, side labels) and test its held-out AUC."""
     for side, n in (("a", int((labels == 0).sum())), ("b", int(labels.sum()))):
         if n < cv:
             raise ValueError(f"{_OWNER}: side {side} has {n} rows; cv={cv} folds need at least "
@@ -292,9 +347,7 @@ def explanation_shift_test(
         features=tuple(feats),
         feature_auc=np.array([mann_whitney_auc(Z[:, j], labels) for j in range(len(feats))]),
         settings={"classifier": type(clf).__name__, "cv": cv,
-                  "background_size": min(background_size, sides.pooled.n_rows),
-                  "explanation": "interventional attribution f(x) - mean ICE(x)",
-                  "design": "paired" if groups is not None else "independent"},
+                  "design": "paired" if groups is not None else "independent", **settings},
     )
 
 
