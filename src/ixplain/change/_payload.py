@@ -46,14 +46,16 @@ def fmt(v: Any) -> str:
 
     Examples
     --------
-    >>> fmt(4.1234), fmt(0.000123), fmt(12345.6), fmt(None)
-    ('4.12', '0.000123', '1.23e+04', 'n/a')
+    >>> fmt(4.1234), fmt(0.000123), fmt(12345.6), fmt(-2.5e9), fmt(None)
+    ('4.12', '0.000123', '12,300', '-2.5e+09', 'n/a')
     """
     f = _num(v)
     if f is None:
         return "n/a"
     if f == 0:
         return "0"
+    if 1000 <= abs(f) < 1e8:  # three significant digits, written out with separators
+        return f"{float(f'{f:.3g}'):,.0f}"
     return f"{f:.3g}"
 
 
@@ -125,10 +127,10 @@ def importance_sentence(name: str, change: Any, max_listed: int = 3) -> str:
     what = "PFI" if name == "pfi" else ("SAGE" if name == "sage" else name)
 
     def part(i: int) -> str:
-        d = float(change.delta[i])
-        verb = "gained" if d > 0 else "lost"
-        return (f"{feats[i]} {verb} {fmt(abs(d))} [{fmt(change.lower[i])}, "
-                f"{fmt(change.upper[i])}]")
+        d, lo, hi = float(change.delta[i]), float(change.lower[i]), float(change.upper[i])
+        if d > 0:
+            return f"{feats[i]} gained {fmt(d)} [{fmt(lo)}, {fmt(hi)}]"
+        return f"{feats[i]} lost {fmt(-d)} [{fmt(-hi)}, {fmt(-lo)}]"  # the loss's interval
 
     if not order:
         if not feats:
@@ -357,7 +359,7 @@ def change_payload(result: Any, *, max_curves: int = 6, title: str | None = None
     >>> res = SimpleNamespace(importance={"pfi": ic}, ranking={}, discrepancy=None,
     ...                       curves={}, shift=None, settings={})
     >>> change_payload(res)["summary"][0]
-    '2 features changed significantly in PFI (Holm, 5 %): x2 gained 4.2 [3.7, 4.7], x1 lost 1.9 [-2.2, -1.6].'
+    '2 features changed significantly in PFI (Holm, 5 %): x2 gained 4.2 [3.7, 4.7], x1 lost 1.9 [1.6, 2.2].'
     """
     labels = _labels(result)
     importance = getattr(result, "importance", None) or {}
