@@ -233,7 +233,8 @@ def summary(result: Any) -> list[str]:
 
 
 # ------------------------------------------------------------------------------- charts
-def importance_chart(name: str, change: Any, labels: tuple[str, str]) -> dict[str, Any]:
+def importance_chart(name: str, change: Any, labels: tuple[str, str],
+                     unit: str = "mean loss increase") -> dict[str, Any]:
     """Paired bars: side a, side b and the change b - a with its interval, by |delta|."""
     order = _order(change)
     feats = [str(change.features[i]) for i in order]
@@ -251,14 +252,14 @@ def importance_chart(name: str, change: Any, labels: tuple[str, str]) -> dict[st
                 "upper": pick(getattr(change, f"{key}_upper", None))}
 
     sig = np.asarray(change.significant, dtype=bool)[order]
-    delta_labels = [f + (" *" if s else "") for f, s in zip(feats, sig)]
+    feats = [f + (" *" if s else "") for f, s in zip(feats, sig)]  # one category per feature
     return {
         "id": f"importance-{name}", "kind": "bars",
         "title": f"{_method_title(name)}: {labels[0]}, {labels[1]} and the change "
                  "(* significant)",
-        "x_label": "feature", "y_label": "importance (mean loss increase)",
+        "x_label": "feature", "y_label": f"importance ({unit})",
         "series": [side("a"), side("b"),
-                   {"name": f"change ({labels[1]} - {labels[0]})", "labels": delta_labels,
+                   {"name": f"change ({labels[1]} - {labels[0]})", "labels": feats,
                     "y": pick(change.delta), "lower": pick(change.lower),
                     "upper": pick(change.upper)}],
     }
@@ -364,7 +365,9 @@ def change_payload(result: Any, *, max_curves: int = 6, title: str | None = None
     labels = _labels(result)
     importance = getattr(result, "importance", None) or {}
     curves = _curve_list(result)
-    charts = [importance_chart(n, c, labels) for n, c in importance.items()]
+    loss = (getattr(result, "settings", None) or {}).get("loss")
+    unit = "mean loss increase" + (f", {loss}" if loss else "")
+    charts = [importance_chart(n, c, labels, unit) for n, c in importance.items()]
     charts += [curve_chart(c, labels) for c in curves[:max_curves]]
     first = next(iter(importance.items()), None)
     ranking = None
@@ -372,7 +375,7 @@ def change_payload(result: Any, *, max_curves: int = 6, title: str | None = None
         name, ch = first
         order = _order(ch)
         ranking = {"title": f"Change of {_method_title(name)} ({labels[1]} - {labels[0]})",
-                   "unit": "loss increase", "features": [str(ch.features[i]) for i in order],
+                   "unit": unit, "features": [str(ch.features[i]) for i in order],
                    "values": _nums(np.asarray(ch.delta)[order]),
                    "lower": _nums(np.asarray(ch.lower)[order]),
                    "upper": _nums(np.asarray(ch.upper)[order])}
