@@ -82,3 +82,18 @@ def test_bad_arguments_are_named(kwargs, exc, match):
     X = np.random.default_rng(0).normal(size=(30, 3))
     with pytest.raises(exc, match=match):
         explanation_shift_test(f, X, X_b=X, **kwargs)
+
+
+def test_compare_runs_the_shift_test_on_attributions_or_its_per_row_values():
+    from ixplain.change import compare
+
+    rng = np.random.default_rng(4)
+    Xa = pd.DataFrame(rng.normal(size=(500, 3)), columns=["p", "q", "r"])
+    Xb = pd.DataFrame(rng.normal(size=(500, 3)), columns=["p", "q", "r"]) + [0.0, 1.0, 0.0]
+    g = lambda D: D["p"].to_numpy() + D["q"].to_numpy() ** 2  # noqa: E731
+    alone = compare(g, Xa, X_b=Xb, label_free=True, methods=("shift",), random_state=0).shift
+    assert alone.p_value < 0.01 and "attribution" in alone.settings["explanation"]
+    assert alone.features[int(np.argmax(np.abs(alone.feature_auc - 0.5)))] == "q"
+    with_pfi = compare(g, Xa, X_b=Xb, label_free=True, methods=("pfi", "shift"),
+                       random_state=0).shift
+    assert "PFI values" in with_pfi.settings["explanation"] and with_pfi.p_value < 0.01

@@ -439,7 +439,8 @@ def resolve_features(features: Any, names: Sequence[str], pooled: Table, method:
                           features, exc=TypeError)
     out = []
     for f in items:
-        if isinstance(f, numbers.Integral) and not isinstance(f, bool) and 0 <= f < len(names):
+        if isinstance(f, numbers.Integral) and not isinstance(f, bool) and \
+                0 <= int(f) < len(names):
             f = names[int(f)]
         if f not in names:
             raise ValueError(f"The 'features' parameter of {owner} names an unknown feature "
@@ -452,7 +453,8 @@ def resolve_features(features: Any, names: Sequence[str], pooled: Table, method:
 
 
 def _pd_functions(models: tuple[Model, Model], sides: Sides, feature: str,
-                  grid_values: np.ndarray, memory_budget: int) -> tuple[ICEFunction, ...]:
+                  grid_values: np.ndarray,
+                  memory_budget: int) -> tuple[ICEFunction, ICEFunction]:
     from ..methods import pdp as _pdp
 
     out = []
@@ -462,7 +464,7 @@ def _pd_functions(models: tuple[Model, Model], sides: Sides, feature: str,
                              batch_rows=1)
         out.append(ICEFunction(model, [feature], [grid_values], method=_pdp._resolve_auto(req),
                                memory_budget=memory_budget))
-    return tuple(out)
+    return out[0], out[1]
 
 
 def _overlap(sides: Sides, feature: str) -> np.ndarray:
