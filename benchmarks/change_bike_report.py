@@ -29,6 +29,7 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingRegressor
 
 from ixplain.change import compare
+from ixplain.change._curves import curve_changes
 from ixplain.cli._compare import CompareConfig, write_outputs
 from ixplain.datasets import load_bike_sharing
 
@@ -96,7 +97,24 @@ def main() -> None:
         for i in top))
     print(f"explanation shift (on compare's per-row PFI values): AUC {data.shift.auc:.3f}, "
           f"p = {data.shift.p_value:.2g}")
+    _band_ratio(m2011, m2012, rows, res, args.seed)
     print(f"report: {done['report']}")
+
+
+def _band_ratio(m2011, m2012, rows: pd.DataFrame, res, seed: int) -> None:
+    """Paired PD bands against two independent runs on the same number of model rows: each
+    model on its own half of the rows (the way two separately computed PDs are compared)."""
+    half = len(rows) // 2
+    grids = {f: res.curves["pd"][f].grid for f in ("hour", "temp")}
+    for f, grid in grids.items():
+        paired = curve_changes(m2011, rows.iloc[:half], m2012, features=f,
+                               custom_values={f: grid}, random_state=seed)[f]
+        indep = curve_changes(m2011, rows.iloc[:half], m2012, X_b=rows.iloc[half:], features=f,
+                              custom_values={f: grid}, random_state=seed)[f]
+        w_p = float(np.mean(paired.upper - paired.lower))
+        w_i = float(np.mean(indep.upper - indep.lower))
+        print(f"PD of {f}, {half} rows per model: paired band width {w_p:.1f}, independent "
+              f"{w_i:.1f} ({w_i / w_p:.1f}x wider)")
 
 
 if __name__ == "__main__":
