@@ -14,7 +14,7 @@ from ..methods._sage_core import resolve_players
 from ..models import Model, as_model
 from ..tabular import Table, as_table
 from ._discrepancy import squared_discrepancy
-from ._importance import Side, label_free_loss, pfi_rows, sage_rows
+from ._importance import Side, label_free_loss, label_free_side, pfi_rows, sage_rows
 from ._result import ChangeExplanation, ImportanceChange, RankingChange, _optional
 from ._stats import (
     bootstrap_weights,
@@ -149,6 +149,7 @@ def compare(
     opts = _check_options(methods, confidence, family_level, min_change, top_k, n_repeats,
                           n_bootstrap, label_free, loss)
     seed = root_seed(random_state, _OWNER)
+    opts["two_models"] = model_b is not None and model_b is not model_a
     side_a, side_b, paired, loss_obj = _sides(model_a, X_a, y_a, model_b, X_b, y_b, loss,
                                               bool(label_free))
     names, groups = _features(side_a.table, features)
@@ -163,7 +164,7 @@ def compare(
             result.importance[m] = _importance_change(m, names, va, vb, paired, opts)
             result.ranking[m] = _ranking(m, names, va, vb, paired, opts,
                                          keyed_generator(seed, "compare-bootstrap", m))
-    if side_b.model is not side_a.model:
+    if result.settings["two_models"]:
         result.discrepancy = squared_discrepancy(side_a.model, side_b.model, side_b.table,
                                                  confidence=opts["confidence"])
     _front_parts(result, opts, side_a, side_b, paired, names, groups, values, seed)
@@ -257,8 +258,7 @@ def _sides(model_a: Any, X_a: Any, y_a: Any, model_b: Any, X_b: Any, y_b: Any, l
     mb = ma if model_b is None or model_b is model_a else as_model(model_b, owner=_OWNER).refuse_nonfinite_outputs(
         _OWNER)
     if label_free:
-        return (Side(ma, table_a, np.asarray(ma.predict(table_a), dtype=float)),
-                Side(mb, table_b, np.asarray(mb.predict(table_b), dtype=float)), paired,
+        return (label_free_side(ma, table_a), label_free_side(mb, table_b), paired,
                 label_free_loss())
     if y_a is None:
         raise ValueError("compare: y_a is None; give the labels of X_a, or label_free=True "
@@ -353,7 +353,7 @@ def _settings(opts: dict[str, Any], names: list[str], loss: Loss, seed: int, pai
               side_a: Side, side_b: Side, n_samples: Any) -> dict[str, Any]:
     return {**opts, "features": list(names), "loss": loss.name, "random_state": seed,
             "design": "paired" if paired else "independent", "n_a": side_a.n_rows,
-            "n_b": side_b.n_rows, "two_models": side_a.model is not side_b.model,
+            "n_b": side_b.n_rows, "two_models": opts["two_models"],
             "two_datasets": not paired, "n_samples": n_samples}
 
 

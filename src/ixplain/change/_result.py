@@ -206,6 +206,16 @@ class ChangeExplanation:
         The explanation-shift test (``ixplain.change._shift.explanation_shift_test``).
     settings : dict
         The arguments that produced it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ixplain import compare
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> res = compare(lambda A: A[:, 0], X, model_b=lambda A: A[:, 0] + A[:, 1],
+    ...               label_free=True, random_state=0)
+    >>> res.to_frame()[["feature", "a", "significant"]].values.tolist()
+    [['x0', 2.0..., False], ['x1', 0.0, True]]
     """
 
     importance: dict[str, ImportanceChange] = field(default_factory=dict)
