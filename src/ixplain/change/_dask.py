@@ -23,14 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from .._random import keyed_generator, root_seed
+from .._random import RowStream, keyed_generator, root_seed, uniform_index
 from ..losses import get_loss
 from ..methods._engine import Method, RowBatch, explain_partitions
 from ..methods.pfi import BackgroundPFI
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model
 from ..tabular import as_table
 from ._curves import Sides, _check_opts, curve_changes_on
-from ._importance import label_free_loss
+from ._importance import _no_labels, label_free_loss, replacement_role
 from ._result import ChangeExplanation
 
 __all__ = ["compare_dask"]
@@ -39,7 +39,9 @@ _OWNER = "ixplain.change.compare_dask"
 
 
 class PFIRows(Method):
-    """Per-row PFI values of one or two models on the same rows, shape (B, k, n_groups).
+    """Per-row PFI draws of one or two models on the same rows, shape (B, k, n_groups,
+    1 + n_repeats) (:class:`~ixplain.methods.pfi.BackgroundPFI`'s values: the row's mean, then
+    each draw).
 
     ``k = 1`` (one side) or ``2`` (paired: model a, model b, with the same keyed draws). With
     ``label_free`` each model's own prediction is its label (prediction-sensitivity PFI, as
@@ -61,9 +63,18 @@ class PFIRows(Method):
             y = batch.y
             if self.label_free:
                 y = np.asarray(fn.model.predict(batch.X), dtype=float)
-            values = fn.explain(RowBatch(batch.X, y, batch.start))
-            out.append(np.asarray(values, dtype=np.float64)[:, :, 0])
+            out.append(np.asarray(fn.explain(RowBatch(batch.X, y, batch.start)),
+                                  dtype=np.float64))
         return np.stack(out, axis=1)
+
+
+def _quiet(model: Model) -> Model:
+    """A copy of the adapter that skips the label check (as ``compare``'s label-free side)."""
+    import copy
+
+    quiet = copy.copy(model)
+    quiet.observe_labels = _no_labels  # type: ignore[method-assign]
+    return quiet
 
 
 def _columns(ddf: Any, y: Any, features: Any) -> list[str]:
@@ -91,10 +102,13 @@ def _pfi_values(models: tuple[Model, Model], ddfs: dict[str, Any], columns: list
                                 y=None if label_free else y, memory_budget=memory_budget,
                                 keep_values=True, owner=_OWNER)
         assert ex.values is not None
-        out.append(ex.values)
-    if paired:
-        return out[0][:, 0], out[0][:, 1]
-    return out[0][:, 0], out[1][:, 0]
+        # compare()'s per-row values: each row's own mean plus its role as a replacement row
+        repl = uniform_index(RowStream(seed, "pfi_background", len(groups) * n_repeats)
+                             .uniforms(0, background.n_rows), background.n_rows)
+        repl = repl.reshape(background.n_rows, len(groups), n_repeats)
+        out += [v[:, :, 0] + replacement_role(v[:, :, 1:], repl)
+                for v in np.moveaxis(ex.values, 1, 0)]
+    return out[0], out[1]
 
 
 def _dask_sides(ddfs: dict[str, Any], columns: list[str], memory_budget: int) -> Sides:
@@ -201,6 +215,9 @@ def compare_dask(
     ma = as_model(model_a, owner=_OWNER).refuse_nonfinite_outputs(_OWNER)
     mb = ma if model_b is None or model_b is model_a else as_model(
         model_b, owner=_OWNER).refuse_nonfinite_outputs(_OWNER)
+    pfi_models = (ma, mb)
+    if label_free:  # labels are the model's own outputs (a classifier's probabilities)
+        pfi_models = tuple(_quiet(m) for m in (ma, mb))  # type: ignore[assignment]
     seed = root_seed(random_state, _OWNER)
     paired = ddfs["b"] is ddfs["a"]
     result = ChangeExplanation(settings={"design": "paired" if paired else "independent",
@@ -208,7 +225,7 @@ def compare_dask(
     if "pfi" in opts["methods"]:
         loss_obj = label_free_loss() if label_free else (
             core._default_loss(ma) if loss is None else get_loss(loss, _OWNER))
-        va, vb = _pfi_values((ma, mb), ddfs, columns, y, loss_obj, opts["n_repeats"], seed,
+        va, vb = _pfi_values(pfi_models, ddfs, columns, y, loss_obj, opts["n_repeats"], seed,
                              label_free, memory_budget)
         result.importance["pfi"] = core._importance_change("pfi", columns, va, vb, paired, opts)
         result.ranking["pfi"] = core._ranking("pfi", columns, va, vb, paired, opts,
