@@ -95,7 +95,7 @@ def main() -> None:
     print("2011 model, 2011 -> 2012 hours, prediction-sensitivity PFI change: " + ", ".join(
         f"{imp.features[i]} {imp.delta[i]:+.0f} [{imp.lower[i]:.0f}, {imp.upper[i]:.0f}]"
         for i in top))
-    print(f"explanation shift (on compare's per-row PFI values): AUC {data.shift.auc:.3f}, "
+    print(f"explanation shift (attributions of the 2011 model): AUC {data.shift.auc:.3f}, "
           f"p = {data.shift.p_value:.2g}")
     _band_ratio(m2011, m2012, rows, res, args.seed)
     print(f"report: {done['report']}")

@@ -247,12 +247,13 @@ def explanation_shift_test(
     random_state : int, Generator or None, default=None
         Seeds the background, the folds, the default classifier and the permutations.
     values : dict, optional
-        :func:`ixplain.compare`'s call ``explanation_shift_test(side_a, side_b,
-        values={method: (rows_a, rows_b)}, features=names)``: the per-row explanation values
-        it already computed (PFI's per-row loss increases; prediction-sensitivity PFI with
-        ``label_free=True``), used as the classifier's inputs instead of the attributions
-        (``"pfi"`` first, else the first method); without them the attributions of the sides'
-        models.
+        Accepted for :func:`ixplain.compare`'s call ``explanation_shift_test(side_a, side_b,
+        values={method: (rows_a, rows_b)}, features=names)`` and not used: compare's per-row
+        values are influence values (each row's own loss increase plus its role as a
+        replacement row of its own side, centred within the side), whose side-specific offsets
+        a classifier detects without any shift (measured: held-out AUC 0.99 between the bike
+        years' hours, 0.83 from ``holiday`` alone, against 0.55 with the attributions). The
+        test always uses the attributions of the sides' models, with one background for both.
 
     Returns
     -------
@@ -319,17 +320,11 @@ def _from_sides(side_a: Any, side_b: Any, *, values: dict[str, Any] | None, feat
     seed = root_seed(random_state, _OWNER)
     ta, tb = side_a.table, side_b.table
     feats = list(features) if features is not None else list(ta.names)
-    if values:
-        key = "pfi" if "pfi" in values else next(iter(values))
-        Za, Zb = (np.asarray(v, dtype=np.float64).reshape(len(v), -1) for v in values[key])
-        explanation = f"per-row {key.upper()} values of compare()"
-        if Za.shape[1] != len(feats):
-            feats = [f"{key}_{j}" for j in range(Za.shape[1])]
-    else:
-        bg = _background(pooled_table(ta, tb), background_size, seed)
-        Za = row_attributions(side_a.model, ta, feats, bg)
-        Zb = row_attributions(side_b.model, tb, feats, bg)
-        explanation = "interventional attribution f(x) - mean ICE(x)"
+    del values  # (see the docstring: influence values are not comparable across sides)
+    bg = _background(pooled_table(ta, tb), background_size, seed)
+    Za = row_attributions(side_a.model, ta, feats, bg)
+    Zb = row_attributions(side_b.model, tb, feats, bg)
+    explanation = "interventional attribution f(x) - mean ICE(x)"
     Z = np.vstack([Za, Zb])
     labels = np.r_[np.zeros(len(Za), dtype=int), np.ones(len(Zb), dtype=int)]
     return _run_test(Z, labels, None, feats, classifier, cv, p_value, n_permutations, n_jobs,
