@@ -104,3 +104,11 @@ def test_shift_needs_two_datasets():
 def test_curves_without_their_module_name_the_method():
     with pytest.raises(NotImplementedError, match=r"compare\(methods=\['pd'\]\)"):
         compare(_f, X, y, model_b=_g, methods=("pfi", "pd"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ixplain.change._payload") is not None,
+                    reason="the report payload module is part of this build")
+def test_payload_without_its_module_names_the_method():
+    res = compare(_f, X, y, model_b=_g, random_state=0)
+    with pytest.raises(NotImplementedError, match="ChangeExplanation.to_payload"):
+        res.to_payload()

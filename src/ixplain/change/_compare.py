@@ -64,6 +64,9 @@ def compare(
     replacement rows, SAGE orders and background draws for row ``i`` on both sides), so the
     per-row differences are paired and the interval is a Student t interval on them (``n - 1``
     degrees of freedom). With two datasets the sides are independent samples (Welch's t).
+    PFI's replacement rows are rows of the same side, so each row's value counts both its roles
+    (explained row and replacement of others: ``ixplain.change._importance.pfi_rows``); SAGE's
+    values treat its background (at most 512 rows of the side) as fixed.
     Significance: the null ``|delta| <= min_change`` per feature, p-values adjusted with
     **Holm's** step-down procedure across the features of each method, so the probability of
     any false finding among them is at most ``family_level``. The intervals are pointwise at

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported when a frame is asked for
+    import pandas as pd
 
 __all__ = ["ChangeExplanation", "Discrepancy", "ImportanceChange", "RankingChange"]
 
@@ -79,6 +81,8 @@ class ImportanceChange:
     def to_frame(self) -> pd.DataFrame:
         """One row per feature: method, feature, a, b, delta, lower, upper, std_error,
         p_value, p_adjusted, significant."""
+        import pandas as pd
+
         return pd.DataFrame({
             "method": self.method, "feature": list(self.features), "a": self.a, "b": self.b,
             "delta": self.delta, "lower": self.lower, "upper": self.upper,
@@ -229,6 +233,8 @@ class ChangeExplanation:
         """One row per method x feature: method, feature, a, b, delta, lower, upper,
         std_error, p_value, p_adjusted, significant."""
         frames = [imp.to_frame() for imp in self.importance.values()]
+        import pandas as pd
+
         if not frames:
             empty = np.zeros(0)
             return ImportanceChange("", [], empty, empty, empty, empty, empty, empty, empty,

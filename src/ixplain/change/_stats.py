@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["Change", "holm", "independent_change", "kendall_tau", "ndcg_at_k",
            "paired_change"]
@@ -53,6 +52,8 @@ def _t_test(delta: np.ndarray, se: np.ndarray, df: np.ndarray, confidence: float
     ``|true delta| <= min_change`` (two-sided t-test when ``min_change == 0``; otherwise
     ``P(|T| > (|delta| - min_change) / se)`` at the null's boundary, conservative inside it).
     A zero standard error gives p = 1 for a delta within ``min_change`` and 0 beyond it."""
+    from scipy import stats  # imported when a test is computed, not with ixplain
+
     q = stats.t.ppf(0.5 + confidence / 2.0, df)
     half = q * se
     excess = np.maximum(np.abs(delta) - min_change, 0.0)
