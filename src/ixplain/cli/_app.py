@@ -441,3 +441,10 @@ def datasets() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``ixplain`` console script and ``python -m ixplain``."""
     app(args=argv if argv is not None else sys.argv[1:], prog_name="ixplain")
+
+
+# ``ixplain compare`` (its options and body live in _compare)
+from ._compare import make_compare_command  # noqa: E402
+
+app.command(name="compare", cls=_Command)(
+    make_compare_command(_guard, _prepare_out, _split, _split_given))
