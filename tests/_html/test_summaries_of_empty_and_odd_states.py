@@ -55,15 +55,29 @@ def _detector_with_an_event():
     return ExplanationDriftDetector().update_values(v, feature_names=["<a>", "b"])
 
 
-def test_a_detector_lists_its_events_with_their_rows_and_values():
+def test_a_detector_lists_its_incidents_with_their_rows_and_values():
     det = _detector_with_an_event()
+    (incident,) = (i.to_dict() for i in det.incidents())
+    doc = parse(det._repr_html_())
+    (table,) = doc.tables
+    assert table[0][:3] == ["#", "rows (start .. detected)", "what changed"]
+    (moved,) = incident["features"]
+    assert table[1][:4] == [
+        str(incident["id"]), f"{incident['start']} .. {incident['detected']}",
+        incident["headline"], f"<a> {moved['before']:.4g} \u2192 {moved['after']:.4g}",
+    ]
+    assert "&lt;a&gt;" in det._repr_html_()
+
+
+def test_a_detector_whose_events_form_no_incident_lists_its_events():
+    det = _detector_with_an_event()
+    det.incidents = lambda: []  # e.g. every group moved the plotted importances too little
     (event,) = det.events_
     doc = parse(det._repr_html_())
     (table,) = doc.tables
     assert table[0][:3] == ["row", "start", "feature"]
     assert table[1][:4] == [str(event.row), str(event.start), "<a>", "values"]
     assert table[1][5] == f"{event.before:.4g} \u2192 {event.after:.4g}"
-    assert "&lt;a&gt;" in det._repr_html_()
 
 
 class _Incident:
@@ -151,7 +165,9 @@ def test_an_attached_detector_marks_its_event_on_the_feature_trace():
     event = det.events_[0]
     doc = parse(det._repr_html_())
     (table,) = doc.tables
-    assert table[0][-1] == "trace (red: detected)" and table[1][2] == event.feature == "x0"
+    # the event forms one incident; its row names the feature it moved
+    assert table[0][-1] == "trace (red: detected)" and event.feature == "x0"
+    assert table[1][3].startswith("x0 ")
     ticks = [a["d"] for t, a in doc.tags if t == "path" and a.get("stroke") == "#d62728"]
     times = [h[0] for h in e.history_]
     x = 1 + (event.row + 1 - times[0]) / (times[-1] - times[0]) * (SPARK_W - 2)
