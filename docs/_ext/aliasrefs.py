@@ -54,6 +54,14 @@ def _candidates(node: nodes.Element) -> list[str]:
     if node.get("py:module") and node.get("py:class"):
         names.append(f"{node['py:module']}.{node['py:class']}.{target}")
     names.append(f"ixplain.{target}")
+    # the module that defines the documented object (``ixplain.Table`` is defined in
+    # ``ixplain.tabular``, where its docstring's ``Schema`` lives)
+    owner = _import(".".join(p for p in (node.get("py:module"), node.get("py:class")) if p))
+    home = getattr(owner, "__module__", None)
+    if isinstance(home, str):
+        names.append(f"{home}.{target}")
+        if "." in target:
+            names.append(f"{home.rsplit('.', 1)[0]}.{target}")
     return names
 
 
@@ -66,6 +74,13 @@ def _missing(app: Sphinx, env: Any, node: nodes.Element, contnode: nodes.Element
         if obj is None or id(obj) not in table:
             continue
         _, entry = table[id(obj)]
+        return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode)
+    # last resort (an autosummary line has no class context): a name documented exactly once
+    target = node["reftarget"].lstrip("~.")
+    objects = env.get_domain("py").objects
+    matches = [n for n in objects if n == target or n.endswith("." + target)]
+    if len(matches) == 1:
+        entry = objects[matches[0]]
         return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode)
     return None
 
