@@ -81,14 +81,14 @@ for _line in (HERE / "nitpick-ignore.txt").read_text().splitlines():
         nitpick_ignore.append((_role, _target.strip()))
 
 
-def _foreign_docstring(app, what, name, obj, options, lines):  # noqa: ANN001, ARG001
+def _foreign_docstring(app, what, name, obj, options, lines):
     """``ixplain.cli.app`` is a typer object: show a line about it, not typer's class docstring."""
     if name == "ixplain.cli.app":
         lines[:] = ["The :class:`typer.Typer` application behind the ``ixplain`` command;",
                     ":func:`ixplain.cli.main` runs it (``ixplain --help`` lists the commands)."]
 
 
-def setup(app):  # noqa: ANN001, ANN201
+def setup(app):
     app.connect("autodoc-process-docstring", _foreign_docstring)
 
 
@@ -109,6 +109,7 @@ sphinx_gallery_conf = {
     "backreferences_dir": "api/generated/backreferences",
     "exclude_implicit_doc": {r"ixplain\._.*"},
     "min_reported_time": 1,
+    "write_computation_times": False,  # its page loads DataTables from a CDN
     "expected_failing_examples": [],
 }
 if QUICK:
