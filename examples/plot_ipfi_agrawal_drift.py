@@ -20,7 +20,7 @@ from ixplain import ImportanceTraceDisplay, IncrementalPFI
 from ixplain.datasets import iter_agrawal_drift
 
 quick = os.environ.get("IXPLAIN_DOCS_QUICK") == "1"  # the CI build: a shorter stream
-n_rows = 8_000 if quick else 16_000
+n_rows = 8_000 if quick else 20_000
 drift_at = n_rows // 2
 
 model = tree.HoeffdingAdaptiveTreeClassifier(seed=0)
