@@ -34,8 +34,13 @@ print(res.top_pairs(3))
 print("efficiency:", round(res.total, 3), "=", round(res.settings["explained_loss"], 3))
 
 # %%
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.5))
-InteractionHeatmapDisplay.from_result(res, ax=ax0)
-ax0.set_title("k-SII of the loss game")
+fig, ax = plt.subplots(figsize=(6.5, 5))
+InteractionHeatmapDisplay.from_result(res, ax=ax)
+ax.set_title("k-SII of the loss game (diagonal: main terms)")
+
+# %%
+# Friedman's H on the prediction: overall ``H^2_j`` and the pairs of the strongest features.
+# Only ``x0`` and ``x1`` interact in ``f``; H finds them and nothing else.
 h = h_statistic(model, X, n_max=None)
 HStatisticDisplay.from_result(h)
+print(h.to_frame().sort_values("h2", ascending=False).head(4).round(3))
