@@ -38,6 +38,7 @@ extensions = [
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "README.md", "README.proposed.md", "**.ipynb", "**.md5", "**.py"]
 root_doc = "index"
+highlight_language = "text"  # literal blocks (formulas, shell lines) are not Python
 
 # -- API reference ---------------------------------------------------------------------------
 autosummary_generate = True
