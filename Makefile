@@ -1,5 +1,7 @@
 # Two commands on a fresh clone (Python >= 3.10 and PyPI are all they need):
 #   make demo   runs the main job on a bundled real dataset and writes a report
+#   make docs   builds the documentation site (user guide, API reference, executed gallery)
+#               into docs/_build/html; IXPLAIN_DOCS_QUICK=1 make docs runs the gallery on fewer rows
 #   make test   runs the whole test suite (pytest with doctests, ruff, mypy) and the
 #               performance guard (ratios to the anchor libraries, see benchmarks/guard.py)
 PYTHON ?= python3
@@ -9,8 +11,9 @@ STAMP   = $(VENV)/.installed
 # `make demo` needs only the command-line extra (quicker on a fresh clone); `make test` and
 # `make install` install everything (`.[dev]` includes `.[cli]`, so they refresh both stamps).
 DEMO_STAMP = $(VENV)/.installed-cli
+DOCS_STAMP = $(VENV)/.installed-docs
 
-.PHONY: demo test install lint typecheck pytest guard clean
+.PHONY: demo test install lint typecheck pytest guard clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +26,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[cli]"
 	touch $(DEMO_STAMP)
+
+$(DOCS_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
 
 install: $(STAMP)
 
@@ -44,6 +51,11 @@ guard: $(STAMP)
 	$(BIN)/python benchmarks/guard.py --quick
 
 test: lint typecheck pytest guard
+
+# the site, offline (open docs/_build/html/index.html); warnings are errors, references checked
+# (-n); the gallery (examples/) is executed. IXPLAIN_DOCS_QUICK=1: fewer rows per example.
+docs: $(DOCS_STAMP)
+	MPLBACKEND=Agg OMP_NUM_THREADS=1 $(BIN)/python -m sphinx -b html -W --keep-going -n -q docs docs/_build/html
 
 clean:
 	rm -rf $(VENV) ixplain-output

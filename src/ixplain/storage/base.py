@@ -25,6 +25,8 @@ Protocol (what explainers and users call)
     Add rows in order (anything :func:`~ixplain.as_table` accepts).
 ``sample(n, rng) -> Table``
     ``n`` rows drawn uniformly with replacement from the held rows.
+``__len__``, ``size``, ``table``
+    Number of held rows, capacity, and the held rows as a :class:`~ixplain.Table` (a copy).
 
 Randomness
 ----------
@@ -34,8 +36,6 @@ offered before it (:attr:`SlotStorage.n_seen`): row ``t``'s decision depends on 
 ``t`` alone, so ``update`` one row at a time and ``update_many`` in any split keep the same rows,
 and a pickled storage resumes exactly. A storage created without a ``random_state`` and given to
 an explainer takes a seed derived from the explainer's; one given a seed keeps it.
-``__len__``, ``size``, ``table``
-    Number of held rows, capacity, and the held rows as a :class:`~ixplain.Table` (a copy).
 """
 
 from __future__ import annotations
