@@ -67,8 +67,33 @@ def test_feature_colours_stay_away_from_the_marker_colours(n_features):
         assert np.ptp(to_rgb(c)) >= 0.1, c  # not a grey like the detected-change lines
         for marker in MARKER_COLORS.values():
             assert _distance(c, marker) >= 0.3, (c, marker)
-    # distinct within a run while the palette lasts (16 colours of tab20 remain)
-    assert len({to_hex(c) for c in colours}) == min(n_features, 16)
+    # distinct within a run while the palette lasts (13 colours of tab20 remain)
+    assert len({to_hex(c) for c in colours}) == min(n_features, 13)
+
+
+def test_every_marker_colour_of_the_stream_figures_is_kept_from_the_features():
+    """The marks of drift_events.png and importance_traces.png (incident red, model update
+    light blue, known change dark grey, ADWIN grey) are all in MARKER_COLORS, the colours
+    :func:`feature_colors` stays away from."""
+    from matplotlib.colors import to_hex
+
+    from ixplain.cli import _drift, _plots
+    from ixplain.drift import Incident, IncidentFeature
+
+    kept = {to_hex(c) for c in _plots.MARKER_COLORS.values()}
+    assert {"#d62728", "#9ecae1", to_hex("0.15")} <= kept
+    feature = (IncidentFeature("temp", 1.0, 2.0, 1.0),)
+    incidents = [Incident(1, "incident", "data", 100, 200, 300, "", feature, (0,)),
+                 Incident(2, "model_update", "model", 400, 500, 500, "", feature, (1,))]
+    fig, axes = _plots._figure(1)
+    ax = axes[0]
+    _drift._mark_incidents(ax, incidents)
+    _drift._change_lines(ax, [150], [250])
+    drawn = {to_hex(ln.get_color()) for ln in ax.get_lines()}
+    drawn |= {to_hex(p.get_facecolor()) for p in ax.patches}
+    drawn |= {to_hex(t.get_color()) for t in ax.texts}
+    assert len(drawn) == 4
+    assert drawn <= kept
 
 
 def test_no_trace_is_drawn_in_the_colour_of_a_change_marker(tmp_path, monkeypatch):

@@ -31,8 +31,8 @@ __all__ = ["build_drift", "drift_tables", "plot_drift", "write_drift"]
 
 _WATCHED = ("pfi", "sage")
 #: The marks of incidents and model updates (the report page's colours, contract A).
-INCIDENT_COLOR = "#d62728"
-MODEL_UPDATE_COLOR = "#9ecae1"
+INCIDENT_COLOR = _plots.MARKER_COLORS["incident"]
+MODEL_UPDATE_COLOR = _plots.MARKER_COLORS["model update"]
 
 
 def build_drift(ex: StreamExplainers, method: str, klass: Any, model: Any,
@@ -149,13 +149,8 @@ def _draw_events(ax: Any, run: StreamRun, method: str, det: Any,
 
 def _change_lines(ax: Any, known: list[int], detected: list[int]) -> None:
     """Known change points (dark grey, dashed) and ADWIN's detections on the error (grey,
-    dotted): not in red, the incidents' colour."""
-    for i, row in enumerate(known):
-        ax.axvline(row, color="0.15", ls="--", lw=1.3,
-                   label="known change point" if i == 0 else None)
-    for i, row in enumerate(detected):
-        ax.axvline(row, color="0.55", ls=":", lw=0.9,
-                   label="detected change (ADWIN)" if i == 0 else None)
+    dotted), as in ``importance_traces.png``: not in red, the incidents' colour."""
+    _plots._drift_lines(ax, known, detected)
 
 
 def _mark_incidents(ax: Any, incidents: list[Any]) -> None:

@@ -29,8 +29,11 @@ _MAX_BANDS = 3
 _BAND_ALPHA = 0.15
 #: Opacity of a band wider than half the panel's height over most of the stream.
 _WIDE_BAND_ALPHA = 0.06
-#: Colours of the stream-wide markers; no feature is drawn in a colour near these.
-MARKER_COLORS = {"known change point": "crimson", "detected change (ADWIN)": "0.35"}
+#: Colours of the stream-wide markers (the report page's, contract A): known change points
+#: (dark grey, dashed), ADWIN's detections on the error (grey, dotted), incidents (red) and
+#: model updates (light blue). No feature is drawn in a colour near these.
+MARKER_COLORS = {"known change point": "0.15", "detected change (ADWIN)": "0.35",
+                 "incident": "#d62728", "model update": "#9ecae1"}
 _EVENT_MARKERS = {"data": "v", "model": "s"}
 _TITLES = {"pfi": "iPFI", "sage": "iSAGE", "pdp": "iPDP"}
 #: Titles of the static methods (``ixplain explain``).
@@ -59,13 +62,13 @@ def _figure(n_panels: int, width: float = 7.5, height: float = 3.2) -> tuple[Any
 
 
 def _drift_lines(ax: Any, known: Sequence[int], detected: Sequence[int]) -> None:
-    known_label, detected_label = MARKER_COLORS
-    for i, row in enumerate(known):
-        ax.axvline(row, color=MARKER_COLORS[known_label], ls="--", lw=1.4,
-                   label=known_label if i == 0 else None)
-    for i, row in enumerate(detected):
-        ax.axvline(row, color=MARKER_COLORS[detected_label], ls=":", lw=0.9,
-                   label=detected_label if i == 0 else None)
+    """Known change points (dark grey, dashed) and ADWIN's detections on the error (grey,
+    dotted): not in red, the incidents' colour."""
+    for label, rows, ls, lw in (("known change point", known, "--", 1.4),
+                                ("detected change (ADWIN)", detected, ":", 0.9)):
+        for i, row in enumerate(rows):
+            ax.axvline(row, color=MARKER_COLORS[label], ls=ls, lw=lw,
+                       label=label if i == 0 else None)
 
 
 def feature_colors(n_features: int) -> list[Any]:
@@ -74,11 +77,12 @@ def feature_colors(n_features: int) -> list[Any]:
     ``drift_events.png``).
 
     matplotlib's ``tab10`` for up to 7 features, else ``tab20``'s dark shades then its light
-    ones (16 colours, repeated beyond), each palette without the colours near a marker's
-    (:data:`MARKER_COLORS`: the red of a known change point, the grey of a detected change;
-    a feature drawn in crimson read as the change point exactly where it moved). "Near" is
-    a Euclidean RGB distance below 0.3 (unit cube: this also drops the brown, 0.21 from the
-    grey) or a grey (channel spread below 0.1).
+    ones (13 colours, repeated beyond), each palette without the colours near a marker's
+    (:data:`MARKER_COLORS`: the red of an incident, the light blue of a model update, the
+    greys of the change lines; a feature drawn in red read as the change point exactly where
+    it moved). "Near" is a Euclidean RGB distance below 0.3 (unit cube: this also drops the
+    brown, 0.21 from the grey, and tab20's light blue, cyan and lavender) or a grey (channel
+    spread below 0.1).
     """
     from matplotlib import colormaps
 
@@ -162,7 +166,7 @@ def plot_importance_traces(
     features with an explanation drift event (:func:`shown_features`), listed in the legend
     by final importance, descending. The band is the importance plus/minus its confidence
     bound (``confidence_bound(0.05)``), drawn for the three strongest lines only and lighter
-    where it is wider than half the panel (:func:`draw_bands`). Dashed red lines mark known
+    where it is wider than half the panel (:func:`draw_bands`). Dashed dark grey lines mark known
     drift points, dotted grey lines detected changes (ADWIN on the error); ``events``
     (method -> its detector's explanation drift events) are marked on their feature's trace
     in its colour (:func:`mark_events`). A feature has the colour :func:`feature_colors`

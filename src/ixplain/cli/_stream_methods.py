@@ -144,7 +144,7 @@ def _plot_importances(run: StreamRun, out: Path) -> list[Image]:
             "Importances over the stream (top features and those with an explanation drift "
             "event), with 95% confidence bands; dash-dot lines in a feature's colour with a "
             "triangle (data channel) or square (model channel): its explanation drift events; "
-            "dashed red: known change points; dotted grey: changes detected by ADWIN on "
+            "dashed dark grey: known change points; dotted grey: changes detected by ADWIN on "
             "the model's prequential error.",
             traces,
         ),
