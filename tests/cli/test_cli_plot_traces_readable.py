@@ -35,13 +35,22 @@ def _trace(final=FINAL, bound_scale=0.05, n=60):
     return SimpleNamespace(rows=list(rows), values=list(values), bounds=list(bounds))
 
 
-def _draw(tmp_path, monkeypatch, trace, events=()):
+def _incident(id_, row, features, kind="incident"):
+    """A contract B incident dict moving ``features`` (top first)."""
+    feats = [{"name": f, "before": 1.0, "after": 2.0, "change": 1.0, "before_lower": None,
+              "before_upper": None, "after_lower": None, "after_upper": None, "named": True}
+             for f in features]
+    return {"id": id_, "kind": kind, "channel": "data", "start": row - 200, "detected": row,
+            "end": row + 100, "headline": "", "features": feats, "events": [], "method": "pfi"}
+
+
+def _draw(tmp_path, monkeypatch, trace, incidents=()):
     from ixplain.cli import _plots
 
     figures = _capture(monkeypatch)
     _plots.plot_importance_traces(tmp_path / "t.png", {"pfi": trace}, NAMES,
                                   known_drift=[3000], detected_drift=[3500, 4200],
-                                  events={"pfi": list(events)})
+                                  incidents={"pfi": list(incidents)})
     return figures[0].axes[0]
 
 
@@ -111,10 +120,9 @@ def test_the_legend_lists_features_by_final_importance_and_keeps_the_strong_ones
     tmp_path, monkeypatch
 ):
     """The demo's case: events on weak features (month, holiday, year) used to push the 5th
-    strongest (weather) out of the legend."""
-    events = [SimpleNamespace(row=r, feature=f, channel="model")
-              for r, f in ((2000, "month"), (2500, "holiday"), (4000, "year"), (4500, "month"))]
-    ax = _draw(tmp_path, monkeypatch, _trace(), events)
+    strongest (weather) out of the legend; now incidents moving them must not either."""
+    incidents = [_incident(1, 2500, ["month", "holiday"]), _incident(2, 4500, ["year", "month"])]
+    ax = _draw(tmp_path, monkeypatch, _trace(), incidents)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     features = [name for name in legend if name in NAMES]
     by_importance = [NAMES[j] for j in np.argsort(-FINAL, kind="stable")]
@@ -135,7 +143,9 @@ def test_a_shown_feature_is_never_weaker_than_a_hidden_one_unless_it_has_an_even
     for _ in range(200):
         values = rng.normal(size=12)
         fired = set(rng.choice(names, size=rng.integers(0, 6), replace=False))
-        events = [SimpleNamespace(feature=f) for f in fired]
+        # names (an incident's features) or objects with a feature (drift events)
+        events = list(fired) if rng.random() < 0.5 else [SimpleNamespace(feature=f)
+                                                          for f in fired]
         n_top, k = int(rng.integers(1, 8)), int(rng.integers(1, 10))
         shown = shown_features(values, events, names, k=k, n_top=n_top)
         assert [values[j] for j in shown] == sorted((values[j] for j in shown), reverse=True)

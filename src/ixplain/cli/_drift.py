@@ -155,26 +155,9 @@ def _change_lines(ax: Any, known: list[int], detected: list[int]) -> None:
 
 def _mark_incidents(ax: Any, incidents: list[Any]) -> None:
     """Incidents: a red span from start to detection, a red line at detection with its
-    number, dots at its top feature's before and after; model updates: light blue lines."""
-    labelled: set[str] = set()
-    for inc in incidents:
-        if inc.kind == "model_update":
-            label = None if "update" in labelled else "model update (the model learned)"
-            labelled.add("update")
-            ax.axvline(inc.detected, color=MODEL_UPDATE_COLOR, lw=1.2, label=label, zorder=0)
-            continue
-        label = None if "incident" in labelled else "incident (start to detection)"
-        labelled.add("incident")
-        ax.axvspan(inc.start, max(inc.detected, inc.start + 1), color=INCIDENT_COLOR,
-                   alpha=0.15, lw=0, label=label)
-        ax.axvline(inc.detected, color=INCIDENT_COLOR, lw=1.6)
-        ax.annotate(str(inc.id), (inc.detected, 1.0), xycoords=("data", "axes fraction"),
-                    xytext=(2, -10), textcoords="offset points", color=INCIDENT_COLOR,
-                    fontsize=8, fontweight="bold")
-        if inc.features and inc.end is not None:
-            f = inc.features[0]
-            ax.plot([inc.start, inc.end], [f.before, f.after], ls="none", marker="o", ms=5,
-                    color=INCIDENT_COLOR, markeredgecolor="black", zorder=5)
+    number, dots at its top feature's before and after; model updates: light blue lines
+    (:func:`_plots.mark_incidents`, as in ``importance_traces.png``)."""
+    _plots.mark_incidents(ax, [inc.to_dict() for inc in incidents])
 
 
 def drift_tables(run: StreamRun) -> list[Table]:
