@@ -35,13 +35,22 @@ def _trace(final=FINAL, bound_scale=0.05, n=60):
     return SimpleNamespace(rows=list(rows), values=list(values), bounds=list(bounds))
 
 
-def _draw(tmp_path, monkeypatch, trace, events=()):
+def _incident(id_, row, features, kind="incident"):
+    """A contract B incident dict moving ``features`` (top first)."""
+    feats = [{"name": f, "before": 1.0, "after": 2.0, "change": 1.0, "before_lower": None,
+              "before_upper": None, "after_lower": None, "after_upper": None, "named": True}
+             for f in features]
+    return {"id": id_, "kind": kind, "channel": "data", "start": row - 200, "detected": row,
+            "end": row + 100, "headline": "", "features": feats, "events": [], "method": "pfi"}
+
+
+def _draw(tmp_path, monkeypatch, trace, incidents=()):
     from ixplain.cli import _plots
 
     figures = _capture(monkeypatch)
     _plots.plot_importance_traces(tmp_path / "t.png", {"pfi": trace}, NAMES,
                                   known_drift=[3000], detected_drift=[3500, 4200],
-                                  events={"pfi": list(events)})
+                                  incidents={"pfi": list(incidents)})
     return figures[0].axes[0]
 
 
@@ -67,8 +76,33 @@ def test_feature_colours_stay_away_from_the_marker_colours(n_features):
         assert np.ptp(to_rgb(c)) >= 0.1, c  # not a grey like the detected-change lines
         for marker in MARKER_COLORS.values():
             assert _distance(c, marker) >= 0.3, (c, marker)
-    # distinct within a run while the palette lasts (16 colours of tab20 remain)
-    assert len({to_hex(c) for c in colours}) == min(n_features, 16)
+    # distinct within a run while the palette lasts (13 colours of tab20 remain)
+    assert len({to_hex(c) for c in colours}) == min(n_features, 13)
+
+
+def test_every_marker_colour_of_the_stream_figures_is_kept_from_the_features():
+    """The marks of drift_events.png and importance_traces.png (incident red, model update
+    light blue, known change dark grey, ADWIN grey) are all in MARKER_COLORS, the colours
+    :func:`feature_colors` stays away from."""
+    from matplotlib.colors import to_hex
+
+    from ixplain.cli import _drift, _plots
+    from ixplain.drift import Incident, IncidentFeature
+
+    kept = {to_hex(c) for c in _plots.MARKER_COLORS.values()}
+    assert {"#d62728", "#9ecae1", to_hex("0.15")} <= kept
+    feature = (IncidentFeature("temp", 1.0, 2.0, 1.0),)
+    incidents = [Incident(1, "incident", "data", 100, 200, 300, "", feature, (0,)),
+                 Incident(2, "model_update", "model", 400, 500, 500, "", feature, (1,))]
+    fig, axes = _plots._figure(1)
+    ax = axes[0]
+    _drift._mark_incidents(ax, incidents)
+    _drift._change_lines(ax, [150], [250])
+    drawn = {to_hex(ln.get_color()) for ln in ax.get_lines()}
+    drawn |= {to_hex(p.get_facecolor()) for p in ax.patches}
+    drawn |= {to_hex(t.get_color()) for t in ax.texts}
+    assert len(drawn) == 4
+    assert drawn <= kept
 
 
 def test_no_trace_is_drawn_in_the_colour_of_a_change_marker(tmp_path, monkeypatch):
@@ -86,10 +120,9 @@ def test_the_legend_lists_features_by_final_importance_and_keeps_the_strong_ones
     tmp_path, monkeypatch
 ):
     """The demo's case: events on weak features (month, holiday, year) used to push the 5th
-    strongest (weather) out of the legend."""
-    events = [SimpleNamespace(row=r, feature=f, channel="model")
-              for r, f in ((2000, "month"), (2500, "holiday"), (4000, "year"), (4500, "month"))]
-    ax = _draw(tmp_path, monkeypatch, _trace(), events)
+    strongest (weather) out of the legend; now incidents moving them must not either."""
+    incidents = [_incident(1, 2500, ["month", "holiday"]), _incident(2, 4500, ["year", "month"])]
+    ax = _draw(tmp_path, monkeypatch, _trace(), incidents)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     features = [name for name in legend if name in NAMES]
     by_importance = [NAMES[j] for j in np.argsort(-FINAL, kind="stable")]
@@ -110,7 +143,9 @@ def test_a_shown_feature_is_never_weaker_than_a_hidden_one_unless_it_has_an_even
     for _ in range(200):
         values = rng.normal(size=12)
         fired = set(rng.choice(names, size=rng.integers(0, 6), replace=False))
-        events = [SimpleNamespace(feature=f) for f in fired]
+        # names (an incident's features) or objects with a feature (drift events)
+        events = list(fired) if rng.random() < 0.5 else [SimpleNamespace(feature=f)
+                                                          for f in fired]
         n_top, k = int(rng.integers(1, 8)), int(rng.integers(1, 10))
         shown = shown_features(values, events, names, k=k, n_top=n_top)
         assert [values[j] for j in shown] == sorted((values[j] for j in shown), reverse=True)

@@ -38,7 +38,8 @@ app = typer.Typer(
     name="ixplain",
     help=(
         "Explain machine-learning models globally: on a data stream while an online model "
-        "learns (stream), or a saved scikit-learn model on a table (explain)."
+        "learns (stream), a saved scikit-learn model on a table (explain), or what changed "
+        "between two models or two tables (compare)."
     ),
     add_completion=False,
     no_args_is_help=True,

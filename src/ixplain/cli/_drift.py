@@ -31,8 +31,8 @@ __all__ = ["build_drift", "drift_tables", "plot_drift", "write_drift"]
 
 _WATCHED = ("pfi", "sage")
 #: The marks of incidents and model updates (the report page's colours, contract A).
-INCIDENT_COLOR = "#d62728"
-MODEL_UPDATE_COLOR = "#9ecae1"
+INCIDENT_COLOR = _plots.MARKER_COLORS["incident"]
+MODEL_UPDATE_COLOR = _plots.MARKER_COLORS["model update"]
 
 
 def build_drift(ex: StreamExplainers, method: str, klass: Any, model: Any,
@@ -149,37 +149,15 @@ def _draw_events(ax: Any, run: StreamRun, method: str, det: Any,
 
 def _change_lines(ax: Any, known: list[int], detected: list[int]) -> None:
     """Known change points (dark grey, dashed) and ADWIN's detections on the error (grey,
-    dotted): not in red, the incidents' colour."""
-    for i, row in enumerate(known):
-        ax.axvline(row, color="0.15", ls="--", lw=1.3,
-                   label="known change point" if i == 0 else None)
-    for i, row in enumerate(detected):
-        ax.axvline(row, color="0.55", ls=":", lw=0.9,
-                   label="detected change (ADWIN)" if i == 0 else None)
+    dotted), as in ``importance_traces.png``: not in red, the incidents' colour."""
+    _plots._drift_lines(ax, known, detected)
 
 
 def _mark_incidents(ax: Any, incidents: list[Any]) -> None:
     """Incidents: a red span from start to detection, a red line at detection with its
-    number, dots at its top feature's before and after; model updates: light blue lines."""
-    labelled: set[str] = set()
-    for inc in incidents:
-        if inc.kind == "model_update":
-            label = None if "update" in labelled else "model update (the model learned)"
-            labelled.add("update")
-            ax.axvline(inc.detected, color=MODEL_UPDATE_COLOR, lw=1.2, label=label, zorder=0)
-            continue
-        label = None if "incident" in labelled else "incident (start to detection)"
-        labelled.add("incident")
-        ax.axvspan(inc.start, max(inc.detected, inc.start + 1), color=INCIDENT_COLOR,
-                   alpha=0.15, lw=0, label=label)
-        ax.axvline(inc.detected, color=INCIDENT_COLOR, lw=1.6)
-        ax.annotate(str(inc.id), (inc.detected, 1.0), xycoords=("data", "axes fraction"),
-                    xytext=(2, -10), textcoords="offset points", color=INCIDENT_COLOR,
-                    fontsize=8, fontweight="bold")
-        if inc.features and inc.end is not None:
-            f = inc.features[0]
-            ax.plot([inc.start, inc.end], [f.before, f.after], ls="none", marker="o", ms=5,
-                    color=INCIDENT_COLOR, markeredgecolor="black", zorder=5)
+    number, dots at its top feature's before and after; model updates: light blue lines
+    (:func:`_plots.mark_incidents`, as in ``importance_traces.png``)."""
+    _plots.mark_incidents(ax, [inc.to_dict() for inc in incidents])
 
 
 def drift_tables(run: StreamRun) -> list[Table]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ __all__ = [
     "MARKER_COLORS",
     "draw_bands",
     "feature_colors",
-    "mark_events",
+    "mark_incidents",
     "plot_importance_bars",
     "plot_importance_traces",
     "plot_metric",
@@ -29,9 +29,11 @@ _MAX_BANDS = 3
 _BAND_ALPHA = 0.15
 #: Opacity of a band wider than half the panel's height over most of the stream.
 _WIDE_BAND_ALPHA = 0.06
-#: Colours of the stream-wide markers; no feature is drawn in a colour near these.
-MARKER_COLORS = {"known change point": "crimson", "detected change (ADWIN)": "0.35"}
-_EVENT_MARKERS = {"data": "v", "model": "s"}
+#: Colours of the stream-wide markers (the report page's, contract A): known change points
+#: (dark grey, dashed), ADWIN's detections on the error (grey, dotted), incidents (red) and
+#: model updates (light blue). No feature is drawn in a colour near these.
+MARKER_COLORS = {"known change point": "0.15", "detected change (ADWIN)": "0.35",
+                 "incident": "#d62728", "model update": "#9ecae1"}
 _TITLES = {"pfi": "iPFI", "sage": "iSAGE", "pdp": "iPDP"}
 #: Titles of the static methods (``ixplain explain``).
 STATIC_TITLES = {"pfi": "PFI", "sage": "SAGE"}
@@ -59,13 +61,13 @@ def _figure(n_panels: int, width: float = 7.5, height: float = 3.2) -> tuple[Any
 
 
 def _drift_lines(ax: Any, known: Sequence[int], detected: Sequence[int]) -> None:
-    known_label, detected_label = MARKER_COLORS
-    for i, row in enumerate(known):
-        ax.axvline(row, color=MARKER_COLORS[known_label], ls="--", lw=1.4,
-                   label=known_label if i == 0 else None)
-    for i, row in enumerate(detected):
-        ax.axvline(row, color=MARKER_COLORS[detected_label], ls=":", lw=0.9,
-                   label=detected_label if i == 0 else None)
+    """Known change points (dark grey, dashed) and ADWIN's detections on the error (grey,
+    dotted): not in red, the incidents' colour."""
+    for label, rows, ls, lw in (("known change point", known, "--", 1.4),
+                                ("detected change (ADWIN)", detected, ":", 0.9)):
+        for i, row in enumerate(rows):
+            ax.axvline(row, color=MARKER_COLORS[label], ls=ls, lw=lw,
+                       label=label if i == 0 else None)
 
 
 def feature_colors(n_features: int) -> list[Any]:
@@ -74,11 +76,12 @@ def feature_colors(n_features: int) -> list[Any]:
     ``drift_events.png``).
 
     matplotlib's ``tab10`` for up to 7 features, else ``tab20``'s dark shades then its light
-    ones (16 colours, repeated beyond), each palette without the colours near a marker's
-    (:data:`MARKER_COLORS`: the red of a known change point, the grey of a detected change;
-    a feature drawn in crimson read as the change point exactly where it moved). "Near" is
-    a Euclidean RGB distance below 0.3 (unit cube: this also drops the brown, 0.21 from the
-    grey) or a grey (channel spread below 0.1).
+    ones (13 colours, repeated beyond), each palette without the colours near a marker's
+    (:data:`MARKER_COLORS`: the red of an incident, the light blue of a model update, the
+    greys of the change lines; a feature drawn in red read as the change point exactly where
+    it moved). "Near" is a Euclidean RGB distance below 0.3 (unit cube: this also drops the
+    brown, 0.21 from the grey, and tab20's light blue, cyan and lavender) or a grey (channel
+    spread below 0.1).
     """
     from matplotlib import colormaps
 
@@ -106,39 +109,61 @@ def shown_features(values: np.ndarray, events: Sequence[Any], names: Sequence[st
                    k: int = _MAX_LINES, n_top: int = _MAX_LINES) -> list[int]:
     """The features a trace panel draws, strongest first (the legend's order).
 
-    The ``n_top`` largest final importances ``values`` (NaN last) are always drawn; features
-    with an explanation drift event are added, strongest first, while fewer than
-    ``max(k, n_top)`` are drawn, so a weak feature with an event never pushes out a stronger
-    one. The result is sorted by final importance, descending.
+    The ``n_top`` largest final importances ``values`` (NaN last) are always drawn; the
+    features of ``events`` (feature names, or objects with a ``feature`` attribute such as
+    explanation drift events) are added, strongest first, while fewer than ``max(k, n_top)``
+    are drawn, so a weak feature with an event never pushes out a stronger one. The result
+    is sorted by final importance, descending.
     """
     order = [int(j) for j in _top(values, len(values))]
     top = order[:n_top]
-    fired = {names.index(e.feature) for e in events if e.feature in names}
+    wanted = [getattr(e, "feature", e) for e in events]
+    fired = {names.index(f) for f in wanted if f in names}
     extra = [j for j in order[n_top:] if j in fired][: max(k - len(top), 0)]
     chosen = set(top) | set(extra)
     return [j for j in order if j in chosen]
 
 
-def mark_events(ax: Any, events: Sequence[Any], rows: np.ndarray, values: np.ndarray,
-                names: Sequence[str], shown: Sequence[int], colors: Sequence[Any]) -> None:
-    """Mark each explanation drift event on its feature's trace, in the feature's colour: a
-    thin vertical line at the event's row and a marker on the trace (triangle: data channel;
-    square: model channel), with one legend entry per channel (a white marker: the colour
-    is the feature's)."""
-    channels: dict[str, None] = {}
-    for e in events:
-        if e.feature not in names or names.index(e.feature) not in shown:
+def incident_features(incidents: Sequence[dict[str, Any]], n: int = 2) -> list[str]:
+    """The names of the top ``n`` features of each incident (contract B dicts; model updates
+    left out), in the incidents' order, without repeats."""
+    names = [f["name"] for inc in incidents if inc["kind"] == "incident"
+             for f in inc["features"][:n]]
+    return list(dict.fromkeys(names))
+
+
+def mark_incidents(ax: Any, incidents: Sequence[dict[str, Any]],
+                   drawn: Sequence[str] | None = None) -> None:
+    """Mark drift incidents and model updates (contract B dicts, ``Incident.to_dict()``).
+
+    An incident: a red span (:data:`MARKER_COLORS`) from its ``start`` to its ``detected``
+    row, a red line at ``detected`` with its ``id`` at the top of the panel, and red dots at
+    its top feature's ``before`` (at ``start``) and ``after`` (at ``end``) when that feature
+    is among ``drawn`` (feature names; ``None``: always). A model update: a light blue line
+    at ``detected``. One legend entry per kind.
+    """
+    labelled: set[str] = set()
+    red, light = MARKER_COLORS["incident"], MARKER_COLORS["model update"]
+    for inc in incidents:
+        if inc["kind"] == "model_update":
+            label = None if "update" in labelled else "model update (the model learned)"
+            labelled.add("update")
+            ax.axvline(inc["detected"], color=light, lw=1.2, label=label, zorder=0)
             continue
-        j = names.index(e.feature)
-        ax.axvline(e.row, color=colors[j], ls="-.", lw=1.0, alpha=0.8)
-        y = float(np.interp(e.row, rows, values[:, j]))
-        ax.plot(e.row, y, marker=_EVENT_MARKERS.get(e.channel, "o"), ms=8, color=colors[j],
-                markeredgecolor="black", ls="none")
-        channels.setdefault(e.channel, None)
-    for channel in channels:
-        ax.plot([], [], marker=_EVENT_MARKERS.get(channel, "o"), ms=8, color="white",
-                markeredgecolor="black", ls="none",
-                label=f"explanation drift ({channel} channel)")
+        label = None if "incident" in labelled else "incident (start to detection)"
+        labelled.add("incident")
+        start, detected = inc["start"], inc["detected"]
+        ax.axvspan(start, max(detected, start + 1), color=red, alpha=0.15, lw=0, label=label)
+        ax.axvline(detected, color=red, lw=1.6)
+        ax.annotate(str(inc["id"]), (detected, 1.0), xycoords=("data", "axes fraction"),
+                    xytext=(2, -10), textcoords="offset points", color=red, fontsize=8,
+                    fontweight="bold")
+        top = inc["features"][0] if inc["features"] else None
+        if (top is None or inc.get("end") is None or top["before"] is None
+                or top["after"] is None or (drawn is not None and top["name"] not in drawn)):
+            continue
+        ax.plot([start, inc["end"]], [top["before"], top["after"]], ls="none", marker="o",
+                ms=5, color=red, markeredgecolor="black", zorder=5)
 
 
 def _top(values: np.ndarray, k: int) -> np.ndarray:
@@ -154,19 +179,21 @@ def plot_importance_traces(
     known_drift: Sequence[int] = (),
     detected_drift: Sequence[int] = (),
     losses: dict[str, str] | None = None,
-    events: dict[str, Sequence[Any]] | None = None,
+    incidents: Mapping[str, Sequence[dict[str, Any]]] | None = None,
 ) -> Path:
     """One panel per method: importance of the top features over stream rows, with bands.
 
     The lines are the ``_TOP_LINES`` (6) largest final importances and up to two weaker
-    features with an explanation drift event (:func:`shown_features`), listed in the legend
-    by final importance, descending. The band is the importance plus/minus its confidence
-    bound (``confidence_bound(0.05)``), drawn for the three strongest lines only and lighter
-    where it is wider than half the panel (:func:`draw_bands`). Dashed red lines mark known
-    drift points, dotted grey lines detected changes (ADWIN on the error); ``events``
-    (method -> its detector's explanation drift events) are marked on their feature's trace
-    in its colour (:func:`mark_events`). A feature has the colour :func:`feature_colors`
-    gives it, never one near a marker's.
+    features among the top two of an incident (:func:`shown_features`,
+    :func:`incident_features`), listed in the legend by final importance, descending. The
+    band is the importance plus/minus its confidence bound (``confidence_bound(0.05)``),
+    drawn for the three strongest lines only and lighter where it is wider than half the
+    panel (:func:`draw_bands`). Dashed dark grey lines mark known drift points, dotted grey
+    lines detected changes (ADWIN on the error); ``incidents`` (method -> its run's
+    incidents and model updates, contract B dicts: :attr:`StreamRun.incidents`) are marked
+    as in ``drift_events.png`` (:func:`mark_incidents`: red, numbered; model updates light
+    blue). A feature has the colour :func:`feature_colors` gives it, never one near a
+    marker's.
     """
     fig, axes = _figure(len(traces), width=9.0)
     colors = feature_colors(len(feature_names))
@@ -174,8 +201,8 @@ def plot_importance_traces(
         if len(trace.rows) == 0:
             ax.text(0.5, 0.5, "no snapshot yet", ha="center", transform=ax.transAxes)
             continue
-        fired = list((events or {}).get(method, ()))
-        _trace_panel(ax, trace, feature_names, fired, colors)
+        found = list((incidents or {}).get(method, ()))
+        _trace_panel(ax, trace, feature_names, found, colors)
         _drift_lines(ax, known_drift, detected_drift)
         ax.set_title(f"{_TITLES.get(method, method)} over the stream "
                      f"(bands: 95% bound of the top {_MAX_BANDS})")
@@ -188,13 +215,14 @@ def plot_importance_traces(
     return path
 
 
-def _trace_panel(ax: Any, trace: Any, feature_names: Sequence[str], fired: Sequence[Any],
-                 colors: Sequence[Any]) -> None:
-    """The lines (strongest first), the y-limits from the lines, the bands, the events."""
+def _trace_panel(ax: Any, trace: Any, feature_names: Sequence[str],
+                 incidents: Sequence[dict[str, Any]], colors: Sequence[Any]) -> None:
+    """The lines (strongest first), the y-limits from the lines, the bands, the incidents."""
     rows = np.asarray(trace.rows)
     values = np.vstack(trace.values)
     bounds = np.vstack(trace.bounds)
-    shown = shown_features(values[-1], fired, list(feature_names), n_top=_TOP_LINES)
+    shown = shown_features(values[-1], incident_features(incidents), list(feature_names),
+                           n_top=_TOP_LINES)
     display = _display("ImportanceTraceDisplay")
     if display is not None:  # the library's Display draws the lines; bands drawn below
         names = [_text(n) for n in feature_names]
@@ -211,7 +239,7 @@ def _trace_panel(ax: Any, trace: Any, feature_names: Sequence[str], fired: Seque
         pad = 0.1 * (hi - lo if hi > lo else max(abs(hi), 1.0))
         ax.set_ylim(lo - pad, hi + pad)
     draw_bands(ax, rows, values, bounds, shown[:_MAX_BANDS], colors)
-    mark_events(ax, fired, rows, values, list(feature_names), shown, colors)
+    mark_incidents(ax, incidents, [feature_names[j] for j in shown])
 
 
 def draw_bands(ax: Any, rows: np.ndarray, values: np.ndarray, bounds: np.ndarray,

@@ -130,7 +130,7 @@ def _plot_importances(run: StreamRun, out: Path) -> list[Image]:
         known_drift=run.known_drift_seen,
         detected_drift=run.detected_drift,
         losses=run.losses,
-        events={m: det.events_ for m, det in run.explainers.drift.items()},
+        incidents=_incidents_by_method(run),
     )
     labels = {m: _plots.importance_label(m, loss) for m, loss in run.losses.items()}
     bars = _plots.plot_importance_bars(
@@ -141,15 +141,25 @@ def _plot_importances(run: StreamRun, out: Path) -> list[Image]:
     )
     return [
         (
-            "Importances over the stream (top features and those with an explanation drift "
-            "event), with 95% confidence bands; dash-dot lines in a feature's colour with a "
-            "triangle (data channel) or square (model channel): its explanation drift events; "
-            "dashed red: known change points; dotted grey: changes detected by ADWIN on "
-            "the model's prequential error.",
+            "Importances over the stream (the strongest features and those a drift incident "
+            f"moved), with the 95% confidence bands of the {_plots._MAX_BANDS} strongest "
+            "(lighter where a band is wider than half the panel); red: drift incidents, shaded "
+            "from the change's start to its detection, numbered as in the incidents table "
+            "(dots: its top feature before the start and where the change is largest); light "
+            "blue lines: model updates; dashed dark grey: known change points; dotted grey: "
+            "changes detected by ADWIN on the model's prequential error.",
             traces,
         ),
         ("Final importances with their 95% bounds.", bars),
     ]
+
+
+def _incidents_by_method(run: StreamRun) -> dict[str, list[dict[str, Any]]]:
+    """The run's incidents and model updates (:attr:`StreamRun.incidents`), by watched method."""
+    by_method: dict[str, list[dict[str, Any]]] = {}
+    for inc in run.incidents:
+        by_method.setdefault(inc["method"], []).append(inc)
+    return by_method
 
 
 def _importance_tables(run: StreamRun) -> list[Table]:
