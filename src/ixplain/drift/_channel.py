@@ -363,12 +363,14 @@ class ValueChannel:
         )
 
     def compare(self, event: DriftEvent, previous_start: int) -> tuple[np.ndarray, ...]:
-        """Means and standard errors of every feature before and after ``event``."""
+        """Means and standard errors of every feature before and after ``event``, the
+        counts, and the values themselves (``(n_before, k)``, ``(n_after, k)``: for the
+        change's test)."""
         before = self.memory.between(previous_start, event.start)
         after = self.memory.between(event.start, event.row + 1)
         mb, sb = summary(before)
         ma, sa = summary(after)
-        return mb, sb, ma, sa, np.array([len(before), len(after)])
+        return mb, sb, ma, sa, np.array([len(before), len(after)]), before, after
 
 
 @lru_cache(maxsize=64)

@@ -18,12 +18,15 @@ do not depend on how the stream is chunked."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from typing import Any
 
 import numpy as np
 
-from .._validation import param_error
+from .._numeric import unit_shift
+from .._validation import check_float, param_error
+from ..change._stats import independent_change, paired_change
 from ..results.drift import DriftExplanation
 from ._attribution import LossTrigger, is_external, row_losses
 from ._channel import ValueChannel
@@ -208,12 +211,12 @@ class DataChannels(DetectorState):
             known = channel.__dict__.get("compared", {}).pop((e.row, e.feature), None)
             prev = int(before_starts[j]) if known is None else int(known[-1])
             before_starts[j] = e.start
-            mb, sb, ma, sa, counts = (known[:-1] if known is not None
-                                      else channel.compare(e, prev))
+            mb, sb, ma, sa, _, before, after = (known[:-1] if known is not None
+                                                else channel.compare(e, prev))
             change = DriftExplanation(
                 feature_names=list(channel.labels), before=mb, before_se=sb, after=ma,
                 after_se=sa, event=e, before_rows=(prev, e.start - 1), after_rows=(e.start, e.row),
-                **self._curves(channel, e, prev))
+                **self._curves(channel, e, prev), **change_statistics(before, after, ma - mb))
             self._emit(e, change)
         channel.__dict__.get("compared", {}).clear()
 
@@ -400,3 +403,71 @@ def curve_grid(explainer: Any, before: dict[str, np.ndarray],
     finite = values[np.isfinite(values)]
     lo, hi = np.quantile(finite, explainer.percentiles)
     return np.unique(np.linspace(lo, hi, explainer.grid_resolution))
+
+
+def explained(detector: Any, event: Any, level: Any) -> DriftExplanation:
+    """:meth:`~ixplain.drift.ExplanationDriftDetector.explain_change`: the explanation of
+    ``event`` kept when it was found (itself at its own ``level``, else a copy at ``level``)."""
+    change = detector._changes[event_index(detector, event)]
+    level = check_float(level, "level", f"{OWNER}.explain_change", low=0.0, high=1.0,
+                        low_inclusive=False, high_inclusive=False)
+    return change if level == change.level else dataclasses.replace(change, level=level)
+
+
+def event_index(detector: Any, event: Any) -> int:
+    """The index in ``events_`` of :meth:`~ixplain.drift.ExplanationDriftDetector.explain_change`'s
+    ``event`` (an event of it, or an index; negative from the end)."""
+    owner = f"{OWNER}.explain_change"
+    events = detector.events_
+    if isinstance(event, DriftEvent):
+        idx = next((i for i, e in enumerate(events) if e is event), None)
+        if idx is None:
+            raise ValueError(f"{owner}: the event is not one of events_.")
+        return idx
+    if isinstance(event, bool) or not isinstance(event, (int, np.integer)):
+        raise param_error(owner, "event", "a DriftEvent of events_ or its index", event,
+                          exc=TypeError)
+    if not events:
+        raise ValueError(f"{owner}: there are no events yet.")
+    n = len(events)
+    if not -n <= int(event) < n:
+        raise param_error(owner, "event", f"an index of events_ (0..{n - 1}, or -{n}..-1 from "
+                          "the end)", event)
+    return int(event)
+
+
+def change_statistics(before: np.ndarray, after: np.ndarray, change: np.ndarray,
+                      paired: bool = False) -> dict[str, Any]:
+    """The test of an event's change, as :func:`ixplain.compare` computes it: the
+    :class:`~ixplain.results.DriftExplanation` fields ``delta``, ``std_error``, ``lower``,
+    ``upper``, ``p_value``, ``design`` and ``confidence`` (95 %).
+
+    ``before``, ``after``: per-row values ``(n_before, k)`` and ``(n_after, k)``; with
+    ``paired`` the same rows (and draws) at two checks (``n_before == n_after``, row ``i``
+    of both the same observation), else two independent samples (Welch). Each column is
+    first multiplied by the power of two that brings its largest absolute value into
+    [0.5, 1) (exact), so values near the float limit give finite statistics, then the
+    results are scaled back (the p-values do not depend on the scale). With fewer than two
+    rows a side: ``delta = change`` (the means' difference), ``std_error = inf``, the
+    interval ``(-inf, inf)`` and ``p_value = 1``.
+    """
+    out: dict[str, Any] = {"design": "paired" if paired else "independent",
+                           "confidence": _CONFIDENCE}
+    k = len(change)
+    if min(len(before), len(after)) < 2:
+        inf = np.full(k, np.inf)
+        return {**out, "delta": np.asarray(change, dtype=float), "std_error": inf,
+                "lower": -inf, "upper": inf.copy(), "p_value": np.ones(k)}
+    top = np.maximum(np.abs(before).max(axis=0), np.abs(after).max(axis=0))
+    shift = np.array([unit_shift(float(t)) if 0 < t < np.inf else 0 for t in top])
+    test = paired_change if paired else independent_change
+    with np.errstate(over="ignore", invalid="ignore"):  # (non-finite values: NaN statistics)
+        ch = test(np.ldexp(before, shift), np.ldexp(after, shift), confidence=_CONFIDENCE)
+        back = -shift
+        return {**out, "delta": np.ldexp(ch.delta, back),
+                "std_error": np.ldexp(ch.std_error, back), "lower": np.ldexp(ch.lower, back),
+                "upper": np.ldexp(ch.upper, back), "p_value": ch.p_value}
+
+
+#: Coverage of the intervals of :func:`change_statistics` (that of the before/after bounds).
+_CONFIDENCE = 0.95

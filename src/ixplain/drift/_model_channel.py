@@ -17,7 +17,7 @@ import numpy as np
 
 from ..results.drift import DriftExplanation
 from ._channel import _quantile, make_event, summary
-from ._data_channels import DataChannels, set_draws
+from ._data_channels import DataChannels, change_statistics, set_draws
 from ._snapshot import (
     Capture,
     detached_copy,
@@ -243,11 +243,13 @@ class ModelChannel(DataChannels):
             curves = {"grid_values": self._ref_fixed["grid"],
                       "before_curve": self._ref_curve[0], "before_curve_se": self._ref_curve[1],
                       "after_curve": curve[0], "after_curve_se": curve[1]}
+        # the same reference rows and draws at both checks (common random numbers): paired
+        stats = change_statistics(ref, now, ma - mb, paired=True)
         for e in events:
             change = DriftExplanation(
                 feature_names=list(self.feature_names_), before=mb, before_se=sb, after=ma,
                 after_se=sa, event=e, before_rows=(self._ref_row, self._ref_row),
-                after_rows=(row, row), **curves)
+                after_rows=(row, row), **curves, **stats)
             self._emit(e, change)
         self._n_checks = 0
         self._new_reference(now, row)

@@ -22,11 +22,8 @@ from ..observers import ExplainerObserver, subscribe
 from ..results.drift import DriftExplanation
 from ._attribution import InputMemory
 from ._channel import RowMemory, ValueChannel, as_float_rows
-from ._data_channels import check_error_detector
-from ._snapshot import (
-    Capture,
-    pseudo_labels,
-)
+from ._data_channels import check_error_detector, explained
+from ._snapshot import Capture, pseudo_labels
 from ._state import OWNER
 from ._watch import ExplainerWatch
 from .base import TESTS, DriftEvent
@@ -608,36 +605,28 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
                              f"of this batch) is {float(arr[i])}; losses must be finite.")
         return arr
 
-    def explain_change(self, event: DriftEvent | int) -> DriftExplanation:
-        """Before/after importances of every feature around an event.
+    def explain_change(self, event: DriftEvent | int, level: float = 0.05) -> DriftExplanation:
+        """Every feature's explanation before and after an event, and the test of its change.
 
         Parameters
         ----------
         event : DriftEvent or int
-            An event of :attr:`events_` or its index (a negative index counts from the end,
-            as for a list: -1 is the last event).
+            An event of :attr:`events_` or its index (negative: from the end; -1 the last).
+        level : float in (0, 1), default=0.05
+            Family-wise level of the result's ``significant`` (Holm across the features).
 
         Returns
         -------
         DriftExplanation
+            The means, ``delta`` with its 95 % interval and p-value (Welch's t for a data or
+            values event, paired t for a model event) and Holm's adjusted p-values.
+
+        Raises
+        ------
+        ValueError, TypeError
+            For an ``event`` not of :attr:`events_` or a ``level`` outside (0, 1).
         """
-        if isinstance(event, DriftEvent):
-            idx = next((i for i, e in enumerate(self.events_) if e is event), None)
-            if idx is None:
-                raise ValueError(f"{OWNER}.explain_change: the event is not one of events_.")
-        else:
-            if isinstance(event, bool) or not isinstance(event, (int, np.integer)):
-                raise param_error(f"{OWNER}.explain_change", "event",
-                                  "a DriftEvent of events_ or its index", event, exc=TypeError)
-            idx = int(event)
-            if not self.events_:
-                raise ValueError(f"{OWNER}.explain_change: there are no events yet.")
-            if not -len(self.events_) <= idx < len(self.events_):
-                n = len(self.events_)
-                raise param_error(f"{OWNER}.explain_change", "event",
-                                  f"an index of events_ (0..{n - 1}, or -{n}..-1 from the end)",
-                                  event)
-        return self._changes[idx]
+        return explained(self, event, level)
 
     def events_frame(self) -> pd.DataFrame:
         """:attr:`events_` as a DataFrame, one row per event (columns: the event fields)."""

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..change._stats import holm
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -23,6 +25,13 @@ class DriftExplanation:
     event, the means of the per-observation values over the rows of the previous regime of the
     event's feature and over the rows since the change; for a model event, the current model's
     importances on the reference sample at the last reference point and now.
+
+    The change ``delta = after - before`` comes with the statistics of :func:`ixplain.compare`
+    (the same functions): per feature a t interval and p-value -- Welch's for a data or values
+    event, paired for a model event (:attr:`design`) -- and Holm's adjusted p-values across
+    the features (:attr:`p_adjusted`, :attr:`significant`). The per-row explanation values are
+    treated as independent draws (successive stream rows; the explainer's own smoothing is not
+    in them).
 
     Attributes
     ----------
@@ -47,12 +56,38 @@ class DriftExplanation:
         on the reference sample at the last reference point and now.
     before_curve_se, after_curve_se : ndarray of shape (n_outputs, n_grid) or None
         Their standard errors.
+    delta : ndarray of shape (k,)
+        ``after - before`` as the test computed it (equal to :attr:`change` up to rounding).
+    std_error : ndarray of shape (k,)
+        Standard error of ``delta`` (``inf`` with fewer than two values a side).
+    lower, upper : ndarray of shape (k,)
+        Pointwise ``confidence`` interval of ``delta`` (Student t; ``-inf, inf`` with fewer
+        than two values a side).
+    p_value : ndarray of shape (k,)
+        Unadjusted two-sided p-value of "no change" (1 with fewer than two values a side).
+    design : {"independent", "paired"} or None
+        ``"independent"`` (a data or values event: the rows before and after the change are
+        two samples; Welch's t with the Welch-Satterthwaite degrees of freedom) or
+        ``"paired"`` (a model event: the same reference rows with the same draws at both
+        checks, common random numbers; t on the per-row differences). None when the result
+        was built without the per-row values (the statistics are then NaN).
+    procedure : str, default="holm"
+        The family-wise procedure across the ``k`` features: Holm's step-down.
+    level : float, default=0.05
+        The family-wise level of :attr:`significant`
+        (:meth:`~ixplain.drift.ExplanationDriftDetector.explain_change`'s ``level``).
+    confidence : float, default=0.95
+        Coverage of the pointwise intervals.
 
     References
     ----------
     F. Fumagalli, M. Muschalik, E. Hullermeier, B. Hammer, "Incremental Permutation Feature
     Importance (iPFI)", Machine Learning 112, 2023 (explaining a change by the importances
     around it).
+    B. L. Welch, "The generalization of 'Student's' problem when several different population
+    variances are involved", Biometrika 34, 1947.
+    S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of
+    Statistics 6, 1979.
 
     Examples
     --------
@@ -66,6 +101,8 @@ class DriftExplanation:
       feature  before  after
     0       a     0.0    1.0
     1       b    -0.0    0.0
+    >>> change.design, change.significant.tolist()
+    ('independent', [True, False])
     """
 
     feature_names: list[str]
@@ -81,11 +118,45 @@ class DriftExplanation:
     after_curve: np.ndarray | None = None
     before_curve_se: np.ndarray | None = None
     after_curve_se: np.ndarray | None = None
+    delta: np.ndarray | None = None
+    std_error: np.ndarray | None = None
+    lower: np.ndarray | None = None
+    upper: np.ndarray | None = None
+    p_value: np.ndarray | None = None
+    design: str | None = None
+    procedure: str = "holm"
+    level: float = 0.05
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        """Without the test's statistics: ``delta`` is :attr:`change`, the others NaN."""
+        if self.delta is None:
+            self.delta = self.change
+        nan = np.full(np.shape(self.delta), np.nan)
+        for name in ("std_error", "lower", "upper", "p_value"):
+            if getattr(self, name) is None:
+                setattr(self, name, nan.copy())
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle; a pickle from before the test's statistics gets them as NaN."""
+        self.__dict__.update(state)
+        self.__post_init__()
 
     @property
     def change(self) -> np.ndarray:
         """``after - before``, shape (k,)."""
         return np.asarray(self.after) - np.asarray(self.before)
+
+    @property
+    def p_adjusted(self) -> np.ndarray:
+        """Holm-adjusted p-values across the ``k`` features, shape (k,)."""
+        return holm(np.asarray(self.p_value, dtype=float))
+
+    @property
+    def significant(self) -> np.ndarray:
+        """``p_adjusted <= level`` (bool, shape (k,)): the probability of any false finding
+        among the features is at most ``level``."""
+        return np.asarray(self.p_adjusted <= self.level, dtype=bool)
 
     def to_frame(self, kind: str = "values") -> pd.DataFrame:
         """The comparison as a table (95 % normal bounds).
@@ -95,7 +166,8 @@ class DriftExplanation:
         kind : {"values", "curves"}, default="values"
             ``"values"``: one row per watched feature: ``feature``, ``before``,
             ``before_low``, ``before_high``, ``after``, ``after_low``, ``after_high``,
-            ``change``. ``"curves"`` (iPDP events): one row per output and grid value:
+            ``change``, then the test: ``delta``, ``lower``, ``upper``, ``p_value``,
+            ``p_adjusted``, ``significant`` (see the attributes). ``"curves"`` (iPDP events): one row per output and grid value:
             ``output``, ``grid_value`` and the same value columns for the PD curves.
 
         Raises
@@ -117,6 +189,11 @@ class DriftExplanation:
             "before": b, "before_low": b - _Z95 * sb, "before_high": b + _Z95 * sb,
             "after": a, "after_low": a - _Z95 * sa, "after_high": a + _Z95 * sa,
             "change": a - b,
+            "delta": np.asarray(self.delta, dtype=float),
+            "lower": np.asarray(self.lower, dtype=float),
+            "upper": np.asarray(self.upper, dtype=float),
+            "p_value": np.asarray(self.p_value, dtype=float), "p_adjusted": self.p_adjusted,
+            "significant": self.significant,
         })
 
     @property
@@ -143,13 +220,16 @@ class DriftExplanation:
         })
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict: the event, the rows, the per-feature table (and the PD curves'
-        table under ``"curves"`` for an iPDP event)."""
+        """JSON-ready dict: the event, the rows, the per-feature table, the test's
+        ``design``, ``procedure``, ``level`` and ``confidence`` (and the PD curves' table
+        under ``"curves"`` for an iPDP event)."""
         out = {
             "event": self.event.to_dict(),
             "before_rows": list(self.before_rows),
             "after_rows": list(self.after_rows),
             "features": self.to_frame().to_dict(orient="records"),
+            "design": self.design, "procedure": self.procedure, "level": float(self.level),
+            "confidence": float(self.confidence),
         }
         if self.has_curves:
             out["curves"] = self.to_frame("curves").to_dict(orient="records")
