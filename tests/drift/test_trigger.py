@@ -71,6 +71,42 @@ def test_trigger_at_a_past_row_takes_the_rows_since():
     assert det.events_[0].test.startswith("external trigger at row 2080 + ")
 
 
+def test_a_repeated_trigger_row_is_a_no_op_and_triggers_keep_the_order_of_the_calls():
+    values, losses = _stream(0.05, 0.03)
+    once = ExplanationDriftDetector(random_state=0)
+    once.update_values(values[:2100], feature_names=["a", "b", "c"], losses=losses[:2100])
+    once.trigger()
+    det = ExplanationDriftDetector(random_state=0)
+    det.update_values(values[:2100], feature_names=["a", "b", "c"], losses=losses[:2100])
+    det.trigger(2099).trigger().trigger(2099)
+    assert det.triggers_ == [2099]
+    assert [e.to_dict() for e in det.events_] == [e.to_dict() for e in once.events_]
+    assert len(det.events_) == 1
+    # the QA sequence: a past row after a later one opens its own window (kept in the
+    # order of the calls); the last row again changes nothing
+    det.trigger(0).trigger(500)
+    n_events = len(det.events_)
+    det.trigger(2099).trigger(0)
+    assert det.triggers_ == [2099, 0, 500] and len(det.events_) == n_events
+    with pytest.raises(ValueError, match="in the future"):  # (checked before the no-op)
+        det.trigger(2100)
+
+
+def test_a_trigger_at_a_row_the_error_detector_fired_at_is_a_no_op():
+    rng = np.random.default_rng(1)
+    values = rng.normal(size=(3000, 3)) * 0.1
+    values[2000:, 1] += 0.05
+    losses = (rng.random(3000) < 0.1).astype(float)
+    losses[2000:] = (rng.random(1000) < 0.4).astype(float)
+    det = ExplanationDriftDetector(random_state=0, error_detector=drift.ADWIN())
+    det.update_values(values, feature_names=["a", "b", "c"], losses=losses)
+    alarms = list(det.triggers_)
+    assert alarms
+    n_events = len(det.events_)
+    det.trigger(alarms[-1])
+    assert det.triggers_ == alarms and len(det.events_) == n_events
+
+
 def test_trigger_without_a_change_names_nothing():
     values, losses = _stream(0.0, 0.0)
     det = ExplanationDriftDetector(random_state=0)

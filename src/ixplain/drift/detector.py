@@ -22,7 +22,7 @@ from ..observers import ExplainerObserver, subscribe
 from ..results.drift import DriftExplanation
 from ._attribution import InputMemory
 from ._channel import RowMemory, ValueChannel, as_float_rows
-from ._data_channels import check_error_detector
+from ._data_channels import check_error_detector, check_trigger_row
 from ._snapshot import (
     Capture,
     pseudo_labels,
@@ -228,7 +228,8 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         ``after`` are mean losses), whether or not a feature was named after them; an event
         named by the attribution that followed has the same ``start``.
     triggers_ : list of int
-        The rows of the external triggers (:meth:`trigger`, ``error_detector``'s alarms).
+        The rows of the external triggers (:meth:`trigger`, ``error_detector``'s alarms),
+        each once, in the order they came.
     feature_names_ : list of str
         The watched features.
     n_rows_ : int
@@ -399,9 +400,11 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         alarm: a detector on the error, a deployment, a user): in every data channel that
         tests a loss, the features whose values changed since the estimated start (the split
         of the channel's per-row losses) are named, by events whose ``test`` reads
-        ``"external trigger at row N + ..."``. The row goes to :attr:`triggers_`; a channel
-        not yet warmed up (a learning model's first snapshot comes at the first model check)
-        has nothing to compare. The model channel's reference is not renewed.
+        ``"external trigger at row N + ..."``. The row goes to :attr:`triggers_` in the order
+        of the calls and of ``error_detector``'s alarms (rows need not increase); a row
+        already there is a no-op. A channel not yet warmed up (a learning model's first
+        snapshot comes at the first model check) has nothing to compare. The model channel's
+        reference is not renewed.
 
         Parameters
         ----------
@@ -435,8 +438,11 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         []
         >>> [(e.feature, e.row, e.test[:28]) for e in det.trigger().events_]
         [('b', 2099, 'external trigger at row 2099')]
+        >>> det.trigger(2099).triggers_                # the same row again: nothing new
+        [2099]
         """
-        self._trigger(row)
+        if check_trigger_row(self, row) not in self.__dict__.get("triggers_", ()):
+            self._trigger(row)
         self.on_call_end()
         return self
 
