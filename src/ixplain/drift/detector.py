@@ -215,9 +215,11 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         ``river.drift.ADWIN()``, updated in place) fed the **current** model's per-row loss
         (one batched model call per chunk with a learning model); where it fires the
         detector calls :meth:`trigger` at that row: ADWIN's speed on the error, this
-        detector's attribution. Needs labels and an explainer with a loss. (The frozen
-        snapshot's loss instead named as often on the benchmark but gave more false
-        incidents: ``benchmarks/bench_explanation_drift.py --trigger``.)
+        detector's attribution. Needs labels and an explainer with a loss. If its ``update``
+        raises, it fails like the model (:class:`~ixplain.ModelEvaluationError` naming it and
+        the row; the part is taken back, ``error_detector`` too). (The frozen snapshot's loss
+        instead named as often on the benchmark but gave more false incidents:
+        ``benchmarks/bench_explanation_drift.py --trigger``.)
 
     Attributes
     ----------
