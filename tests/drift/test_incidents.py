@@ -119,14 +119,14 @@ def test_the_features_an_external_trigger_named_are_one_incident_opened_by_it():
 def test_before_and_after_are_the_plotted_values_with_their_bounds():
     # feature b steps from 5 to 9 at 1,001 rows seen; the loss change starts at row 1000
     # (0-based: 1,001 rows seen); before is read at 1,000 rows seen, after at the farthest
-    # snapshot from detection (the one at or before it) to start + horizon: all equal after
-    # the step, so the first, 1,200
+    # snapshot from detection (the first at or after it) to start + horizon: all equal after
+    # the step, so the first, 1,300 (detected at 1,201 rows seen)
     scale = step_scale([(1, 1001, 4.0)])
     incs = build([ev(1250, 1000, "b", test=LOSS_TEST, before=100.0, after=-50.0)],
                  [loss(1200, 1000)], scale)
     (inc,) = incs
     (f,) = inc.features
-    assert (inc.start, inc.detected, inc.end) == (1001, 1201, 1200)
+    assert (inc.start, inc.detected, inc.end) == (1001, 1201, 1300)
     assert (f.name, f.before, f.after, f.change, f.named) == ("b", 5.0, 9.0, 4.0, True)
     assert (f.before_lower, f.before_upper, f.after_lower, f.after_upper) == (4.5, 5.5, 8.5, 9.5)
     assert inc.scale == "smoothed"
@@ -153,6 +153,37 @@ def test_after_is_read_where_the_plot_moved_most_a_transient_dip_included():
     scale = step_scale([(0, 1500, -12.0), (0, 1800, 12.0)])
     (inc,) = build([], [loss(1200, 1000)], scale)
     assert inc.end == 1500 and inc.features[0].after == -2.0
+
+
+def test_after_is_never_read_before_detection_while_the_trace_goes_on():
+    # snapshots at 5, 15, ..., 1995, 2005, ...: a model check found a's move at 2,000 rows
+    # seen (0-based row 1999), between two snapshots; a steps +5 from 1,500 rows seen and
+    # +3 more from 2,003 (the snapshot before detection does not show it)
+    rows = np.arange(5, 5000, 10)
+    values = np.tile(np.array([10.0, 5.0, 1.0]), (len(rows), 1))
+    values[rows >= 1500, 0] += 5.0
+    values[rows >= 2003, 0] += 3.0
+    values[rows >= 1100, 1] += 4.0  # and b steps +4 from 1,100
+    scale = _Scale(NAMES, rows, values, values - 0.5, values + 0.5, [])
+    (update,) = build([ev(1999, 1000, "a", "model", "paired z")], [], scale)
+    assert (update.start, update.detected, update.end) == (1001, 2000, 2005)
+    assert update.features[0].after == 18.0
+    # a data change detected at 1,201 rows seen, no snapshot from there to the next change
+    # (which starts at 1,203): the first snapshot after detection
+    incs = build([ev(1200, 1000, "b"), ev(1250, 1202, "c")], [], scale, horizon=100,
+                 min_change=0.0)
+    assert [(i.detected, i.end, i.features[0].after) for i in incs][:1] == [(1201, 1205, 9.0)]
+    # every incident of a trace that goes on reads after at or after its detection
+    for inc in build([ev(r, r - 300, "a", "model", "paired z") for r in range(999, 4999, 1000)]
+                     + [ev(1250, 1000, "b", test=LOSS_TEST)], [loss(1200, 1000)], scale,
+                     min_change=0.0):
+        assert inc.end >= inc.detected
+
+
+def test_after_is_read_before_detection_only_when_the_trace_ends_before_it():
+    scale = step_scale([(0, 500, 5.0)], n=1900)  # the last snapshot: 1,900 rows seen
+    (update,) = build([ev(1999, 1000, "a", "model", "paired z")], [], scale)
+    assert (update.detected, update.end) == (2000, 1900)
 
 
 def test_after_is_read_before_the_next_change_of_the_data():

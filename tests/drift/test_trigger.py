@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from river import drift
 
-from ixplain import ExplanationDriftDetector, IncrementalPDP, checks
+from ixplain import ExplanationDriftDetector, IncrementalPDP, ModelEvaluationError, checks
 
 
 def _stream(shift: float, loss_step: float, n: int = 3000, seed: int = 0):
@@ -69,6 +69,42 @@ def test_trigger_at_a_past_row_takes_the_rows_since():
     assert [e.feature for e in det.events_] == ["b"]
     assert 2080 <= det.events_[0].row <= 2099
     assert det.events_[0].test.startswith("external trigger at row 2080 + ")
+
+
+def test_a_repeated_trigger_row_is_a_no_op_and_triggers_keep_the_order_of_the_calls():
+    values, losses = _stream(0.05, 0.03)
+    once = ExplanationDriftDetector(random_state=0)
+    once.update_values(values[:2100], feature_names=["a", "b", "c"], losses=losses[:2100])
+    once.trigger()
+    det = ExplanationDriftDetector(random_state=0)
+    det.update_values(values[:2100], feature_names=["a", "b", "c"], losses=losses[:2100])
+    det.trigger(2099).trigger().trigger(2099)
+    assert det.triggers_ == [2099]
+    assert [e.to_dict() for e in det.events_] == [e.to_dict() for e in once.events_]
+    assert len(det.events_) == 1
+    # the QA sequence: a past row after a later one opens its own window (kept in the
+    # order of the calls); the last row again changes nothing
+    det.trigger(0).trigger(500)
+    n_events = len(det.events_)
+    det.trigger(2099).trigger(0)
+    assert det.triggers_ == [2099, 0, 500] and len(det.events_) == n_events
+    with pytest.raises(ValueError, match="in the future"):  # (checked before the no-op)
+        det.trigger(2100)
+
+
+def test_a_trigger_at_a_row_the_error_detector_fired_at_is_a_no_op():
+    rng = np.random.default_rng(1)
+    values = rng.normal(size=(3000, 3)) * 0.1
+    values[2000:, 1] += 0.05
+    losses = (rng.random(3000) < 0.1).astype(float)
+    losses[2000:] = (rng.random(1000) < 0.4).astype(float)
+    det = ExplanationDriftDetector(random_state=0, error_detector=drift.ADWIN())
+    det.update_values(values, feature_names=["a", "b", "c"], losses=losses)
+    alarms = list(det.triggers_)
+    assert alarms
+    n_events = len(det.events_)
+    det.trigger(alarms[-1])
+    assert det.triggers_ == alarms and len(det.events_) == n_events
 
 
 def test_trigger_without_a_change_names_nothing():
@@ -143,3 +179,75 @@ def test_trigger_needs_a_loss():
     X, _ = checks.reference_stream(50)
     with pytest.raises(ValueError, match="error_detector needs.*no loss"):
         pdp.explain_many(X)
+
+
+class _Flaky:
+    """River's ADWIN whose ``update`` raises ``RuntimeError`` at the calls numbered in
+    ``fail_at`` (1-based, counted across copies: the count is the class's)."""
+
+    calls = {"n": 0}
+
+    def __init__(self, fail_at=()):
+        self.inner = drift.ADWIN()
+        self.fail_at = set(fail_at)
+
+    @property
+    def drift_detected(self):
+        return self.inner.drift_detected
+
+    def update(self, x):
+        _Flaky.calls["n"] += 1
+        if _Flaky.calls["n"] in self.fail_at:
+            raise RuntimeError("flaky detector")
+        self.inner.update(x)
+
+
+def _pfi_stream(error_detector):
+    from ixplain import IncrementalPFI
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3))
+    y = 2 * X[:, 0] + X[:, 1]
+    y[2000:] = 2 * X[2000:, 2] + X[2000:, 1]  # the model's loss rises from row 2000
+    det = ExplanationDriftDetector(static_model=True, random_state=0,
+                                   error_detector=error_detector)
+    explainer = IncrementalPFI(lambda A: 2 * A[:, 0] + A[:, 1], "squared_error",
+                               random_state=0, drift_detector=det, max_batch=256)
+    return X, y, det, explainer
+
+
+def test_an_error_detector_that_raises_fails_like_a_model_and_the_stream_can_continue():
+    X, y, ref_det, ref = _pfi_stream(drift.ADWIN())
+    ref.explain_many(X, y)
+    assert ref_det.triggers_  # (the comparison below is not empty)
+    _Flaky.calls["n"] = 0
+    X, y, det, explainer = _pfi_stream(_Flaky(fail_at=[700]))  # row 0 has no loss: row 700
+    with pytest.raises(ModelEvaluationError, match=(
+            r"rows 0-511 of this batch were explained \(n_seen_ is now 512\).*call "
+            r"explain_many\(X\[512:\], y\[512:\]\) to continue.*error_detector _Flaky raised "
+            r"RuntimeError on the model's loss at stream row 700.*flaky detector.*put back "
+            r"as it was before stream row 512")) as info:
+        explainer.explain_many(X, y)
+    assert isinstance(info.value.__cause__.__cause__, RuntimeError)
+    assert (explainer.n_seen_, det.n_rows_) == (512, 512)
+    explainer.explain_many(X[512:], y[512:])  # as the message says: the same results
+    assert det.triggers_ == ref_det.triggers_
+    assert [e.to_dict() for e in det.events_] == [e.to_dict() for e in ref_det.events_]
+    assert explainer.importances_ == pytest.approx(ref.importances_, rel=1e-12)
+
+
+def test_update_values_with_an_error_detector_that_raises_takes_nothing():
+    values, losses = _stream(0.05, 0.03)
+    ref = ExplanationDriftDetector(random_state=0, error_detector=drift.ADWIN())
+    ref.update_values(values, feature_names=["a", "b", "c"], losses=losses)
+    _Flaky.calls["n"] = 0
+    det = ExplanationDriftDetector(random_state=0, error_detector=_Flaky(fail_at=[2600]))
+    det.update_values(values[:2000], feature_names=["a", "b", "c"], losses=losses[:2000])
+    with pytest.raises(ModelEvaluationError,
+                       match="error_detector _Flaky raised RuntimeError on the model's loss at "
+                             "stream row 2599 .*before stream row 2000"):
+        det.update_values(values[2000:], losses=losses[2000:])
+    assert det.n_rows_ == 2000 and det.error_detector.inner.n_detections == 0
+    det.update_values(values[2000:], losses=losses[2000:])  # the retry
+    assert det.triggers_ == ref.triggers_
+    assert [e.to_dict() for e in det.events_] == [e.to_dict() for e in ref.events_]

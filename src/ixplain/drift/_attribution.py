@@ -81,13 +81,16 @@ Mathematical Statistics 41, 1970. S. R. Howard, A. Ramdas, J. McAuliffe, J. Sekh
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._validation import ModelEvaluationError
 from ._channel import ValueChannel, _quantile, _stats, make_event
+from ._state import OWNER
 from .base import DriftEvent
 
 __all__ = ["INPUT_BEFORE", "InputMemory", "LOOK_MAX", "LOSS_LAG", "LOSS_SHIFTS", "LossTrigger",
@@ -613,6 +616,62 @@ def is_external(change: DriftEvent) -> bool:
     """Whether a change of :attr:`LossTrigger.changes` is an external trigger (not a loss
     change)."""
     return change.test.startswith("external trigger")
+
+
+def feed_error_detector(detector: Any, rows: np.ndarray, errors: np.ndarray) -> list[int]:
+    """Give the ``error_detector`` the per-row ``errors`` of stream ``rows`` in row order
+    (non-finite ones skipped); return the rows where it fired.
+
+    If its ``update`` (or ``drift_detected``) raises, the detector is put back in place as it
+    was before these rows (from a copy made first) and a :class:`ModelEvaluationError`
+    naming ``error_detector``, the row and the error is raised from it: as for a failing
+    model, nothing of the part is taken and the explainer says which rows were kept and
+    where to continue (an interruption, ``KeyboardInterrupt``, propagates as it is).
+    """
+    saved = _copy_or_none(detector)
+    alarms = []
+    r, e = -1, math.nan
+    try:
+        for r, e in zip(np.asarray(rows).tolist(), np.asarray(errors, dtype=float).tolist()):
+            if math.isfinite(e):
+                detector.update(e)
+                if detector.drift_detected:
+                    alarms.append(int(r))
+    except BaseException as exc:
+        back = _put_back(detector, saved)
+        if not isinstance(exc, Exception):
+            raise
+        raise ModelEvaluationError(
+            f"{OWNER}: error_detector {type(detector).__name__} raised {type(exc).__name__} on "
+            f"the model's loss at stream row {r} (update({e!r})): {exc}. "
+            + (f"It was put back as it was before stream row {int(rows[0])}." if back else
+               f"It could not be copied: it keeps the rows from {int(rows[0])} to before "
+               f"{r} it took.")) from exc
+    return alarms
+
+
+def _copy_or_none(obj: Any) -> Any:
+    """A deep copy of ``obj`` (None if it cannot be copied)."""
+    try:
+        return copy.deepcopy(obj)
+    except Exception:
+        return None
+
+
+def _put_back(obj: Any, saved: Any) -> bool:
+    """Put ``obj``'s attributes back to those of its copy ``saved`` (its ``__dict__`` and
+    slots), in place; False when there is no copy."""
+    if saved is None:
+        return False
+    if hasattr(obj, "__dict__"):
+        obj.__dict__.clear()
+        obj.__dict__.update(saved.__dict__)
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(saved, name):
+                setattr(obj, name, getattr(saved, name))
+    return True
 
 
 def row_losses(explainer: Any, cols: Any, y: Any) -> np.ndarray | None:

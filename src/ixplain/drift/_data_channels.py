@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,7 @@ from .._numeric import unit_shift
 from .._validation import check_float, param_error
 from ..change._stats import independent_change, paired_change
 from ..results.drift import DriftExplanation
-from ._attribution import LossTrigger, is_external, row_losses
+from ._attribution import LossTrigger, feed_error_detector, is_external, row_losses
 from ._channel import ValueChannel
 from ._snapshot import (
     Capture,
@@ -256,12 +255,7 @@ class DataChannels(DetectorState):
             return
         if errors is None:
             raise ValueError(no_errors(self))
-        alarms = []
-        for r, e in zip(np.asarray(rows).tolist(), np.asarray(errors, dtype=float).tolist()):
-            if math.isfinite(e):
-                det.update(e)
-                if det.drift_detected:
-                    alarms.append(int(r))
+        alarms = feed_error_detector(det, rows, errors)  # (raises ModelEvaluationError)
         self.__dict__.setdefault("triggers_", []).extend(alarms)
         self.__dict__["_alarm_rows"] = alarms
 

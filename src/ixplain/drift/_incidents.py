@@ -107,11 +107,15 @@ class Incident:
     detected : int
         Rows seen when the change was found (the first event's row plus one).
     end : int or None
-        Rows seen at the snapshot ``after`` is read at: of the snapshots from ``detected``
-        to ``horizon`` rows after ``start`` (and before the next change of the data; for a
-        model check: at ``detected``), the one whose importances are farthest from those
-        before (the sum of absolute differences): where the plot shows the change largest,
-        a transient dip included. None without a trace (``scale="event means"``).
+        Rows seen at the snapshot ``after`` is read at (the report: "after read at row N";
+        not where the change ended): of the snapshots from ``detected`` to ``horizon`` rows
+        after ``start`` (and before the next change of the data; for a model check: at
+        ``detected``), the one whose importances are farthest from those before (the sum of
+        absolute differences): where the plot shows the change largest, a transient dip
+        included. When no snapshot falls in that range, the first one after ``detected``
+        (snapshots come every ``history_every`` rows). So ``end >= detected``, unless the
+        trace ends before ``detected`` (its last snapshot). None without a trace
+        (``scale="event means"``).
     headline : str
         The change in words, e.g. ``"the data changed: the frozen model's loss rose 40 %"``.
     features : tuple of IncidentFeature
@@ -484,8 +488,10 @@ class _Scale:
 
 def _measure(group: _Group, scale: _Scale, horizon: int, cap: int | None
              ) -> tuple[list[IncidentFeature], int | None]:
-    """Every feature's before/after on the plotted scale, and the row ``after`` is read at
-    (at most ``cap`` rows seen: before the next change of the data)."""
+    """Every feature's before/after on the plotted scale, and the row ``after`` is read at:
+    a snapshot at or after detection (at most ``cap`` rows seen, before the next change of
+    the data, unless the first snapshot after detection is later; before detection only
+    when the trace ends before it)."""
     start, detected = group.start + 1, group.detected + 1
     if scale.rows is None or not len(scale.rows):
         first = scale.changes[group.events[0]] if group.events else None
@@ -504,7 +510,11 @@ def _measure(group: _Group, scale: _Scale, horizon: int, cap: int | None
     last = detected if group.channel == "model" else max(start + horizon, detected)
     if cap is not None:
         last = max(min(last, cap), detected)
-    i1 = _farthest(scale, i0, scale.at(detected), scale.at(last))
+    rows = scale.rows
+    first = int(np.searchsorted(rows, detected, side="left"))  # at or after detection
+    if first >= len(rows):  # (the trace ends before detection: its last snapshot)
+        first = len(rows) - 1
+    i1 = _farthest(scale, i0, first, max(scale.at(last), first))
     return [IncidentFeature(n, float(v[i0, j]), float(v[i1, j]), float(v[i1, j] - v[i0, j]),
                             _f(lo[i0, j]), _f(hi[i0, j]), _f(lo[i1, j]), _f(hi[i1, j]))
             for j, n in enumerate(scale.names)], int(scale.rows[i1])

@@ -22,9 +22,10 @@ from ..observers import ExplainerObserver, subscribe
 from ..results.drift import DriftExplanation
 from ._attribution import InputMemory
 from ._channel import RowMemory, ValueChannel, as_float_rows
-from ._data_channels import check_error_detector, explained
+from ._data_channels import check_error_detector, check_trigger_row, explained
 from ._snapshot import Capture, pseudo_labels
 from ._state import OWNER
+from ._values_input import checked_losses, named_columns
 from ._watch import ExplainerWatch
 from .base import TESTS, DriftEvent
 
@@ -212,9 +213,11 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         ``river.drift.ADWIN()``, updated in place) fed the **current** model's per-row loss
         (one batched model call per chunk with a learning model); where it fires the
         detector calls :meth:`trigger` at that row: ADWIN's speed on the error, this
-        detector's attribution. Needs labels and an explainer with a loss. (The frozen
-        snapshot's loss instead named as often on the benchmark but gave more false
-        incidents: ``benchmarks/bench_explanation_drift.py --trigger``.)
+        detector's attribution. Needs labels and an explainer with a loss. If its ``update``
+        raises, it fails like the model (:class:`~ixplain.ModelEvaluationError` naming it and
+        the row; the part is taken back, ``error_detector`` too). (The frozen snapshot's loss
+        instead named as often on the benchmark but gave more false incidents:
+        ``benchmarks/bench_explanation_drift.py --trigger``.)
 
     Attributes
     ----------
@@ -225,7 +228,8 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         ``after`` are mean losses), whether or not a feature was named after them; an event
         named by the attribution that followed has the same ``start``.
     triggers_ : list of int
-        The rows of the external triggers (:meth:`trigger`, ``error_detector``'s alarms).
+        The rows of the external triggers (:meth:`trigger`, ``error_detector``'s alarms),
+        each once, in the order they came.
     feature_names_ : list of str
         The watched features.
     n_rows_ : int
@@ -396,9 +400,11 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         alarm: a detector on the error, a deployment, a user): in every data channel that
         tests a loss, the features whose values changed since the estimated start (the split
         of the channel's per-row losses) are named, by events whose ``test`` reads
-        ``"external trigger at row N + ..."``. The row goes to :attr:`triggers_`; a channel
-        not yet warmed up (a learning model's first snapshot comes at the first model check)
-        has nothing to compare. The model channel's reference is not renewed.
+        ``"external trigger at row N + ..."``. The row goes to :attr:`triggers_` in the order
+        of the calls and of ``error_detector``'s alarms (rows need not increase); a row
+        already there is a no-op. A channel not yet warmed up (a learning model's first
+        snapshot comes at the first model check) has nothing to compare. The model channel's
+        reference is not renewed.
 
         Parameters
         ----------
@@ -432,8 +438,11 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
         []
         >>> [(e.feature, e.row, e.test[:28]) for e in det.trigger().events_]
         [('b', 2099, 'external trigger at row 2099')]
+        >>> det.trigger(2099).triggers_                # the same row again: nothing new
+        [2099]
         """
-        self._trigger(row)
+        if check_trigger_row(self, row) not in self.__dict__.get("triggers_", ()):
+            self._trigger(row)
         self.on_call_end()
         return self
 
@@ -510,10 +519,12 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
             explainer, or detach the detector first with ``explainer.drift_detector = None``).
         """
         self._refuse_attached()
-        values, feature_names = self._named_columns(values, feature_names)
+        values, feature_names = named_columns(self.feature_names_, values, feature_names)
         arr = as_float_rows(values, self._k, OWNER)
         rows_arr = self._check_rows(rows, len(arr))
-        loss_arr = self._check_losses(losses, rows_arr)
+        channel = self._channels.get("values")
+        loss_arr = checked_losses(None if channel is None else channel.trigger is not None,
+                                  losses, rows_arr)
         if not np.isfinite(arr).all():
             i, j = np.argwhere(~np.isfinite(arr))[0]
             name = (self.feature_names_ or feature_names or [f"v{c}" for c in range(arr.shape[1])])
@@ -545,65 +556,6 @@ class ExplanationDriftDetector(ExplainerWatch, ExplainerObserver):
                 "update / update_many), or detach the detector first with "
                 "explainer.drift_detector = None."
             )
-
-    def _named_columns(self, values: Any, feature_names: Any) -> tuple[Any, Any]:
-        """``update_values``' values and names: a DataFrame's columns name its values (and
-        are put in the first call's order on later calls); names that differ from the first
-        call's, or repeat, are refused."""
-        columns = getattr(values, "columns", None)
-        if columns is not None:
-            columns = [str(c) for c in columns]
-            known = self.feature_names_
-            if known is not None and columns != known and sorted(columns) == sorted(known):
-                values = values[[c for k in known for c in values.columns if str(c) == k]]
-                columns = list(known)  # the same columns, another order
-            if feature_names is None:
-                feature_names = columns
-        if feature_names is not None:
-            names = [str(n) for n in feature_names]
-            if len(set(names)) != len(names):
-                dup = next(n for n in names if names.count(n) > 1)
-                raise ValueError(f"{OWNER}.update_values: feature name {dup!r} is repeated.")
-            if columns is not None and names != columns:
-                raise ValueError(f"{OWNER}.update_values: feature_names {names} differ from "
-                                 f"the DataFrame's columns {columns}.")
-            if self.feature_names_ is not None and names != self.feature_names_:
-                raise ValueError(f"{OWNER}.update_values: got features {names}, but the "
-                                 f"detector watches {self.feature_names_} (the feature set "
-                                 "cannot change; build a new detector).")
-        return values, feature_names
-
-    def _check_losses(self, losses: Any, rows: np.ndarray) -> np.ndarray | None:
-        """``losses`` as float64 ``(B,)`` for the stream rows ``rows`` (None if not given);
-        a non-finite loss is refused naming its stream row (and its row in the batch)."""
-        n = len(rows)
-        channel = self._channels.get("values")
-        watched = None if channel is None else channel.trigger is not None
-        if losses is None:
-            if watched:
-                raise ValueError(f"{OWNER}.update_values: losses were given before; give "
-                                 "them on every call.")
-            return None
-        if watched is False:
-            raise ValueError(f"{OWNER}.update_values: losses must be given from the first "
-                             "call on (the loss test needs its warm-up).")
-        try:
-            arr = np.asarray(losses, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{OWNER}.update_values: losses must be numbers, one per row; got "
-                            f"{type(losses).__name__}.") from None
-        if arr.ndim > 1 and arr.size != n:
-            raise ValueError(f"{OWNER}.update_values: losses must have shape ({n},), one per "
-                             f"row; got shape {arr.shape}.")
-        arr = arr.reshape(-1)
-        if len(arr) != n:
-            raise ValueError(f"{OWNER}.update_values: got {n} rows of values but "
-                             f"{len(arr)} losses.")
-        if not np.isfinite(arr).all():
-            i = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ValueError(f"{OWNER}.update_values: the loss at row {int(rows[i])} (row {i} "
-                             f"of this batch) is {float(arr[i])}; losses must be finite.")
-        return arr
 
     def explain_change(self, event: DriftEvent | int, level: float = 0.05) -> DriftExplanation:
         """Every feature's explanation before and after an event, and the test of its change.

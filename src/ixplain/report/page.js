@@ -408,7 +408,7 @@
     var parts = [];
     if (inc.start !== null) { parts.push("from row " + fmt(inc.start)); }
     if (inc.detected !== null) { parts.push("detected at row " + fmt(inc.detected)); }
-    if (inc.end !== null) { parts.push("ended at row " + fmt(inc.end)); }
+    if (inc.end !== null) { parts.push("after read at row " + fmt(inc.end)); }
     return parts.join(", ");
   }
 
