@@ -237,18 +237,21 @@ def evaluation_2(trials, n):
                   f"{hits / trials:.3f} |")
 
 
-def width_ratio(trials, n):
-    """Paired (CRN) interval width vs two independent runs (other seeds), same model rows."""
+def width_ratio(trials, n, kinds=("ridge", "hgb")):
+    """Paired (CRN) interval width vs two independent runs (other seeds), same model rows.
+
+    Both standard errors as ``compare`` computes them (the draws' two-role variance); the
+    "psi" rows use the per-row influence values' spread (the error before the variance fix)."""
     print(f"\n## Interval width: two independent runs / paired CRN, {n} rows, {trials} trials "
           "(median per feature)")
-    print("| model | mode | x0 | x1 | x2 | x3 | x4 |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | mode | error | x0 | x1 | x2 | x3 | x4 |")
+    print("|---|---|---|---|---|---|---|---|")
     loss = get_loss("squared_error")
     groups = [[f"x{j}"] for j in range(5)]
-    for kind in ("ridge", "hgb"):
+    for kind in kinds:
         for label_free in (True, False):
             rng = np.random.default_rng(4)
-            ratios = []
+            ratios = {"two-role": [], "psi": []}
             for t in range(trials if kind == "ridge" else max(trials // 4, 5)):
                 a, b = as_model(fit(kind, BEFORE, rng)), as_model(fit(kind, AFTER, rng))
                 X, y = draw(n, AFTER, rng)
@@ -257,12 +260,62 @@ def width_ratio(trials, n):
                 sb = Side(b, tab, b.predict(tab) if label_free else y)
                 va, vb = pfi_rows(sa, loss, groups, 5, t), pfi_rows(sb, loss, groups, 5, t)
                 vb2 = pfi_rows(sb, loss, groups, 5, t + 10_000)
-                paired = (vb - va).std(axis=0, ddof=1)
-                indep = np.sqrt(va.var(axis=0, ddof=1) + vb2.var(axis=0, ddof=1))
-                ratios.append(indep / np.maximum(paired, 1e-300))
-            med = np.median(ratios, axis=0)
+                for key, wrap in (("two-role", lambda v: v), ("psi", np.asarray)):
+                    paired = paired_change(wrap(va), wrap(vb)).std_error
+                    indep = independent_change(wrap(va), wrap(vb2)).std_error
+                    ratios[key].append(indep / np.maximum(paired, 1e-300))
             mode = "label-free" if label_free else "labelled"
-            print(f"| {kind} | {mode} | " + " | ".join(f"{r:.3g}" for r in med) + " |")
+            for key, rs in ratios.items():
+                med = np.median(rs, axis=0)
+                print(f"| {kind} | {mode} | {key} | " + " | ".join(f"{r:.3g}" for r in med)
+                      + " |")
+
+
+def z_spread(trials, n, kinds=("ridge", "hgb")):
+    """sd of the z-scores ``(delta - truth) / se`` of the unchanged features (x0, x3, x4) and
+    the 95 % coverage of every feature's truth, fixed model pair, fresh rows and seeds per
+    trial: the two-role variance next to the per-row influence values' spread ("psi")."""
+    from scipy import stats
+
+    print(f"\n## Standard errors: z-scores of the deltas, fixed models, {n} rows, {trials} "
+          "trials")
+    print("| model | design | error | sd(z) x0, x3, x4 | pooled | coverage (95 %, all) |")
+    print("|---|---|---|---|---|---|")
+    loss = get_loss("squared_error")
+    groups = [[f"x{j}"] for j in range(5)]
+    for kind in kinds:
+        rng = np.random.default_rng(10)
+        a, b = fit(kind, BEFORE, rng), fit(kind, AFTER, rng)
+        ma, mb = as_model(a), as_model(b)
+        for design in ("same rows, label-free", "same rows, labelled", "own periods"):
+            tr = truth(kind, a, b, design, 11) if kind == "ridge" else _brute_truth(
+                a, b, design, 200_000)
+            lf = design == "same rows, label-free"
+            z = {"two-role": [], "psi": []}
+            for t in range(trials):
+                Xb, yb = draw(n, AFTER, rng)
+                Xa, ya = draw(n, BEFORE, rng) if design == "own periods" else (Xb, yb)
+                ta, tb = as_table(Xa), as_table(Xb)
+                va = pfi_rows(Side(ma, ta, ma.predict(ta) if lf else ya), loss, groups, 5, t)
+                vb = pfi_rows(Side(mb, tb, mb.predict(tb) if lf else yb), loss, groups, 5, t)
+                test = independent_change if design == "own periods" else paired_change
+                for key, wrap in (("two-role", lambda v: v), ("psi", np.asarray)):
+                    ch = test(wrap(va), wrap(vb))
+                    z[key].append(((ch.delta - tr) / ch.std_error, ch.df))
+            for key, zs in z.items():
+                zz = np.array([v for v, _ in zs])
+                q = stats.t.ppf(0.975, np.array([d for _, d in zs]))
+                sd = zz[:, [0, 3, 4]].std(axis=0)
+                print(f"| {kind} | {design} | {key} | {', '.join(f'{v:.2f}' for v in sd)} | "
+                      f"{zz[:, [0, 3, 4]].std():.3f} | {np.mean(np.abs(zz) <= q):.3f} |")
+
+
+def _brute_truth(a, b, design, n):
+    """The delta of a fixed pair by brute force on ``n`` fresh rows (same rows both models)."""
+    lf = design == "same rows, label-free"
+    coef_a = BEFORE if design == "own periods" else AFTER
+    return (brute_pfi(b, AFTER, lf, np.random.default_rng(12), n)
+            - brute_pfi(a, coef_a, lf, np.random.default_rng(12), n))
 
 
 def ki2022_difference(model_a, model_b, X, y, rng):
@@ -459,9 +512,20 @@ def main():
     ap.add_argument("--sage-only", action="store_true", help="only the SAGE section")
     ap.add_argument("--real-only", action="store_true", help="only the bike-sharing section")
     ap.add_argument("--shift-only", action="store_true", help="only evaluation 3")
+    ap.add_argument("--errors-only", action="store_true",
+                    help="only the standard-error sections (z-scores, interval width)")
+    ap.add_argument("--eval1-only", choices=("ridge", "hgb"),
+                    help="only evaluation 1 for this model (and, for ridge, evaluation 2)")
     args = ap.parse_args()
     start = time.perf_counter()
-    if args.shift_only:
+    if args.errors_only:
+        z_spread(60 if args.quick else 400, 300)
+        width_ratio(10 if args.quick else 50, 300)
+    elif args.eval1_only:
+        evaluation_1(6 if args.quick else 100, 300, (args.eval1_only,))
+        if args.eval1_only == "ridge":
+            evaluation_2(30 if args.quick else 200, 150)
+    elif args.shift_only:
         evaluation_3(10 if args.quick else 50, 300)
     elif args.real_only:
         real_data(1000)
@@ -472,6 +536,7 @@ def main():
         evaluation_1_baselines(10, 300)
         evaluation_1_sage(10, 300)
         evaluation_2(30, 150)
+        z_spread(60, 300)
         width_ratio(10, 300)
         evaluation_3(10, 300)
         evaluation_4(20, (100, 400), (0.01, 0.1, 1.0))
@@ -481,6 +546,7 @@ def main():
         evaluation_1_baselines(50, 300)
         evaluation_1_sage(40, 300)
         evaluation_2(200, 150)
+        z_spread(400, 300)
         width_ratio(50, 300)
         evaluation_3(50, 300)
         evaluation_4(50, (100, 200, 400, 800), (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0))
