@@ -23,19 +23,47 @@ rankings) and the KI 2022 model-change explainer (PFI of each model with one per
 window, their difference, no uncertainty).
 
 Run:  PYTHONPATH=src python benchmarks/bench_change.py [--quick]
-      (sections alone: --sage-only, --shift-only, --real-only; with --quick: fewer trials)
+      (sections alone: --sage-only, --shift-only, --real-only, --errors-only (z-scores and
+      width ratios), --eval1-only {ridge,hgb} (ridge adds evaluation 2); --quick: fewer trials)
+
+PFI standard errors (since the variance fix): the dyadic cluster-robust variance of the
+draws' mean, every pair of draws sharing a row (explained or replacement) counted once
+(``ixplain.change._stats.two_role_variance``, derivation in its docstring). Before it, the
+spread of per-row influence values ``psi`` (both roles of a row summed) counted each draw's
+own noise twice: sd of the z-scores ~0.83 on labelled deltas, intervals ~1.2x too wide.
+Figures below marked (psi) are from before the fix.
+
+Standard errors -- z = (delta - truth) / se of the unchanged features x0, x3, x4, one fixed
+model pair, fresh rows and seeds per trial, 300 rows, 400 trials (``--errors-only``, 342 s with
+the width table; Ridge truth closed form, HGB brute force on 200,000 rows):
+
+| model | design | sd(z) x0, x3, x4: two-role | (psi) | coverage 95 %, all features: two-role | (psi) |
+|---|---|---|---|---|---|
+| Ridge | same rows, label-free | 1.03, 1.05, 1.16 | 0.94, 0.96, 1.07 | 0.933 | 0.951 |
+| Ridge | same rows, labelled | 1.02, 0.97, 0.99 | 0.85, 0.81, 0.82 | 0.956 | 0.982 |
+| Ridge | own periods | 0.97, 0.98, 0.95 | 0.90, 0.81, 0.79 | 0.952 | 0.974 |
+| HGB | same rows, label-free | 0.99, 1.02, 1.06 | 0.85, 0.86, 0.90 | 0.944 | 0.971 |
+| HGB | same rows, labelled | 1.01, 1.05, 1.04 | 0.84, 0.87, 0.87 | 0.948 | 0.980 |
+| HGB | own periods | 0.98, 0.97, 1.04 | 0.90, 0.81, 0.87 | 0.949 | 0.975 |
+
+The variance itself is unbiased: over 1000 label-free Ridge trials sd(delta) / sqrt(mean
+variance) = 0.97-1.02 per feature. Label-free z-scores stay a little wide (sd 1.02-1.09):
+the squared prediction change is a skewed kernel, so the estimated variance is noisy and
+grows with the delta (the studentized mean of skewed data); coverage 0.933-0.944.
 
 Results (2026-12-07, full run on 2 shared cores: 531 s with 25 HGB trials, the HGB rows rerun
 with 100 (~18 min), 5 s SAGE, 51 s shift, 30 s real data;
 the shift line with fchange's ``ixplain.change._shift`` overlaid on this branch):
 
-Evaluation 1 -- PFI, min_change 0.25, Holm at 0.05, 95 % intervals, 300 rows a side:
+Evaluation 1 -- PFI, min_change 0.25, Holm at 0.05, 95 % intervals, 300 rows a side (PFI rows
+after the variance fix: ``--eval1-only ridge`` 49 s with evaluation 2, ``--eval1-only hgb``
+HGB_TIME; the (psi) coverage is from before it):
 
 | model | design | trials | power | FWER (unchanged found) | coverage | found x0..x4 |
 |---|---|---|---|---|---|---|
-| Ridge | same rows, label-free | 100 | 1.00 | 0.000 | 0.958 | 0, 1, 1, 0, 0 |
-| Ridge | same rows, labelled | 100 | 1.00 | 0.000 | 0.976 | 0, 0, 1, 0, 0 |
-| Ridge | own periods | 100 | 1.00 | 0.020 | 0.960 | .02, 1, 1, 0, 0 |
+| Ridge | same rows, label-free | 100 | 1.00 | 0.000 | 0.938 (psi 0.958) | 0, 1, 1, 0, 0 |
+| Ridge | same rows, labelled | 100 | 1.00 | 0.000 | 0.946 (psi 0.976) | 0, 0, 1, 0, 0 |
+| Ridge | own periods | 100 | 1.00 | 0.030 | 0.932 (psi 0.960) | .03, 1, 1, 0, 0 |
 | HGB | same rows, label-free | 100 | 0.98 | 0.000 | 0.962 | 0, 1, 1, 0, 0 |
 | HGB | same rows, labelled | 100 | 0.99 | 0.000 | 0.980 | 0, 0, 1, 0, 0 |
 | HGB | own periods | 100 | 1.00 | 0.020 | 0.966 | .02, 1, 1, 0, 0 |
@@ -52,26 +80,28 @@ finding):
 
 | case | labelled | label-free |
 |---|---|---|
-| same model, two samples of the same data | 0.020 | 0.005 |
-| two Ridge fits on two samples, same rows, min_change 0 | 0.865 | 1.000 |
+| same model, two samples of the same data | 0.035 (psi 0.020) | 0.030 (psi 0.005) |
+| two Ridge fits on two samples, same rows, min_change 0 | 0.930 (psi 0.865) | 1.000 |
 | two Ridge fits on two samples, same rows, min_change 0.25 | 0.000 | 0.000 |
 
 Two fits differ by small real amounts (coefficients ~0.01 apart); the paired test finds them at
 min_change 0 -- correct for the models, but rarely what a user means: set min_change.
 
 Interval width -- two independent runs (other seeds; Welch) / paired CRN, same model rows,
-median over 50 (Ridge) / 12 (HGB) trials:
+both with compare's errors, median over 50 (Ridge) / 12 (HGB) trials (``--errors-only``):
 
 | model | mode | x0 (used alike) | x1 (left) | x2 (entered) | x3 | x4 |
 |---|---|---|---|---|---|---|
-| Ridge | label-free | 222 | 1.00 | 1.00 | 1.28 | 1.12 |
-| Ridge | labelled | 2.69 | 1.00 | 0.99 | 0.99 | 1.01 |
-| HGB | label-free | 7.84 | 1.00 | 0.97 | 1.06 | 1.07 |
-| HGB | labelled | 2.78 | 1.00 | 0.99 | 1.01 | 1.01 |
+| Ridge | label-free | 224 (psi 222) | 1.00 | 1.01 | 1.29 | 1.15 |
+| Ridge | labelled | 2.91 (psi 2.69) | 1.00 | 1.01 | 0.99 | 1.01 |
+| HGB | label-free | 8.82 (psi 7.84) | 1.00 | 0.99 | 1.04 | 1.07 |
+| HGB | labelled | 2.91 (psi 2.78) | 1.00 | 1.00 | 1.01 | 1.01 |
 
-The 3x target is met where both models use a feature (label-free); labelled, the per-row loss
-change of x0 carries the two models' disagreement ``2 (x0 - x0') (f_a - f_b)(x)``, a real
-row-to-row spread no pairing removes (2.7x). A feature only one model uses gains nothing.
+The 3x target is met where both models use a feature label-free; labelled it is not (2.9x
+with the correct variance, not tuned): the per-row loss change of x0 carries the two models'
+disagreement ``2 (x0 - x0') (f_a - f_b)(x)``, a real row-to-row spread no pairing removes.
+The fix narrows the paired interval more than the independent runs' (their ``psi`` error was
+less conservative), hence 2.7x -> 2.9x. A feature only one model uses gains nothing.
 
 Evaluation 3 -- fixed Ridge, x1's spread doubled, label-free, 50 trials: found x0..x4 = 0, 1.00,
 .02, .02, 0 (FWER <= 0.04); coverage 0.936; explanation-shift test p <= 0.05 in 1.00 of the
