@@ -23,22 +23,52 @@ rankings) and the KI 2022 model-change explainer (PFI of each model with one per
 window, their difference, no uncertainty).
 
 Run:  PYTHONPATH=src python benchmarks/bench_change.py [--quick]
-      (sections alone: --sage-only, --shift-only, --real-only; with --quick: fewer trials)
+      (sections alone: --sage-only, --shift-only, --real-only, --errors-only (z-scores and
+      width ratios), --eval1-only {ridge,hgb} (ridge adds evaluation 2); --quick: fewer trials)
+
+PFI standard errors (since the variance fix): the dyadic cluster-robust variance of the
+draws' mean, every pair of draws sharing a row (explained or replacement) counted once
+(``ixplain.change._stats.two_role_variance``, derivation in its docstring). Before it, the
+spread of per-row influence values ``psi`` (both roles of a row summed) counted each draw's
+own noise twice: sd of the z-scores ~0.83 on labelled deltas, intervals ~1.2x too wide.
+Figures below marked (psi) are from before the fix.
+
+Standard errors -- z = (delta - truth) / se of the unchanged features x0, x3, x4, one fixed
+model pair, fresh rows and seeds per trial, 300 rows, 400 trials (``--errors-only``, 342 s with
+the width table; Ridge truth closed form, HGB brute force on 200,000 rows):
+
+| model | design | sd(z) x0, x3, x4: two-role | (psi) | coverage 95 %, all features: two-role | (psi) |
+|---|---|---|---|---|---|
+| Ridge | same rows, label-free | 1.03, 1.05, 1.16 | 0.94, 0.96, 1.07 | 0.933 | 0.951 |
+| Ridge | same rows, labelled | 1.02, 0.97, 0.99 | 0.85, 0.81, 0.82 | 0.956 | 0.982 |
+| Ridge | own periods | 0.97, 0.98, 0.95 | 0.90, 0.81, 0.79 | 0.952 | 0.974 |
+| HGB | same rows, label-free | 0.99, 1.02, 1.06 | 0.85, 0.86, 0.90 | 0.944 | 0.971 |
+| HGB | same rows, labelled | 1.01, 1.05, 1.04 | 0.84, 0.87, 0.87 | 0.948 | 0.980 |
+| HGB | own periods | 0.98, 0.97, 1.04 | 0.90, 0.81, 0.87 | 0.949 | 0.975 |
+
+The variance itself is unbiased: over 1000 label-free Ridge trials sd(delta) / sqrt(mean
+variance) = 0.97-1.02 per feature. Label-free z-scores stay a little wide (pooled sd 1.03-1.09):
+the squared prediction change is a skewed kernel, so the estimated variance is noisy and
+grows with the delta (the studentized mean of skewed data); coverage 0.933-0.944.
 
 Results (2026-12-07, full run on 2 shared cores: 531 s with 25 HGB trials, the HGB rows rerun
-with 100 (~18 min), 5 s SAGE, 51 s shift, 30 s real data;
+with 100 (~18 min), 5 s SAGE, 51 s shift, 30 s real data; the PFI figures rerun after the
+variance fix as stated per section (SAGE is unchanged by it);
 the shift line with fchange's ``ixplain.change._shift`` overlaid on this branch):
 
-Evaluation 1 -- PFI, min_change 0.25, Holm at 0.05, 95 % intervals, 300 rows a side:
+Evaluation 1 -- PFI, min_change 0.25, Holm at 0.05, 95 % intervals, 300 rows a side. PFI rows
+after the variance fix (``--eval1-only ridge``: 49 s with evaluation 2; ``--eval1-only hgb``:
+903 s); (psi): the coverage before it. HGB label-free coverage 0.930 sits at nominal - 2 %:
+
 
 | model | design | trials | power | FWER (unchanged found) | coverage | found x0..x4 |
 |---|---|---|---|---|---|---|
-| Ridge | same rows, label-free | 100 | 1.00 | 0.000 | 0.958 | 0, 1, 1, 0, 0 |
-| Ridge | same rows, labelled | 100 | 1.00 | 0.000 | 0.976 | 0, 0, 1, 0, 0 |
-| Ridge | own periods | 100 | 1.00 | 0.020 | 0.960 | .02, 1, 1, 0, 0 |
-| HGB | same rows, label-free | 100 | 0.98 | 0.000 | 0.962 | 0, 1, 1, 0, 0 |
-| HGB | same rows, labelled | 100 | 0.99 | 0.000 | 0.980 | 0, 0, 1, 0, 0 |
-| HGB | own periods | 100 | 1.00 | 0.020 | 0.966 | .02, 1, 1, 0, 0 |
+| Ridge | same rows, label-free | 100 | 1.00 | 0.000 | 0.938 (psi 0.958) | 0, 1, 1, 0, 0 |
+| Ridge | same rows, labelled | 100 | 1.00 | 0.000 | 0.946 (psi 0.976) | 0, 0, 1, 0, 0 |
+| Ridge | own periods | 100 | 1.00 | 0.030 | 0.932 (psi 0.960) | .03, 1, 1, 0, 0 |
+| HGB | same rows, label-free | 100 | 0.98 | 0.000 | 0.930 (psi 0.962) | 0, 1, 1, 0, 0 |
+| HGB | same rows, labelled | 100 | 0.99 | 0.000 | 0.946 (psi 0.980) | 0, 0, 1, 0, 0 |
+| HGB | own periods | 100 | 1.00 | 0.030 | 0.946 (psi 0.966) | .03, 1, 1, 0, 0 |
 | Ridge SAGE | same rows, label-free | 40 | 0.95 | 0.000 | 0.955 | 0, .92, .98, 0, 0 |
 | Ridge SAGE | same rows, labelled | 40 | 0.82 | 0.000 | 0.935 | 0, .75, .90, 0, 0 |
 | Ridge SAGE | own periods | 40 | 0.96 | 0.000 | 0.950 | 0, .95, .98, 0, 0 |
@@ -52,34 +82,39 @@ finding):
 
 | case | labelled | label-free |
 |---|---|---|
-| same model, two samples of the same data | 0.020 | 0.005 |
-| two Ridge fits on two samples, same rows, min_change 0 | 0.865 | 1.000 |
+| same model, two samples of the same data | 0.035 (psi 0.020) | 0.030 (psi 0.005) |
+| two Ridge fits on two samples, same rows, min_change 0 | 0.930 (psi 0.865) | 1.000 |
 | two Ridge fits on two samples, same rows, min_change 0.25 | 0.000 | 0.000 |
 
 Two fits differ by small real amounts (coefficients ~0.01 apart); the paired test finds them at
 min_change 0 -- correct for the models, but rarely what a user means: set min_change.
 
 Interval width -- two independent runs (other seeds; Welch) / paired CRN, same model rows,
-median over 50 (Ridge) / 12 (HGB) trials:
+both with compare's errors, median over 50 (Ridge) / 12 (HGB) trials (``--errors-only``):
 
 | model | mode | x0 (used alike) | x1 (left) | x2 (entered) | x3 | x4 |
 |---|---|---|---|---|---|---|
-| Ridge | label-free | 222 | 1.00 | 1.00 | 1.28 | 1.12 |
-| Ridge | labelled | 2.69 | 1.00 | 0.99 | 0.99 | 1.01 |
-| HGB | label-free | 7.84 | 1.00 | 0.97 | 1.06 | 1.07 |
-| HGB | labelled | 2.78 | 1.00 | 0.99 | 1.01 | 1.01 |
+| Ridge | label-free | 224 (psi 222) | 1.00 | 1.01 | 1.29 | 1.15 |
+| Ridge | labelled | 2.91 (psi 2.69) | 1.00 | 1.01 | 0.99 | 1.01 |
+| HGB | label-free | 8.82 (psi 7.84) | 1.00 | 0.99 | 1.04 | 1.07 |
+| HGB | labelled | 2.91 (psi 2.78) | 1.00 | 1.00 | 1.01 | 1.01 |
 
-The 3x target is met where both models use a feature (label-free); labelled, the per-row loss
-change of x0 carries the two models' disagreement ``2 (x0 - x0') (f_a - f_b)(x)``, a real
-row-to-row spread no pairing removes (2.7x). A feature only one model uses gains nothing.
+The 3x target is met where both models use a feature label-free; labelled it is not (2.9x
+with the correct variance, not tuned): the per-row loss change of x0 carries the two models'
+disagreement ``2 (x0 - x0') (f_a - f_b)(x)``, a real row-to-row spread no pairing removes.
+The fix narrows the paired interval more than the independent runs' (their ``psi`` error was
+less conservative), hence 2.7x -> 2.9x. A feature only one model uses gains nothing.
 
-Evaluation 3 -- fixed Ridge, x1's spread doubled, label-free, 50 trials: found x0..x4 = 0, 1.00,
-.02, .02, 0 (FWER <= 0.04); coverage 0.936; explanation-shift test p <= 0.05 in 1.00 of the
-trials; Azure NDCG@3 mean 0.879 (min 0.748), one number; KI 2022 difference (needs labels) x1
-6.04 (truth 6.11), sd 1.12 on the unchanged x0, no test.
+Evaluation 3 -- fixed Ridge, x1's spread doubled, label-free (after the variance fix; 50
+trials, as ``--shift-only``): found x0..x4 = 0, 1.00, .04, .04, .04, FWER 0.080, coverage 0.920;
+rerun with 200 trials (no shift test): found .01, 1.00, .02, .02, .01, FWER 0.045, coverage
+0.947 -- the 50-trial FWER is within its noise (4 of 50). (psi, 50 trials: .02, .02 on x2/x3,
+coverage 0.936.) Explanation-shift test p <= 0.05 in 1.00 of the trials; Azure NDCG@3 mean
+0.879 (min 0.748), one number; KI 2022 difference (needs labels) x1 6.04 (truth 6.11), sd 1.12
+on the unchanged x0, no test.
 
 Evaluation 4 -- smallest true delta of x1 (2c, f_b = 2x0 + (1+c) x1) found with 80 % power, 50
-trials per cell, grid 2c in {0.002, ..., 6}:
+trials per cell, grid 2c in {0.002, ..., 6} (rerun after the variance fix: the same table, 17 s):
 
 | rows | ours (CRN, paired) | two independent runs |
 |---|---|---|
@@ -93,8 +128,10 @@ the change, so their t-statistic does not shrink with it: any change is found (t
 smallest). Independent runs need a change of the size of PFI's own row-to-row noise.
 
 Real data -- bike sharing, HGB fitted on 2011 vs on 2012, 1000 held-out 2012 rows, labelled:
-PFI of hour +21,600 [19,000, 24,200], temp +2,630 [1,720, 3,540], workingday +1,970, month
--1,470, humidity -1,180 (Holm-significant; the others not); SAGE: hour +5,520, temp +1,700;
+PFI of hour +21,600 [19,600, 23,600], temp +2,630 [1,870, 3,390], workingday +1,970, month
+-1,470, humidity -1,180, season +400 (Holm-significant; the others not; before the variance
+fix: hour [19,000, 24,200], temp [1,720, 3,540], season not significant); SAGE: hour +5,520,
+temp +1,700;
 NDCG@5 0.975 [0.969, 0.993], Kendall's tau 0.67 [0.60, 0.85]; E[(f_2012 - f_2011)^2] = 13,446
 [12,121, 14,771] (0.78 of Var(f_2011)): the 2012 model's predictions are larger (more riders),
 so the hours' errors -- and importances -- grew.
@@ -237,18 +274,21 @@ def evaluation_2(trials, n):
                   f"{hits / trials:.3f} |")
 
 
-def width_ratio(trials, n):
-    """Paired (CRN) interval width vs two independent runs (other seeds), same model rows."""
+def width_ratio(trials, n, kinds=("ridge", "hgb")):
+    """Paired (CRN) interval width vs two independent runs (other seeds), same model rows.
+
+    Both standard errors as ``compare`` computes them (the draws' two-role variance); the
+    "psi" rows use the per-row influence values' spread (the error before the variance fix)."""
     print(f"\n## Interval width: two independent runs / paired CRN, {n} rows, {trials} trials "
           "(median per feature)")
-    print("| model | mode | x0 | x1 | x2 | x3 | x4 |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | mode | error | x0 | x1 | x2 | x3 | x4 |")
+    print("|---|---|---|---|---|---|---|---|")
     loss = get_loss("squared_error")
     groups = [[f"x{j}"] for j in range(5)]
-    for kind in ("ridge", "hgb"):
+    for kind in kinds:
         for label_free in (True, False):
             rng = np.random.default_rng(4)
-            ratios = []
+            ratios = {"two-role": [], "psi": []}
             for t in range(trials if kind == "ridge" else max(trials // 4, 5)):
                 a, b = as_model(fit(kind, BEFORE, rng)), as_model(fit(kind, AFTER, rng))
                 X, y = draw(n, AFTER, rng)
@@ -257,12 +297,62 @@ def width_ratio(trials, n):
                 sb = Side(b, tab, b.predict(tab) if label_free else y)
                 va, vb = pfi_rows(sa, loss, groups, 5, t), pfi_rows(sb, loss, groups, 5, t)
                 vb2 = pfi_rows(sb, loss, groups, 5, t + 10_000)
-                paired = (vb - va).std(axis=0, ddof=1)
-                indep = np.sqrt(va.var(axis=0, ddof=1) + vb2.var(axis=0, ddof=1))
-                ratios.append(indep / np.maximum(paired, 1e-300))
-            med = np.median(ratios, axis=0)
+                for key, wrap in (("two-role", lambda v: v), ("psi", np.asarray)):
+                    paired = paired_change(wrap(va), wrap(vb)).std_error
+                    indep = independent_change(wrap(va), wrap(vb2)).std_error
+                    ratios[key].append(indep / np.maximum(paired, 1e-300))
             mode = "label-free" if label_free else "labelled"
-            print(f"| {kind} | {mode} | " + " | ".join(f"{r:.3g}" for r in med) + " |")
+            for key, rs in ratios.items():
+                med = np.median(rs, axis=0)
+                print(f"| {kind} | {mode} | {key} | " + " | ".join(f"{r:.3g}" for r in med)
+                      + " |")
+
+
+def z_spread(trials, n, kinds=("ridge", "hgb")):
+    """sd of the z-scores ``(delta - truth) / se`` of the unchanged features (x0, x3, x4) and
+    the 95 % coverage of every feature's truth, fixed model pair, fresh rows and seeds per
+    trial: the two-role variance next to the per-row influence values' spread ("psi")."""
+    from scipy import stats
+
+    print(f"\n## Standard errors: z-scores of the deltas, fixed models, {n} rows, {trials} "
+          "trials")
+    print("| model | design | error | sd(z) x0, x3, x4 | pooled | coverage (95 %, all) |")
+    print("|---|---|---|---|---|---|")
+    loss = get_loss("squared_error")
+    groups = [[f"x{j}"] for j in range(5)]
+    for kind in kinds:
+        rng = np.random.default_rng(10)
+        a, b = fit(kind, BEFORE, rng), fit(kind, AFTER, rng)
+        ma, mb = as_model(a), as_model(b)
+        for design in ("same rows, label-free", "same rows, labelled", "own periods"):
+            tr = truth(kind, a, b, design, 11) if kind == "ridge" else _brute_truth(
+                a, b, design, 200_000)
+            lf = design == "same rows, label-free"
+            z = {"two-role": [], "psi": []}
+            for t in range(trials):
+                Xb, yb = draw(n, AFTER, rng)
+                Xa, ya = draw(n, BEFORE, rng) if design == "own periods" else (Xb, yb)
+                ta, tb = as_table(Xa), as_table(Xb)
+                va = pfi_rows(Side(ma, ta, ma.predict(ta) if lf else ya), loss, groups, 5, t)
+                vb = pfi_rows(Side(mb, tb, mb.predict(tb) if lf else yb), loss, groups, 5, t)
+                test = independent_change if design == "own periods" else paired_change
+                for key, wrap in (("two-role", lambda v: v), ("psi", np.asarray)):
+                    ch = test(wrap(va), wrap(vb))
+                    z[key].append(((ch.delta - tr) / ch.std_error, ch.df))
+            for key, zs in z.items():
+                zz = np.array([v for v, _ in zs])
+                q = stats.t.ppf(0.975, np.array([d for _, d in zs]))
+                sd = zz[:, [0, 3, 4]].std(axis=0)
+                print(f"| {kind} | {design} | {key} | {', '.join(f'{v:.2f}' for v in sd)} | "
+                      f"{zz[:, [0, 3, 4]].std():.3f} | {np.mean(np.abs(zz) <= q):.3f} |")
+
+
+def _brute_truth(a, b, design, n):
+    """The delta of a fixed pair by brute force on ``n`` fresh rows (same rows both models)."""
+    lf = design == "same rows, label-free"
+    coef_a = BEFORE if design == "own periods" else AFTER
+    return (brute_pfi(b, AFTER, lf, np.random.default_rng(12), n)
+            - brute_pfi(a, coef_a, lf, np.random.default_rng(12), n))
 
 
 def ki2022_difference(model_a, model_b, X, y, rng):
@@ -304,7 +394,8 @@ def evaluation_3(trials, n):
         ki.append(_ki_two_windows(model, Xa, ya, Xb, yb, rng))
     found, ki = np.array(found), np.array(ki)
     print(f"- ours (label-free PFI, Holm): found rate x0..x4 = "
-          f"{np.round(found.mean(axis=0), 2).tolist()}; coverage of the truth "
+          f"{np.round(found.mean(axis=0), 2).tolist()}, FWER (any of x0, x2..x4) "
+          f"{np.delete(found, 1, axis=1).any(axis=1).mean():.3f}; coverage of the truth "
           f"(delta x1 = {tr[1]:.2f}, others 0) = {np.mean(cover):.3f}")
     if HAS_SHIFT:
         print(f"- explanation-shift test (classifier two-sample test on the per-row label-free "
@@ -459,9 +550,20 @@ def main():
     ap.add_argument("--sage-only", action="store_true", help="only the SAGE section")
     ap.add_argument("--real-only", action="store_true", help="only the bike-sharing section")
     ap.add_argument("--shift-only", action="store_true", help="only evaluation 3")
+    ap.add_argument("--errors-only", action="store_true",
+                    help="only the standard-error sections (z-scores, interval width)")
+    ap.add_argument("--eval1-only", choices=("ridge", "hgb"),
+                    help="only evaluation 1 for this model (and, for ridge, evaluation 2)")
     args = ap.parse_args()
     start = time.perf_counter()
-    if args.shift_only:
+    if args.errors_only:
+        z_spread(60 if args.quick else 400, 300)
+        width_ratio(10 if args.quick else 50, 300)
+    elif args.eval1_only:
+        evaluation_1(6 if args.quick else 100, 300, (args.eval1_only,))
+        if args.eval1_only == "ridge":
+            evaluation_2(30 if args.quick else 200, 150)
+    elif args.shift_only:
         evaluation_3(10 if args.quick else 50, 300)
     elif args.real_only:
         real_data(1000)
@@ -472,6 +574,7 @@ def main():
         evaluation_1_baselines(10, 300)
         evaluation_1_sage(10, 300)
         evaluation_2(30, 150)
+        z_spread(60, 300)
         width_ratio(10, 300)
         evaluation_3(10, 300)
         evaluation_4(20, (100, 400), (0.01, 0.1, 1.0))
@@ -481,6 +584,7 @@ def main():
         evaluation_1_baselines(50, 300)
         evaluation_1_sage(40, 300)
         evaluation_2(200, 150)
+        z_spread(400, 300)
         width_ratio(50, 300)
         evaluation_3(50, 300)
         evaluation_4(50, (100, 200, 400, 800), (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0))

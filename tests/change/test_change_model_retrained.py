@@ -12,6 +12,7 @@ from change_scenarios import AFTER, BEFORE, draw, linear_pfi, ridge_pair
 
 from ixplain import as_model, as_table, compare, get_loss
 from ixplain.change._importance import Side, pfi_rows
+from ixplain.change._stats import independent_change, paired_change
 
 MIN_CHANGE = 0.25  # an eighth of the moved features' change (2)
 
@@ -139,6 +140,7 @@ def test_common_random_numbers_narrow_the_shared_feature_interval(label_free):
     va = pfi_rows(Side(ma, t, ya), loss, groups, 5, 11)
     vb = pfi_rows(Side(mb, t, yb), loss, groups, 5, 11)
     vb_other = pfi_rows(Side(mb, t, yb), loss, groups, 5, 12)
-    paired = (vb - va).std(axis=0, ddof=1)
-    independent = np.sqrt(va.var(axis=0, ddof=1) + vb_other.var(axis=0, ddof=1))
+    # the standard errors compare() reports (the draws' two-role variance)
+    paired = paired_change(va, vb).std_error
+    independent = independent_change(va, vb_other).std_error
     assert independent[0] / paired[0] >= (3.0 if label_free else 1.5)

@@ -18,13 +18,18 @@ def test_label_free_deltas_find_the_moved_input():
     model, _ = ridge_pair(2000, rng)
     truth = np.zeros(5)
     truth[1] = 2 * model.coef_[1] ** 2 * 3.0
-    hits = []
+    hits, found = [], []
     for trial in range(8):
         Xa, Xb = draw(300, BEFORE, rng)[0], draw(300, BEFORE, rng)[0]
         Xb[:, 1] *= 2.0
         res = compare(model, Xa, X_b=Xb, label_free=True, random_state=trial).importance["pfi"]
-        np.testing.assert_array_equal(res.significant, [False, True, False, False, False])
+        found.append(res.significant)
         hits.append((res.lower <= truth) & (truth <= res.upper))
+    found_ = np.array(found)
+    assert found_[:, 1].all()
+    # Holm at 0.05 per trial: a false finding in ~5 % of the trials is the test working
+    # (P(>= 2 of 8) ~ 0.06); the benchmark measures the rate over 50 trials.
+    assert np.delete(found_, 1, axis=1).any(axis=1).sum() <= 1
     assert np.mean(hits) >= 0.85
 
 

@@ -23,14 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from .._random import RowStream, keyed_generator, root_seed, uniform_index
+from .._random import keyed_generator, root_seed
 from ..losses import get_loss
 from ..methods._engine import Method, RowBatch, explain_partitions
 from ..methods.pfi import BackgroundPFI
 from ..models import DEFAULT_MEMORY_BUDGET, Model, as_model
 from ..tabular import as_table
 from ._curves import Sides, _check_opts, curve_changes_on
-from ._importance import _no_labels, label_free_loss, replacement_role
+from ._importance import _no_labels, label_free_loss, pfi_values
 from ._result import ChangeExplanation
 
 __all__ = ["compare_dask"]
@@ -102,12 +102,8 @@ def _pfi_values(models: tuple[Model, Model], ddfs: dict[str, Any], columns: list
                                 y=None if label_free else y, memory_budget=memory_budget,
                                 keep_values=True, owner=_OWNER)
         assert ex.values is not None
-        # compare()'s per-row values: each row's own mean plus its role as a replacement row
-        repl = uniform_index(RowStream(seed, "pfi_background", len(groups) * n_repeats)
-                             .uniforms(0, background.n_rows), background.n_rows)
-        repl = repl.reshape(background.n_rows, len(groups), n_repeats)
-        out += [v[:, :, 0] + replacement_role(v[:, :, 1:], repl)
-                for v in np.moveaxis(ex.values, 1, 0)]
+        # compare()'s per-row values with their draws (the standard errors come from these)
+        out += [pfi_values(v, seed) for v in np.moveaxis(ex.values, 1, 0)]
     return out[0], out[1]
 
 

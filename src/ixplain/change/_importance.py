@@ -26,8 +26,9 @@ from ..methods.pfi import BackgroundPFI
 from ..methods.sage import SAGEFunction, _background_table, resolve_draws
 from ..models import Model
 from ..tabular import Table
+from ._stats import DrawnRows, with_draws
 
-__all__ = ["Side", "label_free_side", "pfi_rows", "sage_rows"]
+__all__ = ["Side", "label_free_side", "pfi_rows", "pfi_values", "sage_rows"]
 
 _OWNER = "compare"
 
@@ -83,10 +84,14 @@ def pfi_rows(side: Side, loss: Loss, groups: Sequence[Sequence[str]], n_repeats:
     V-statistic). Its first-order (Hajek) projection is ``h1(x_k) + h2(x_k)``, so the values
     returned are ``psi_k = lambda_k + rho_k - mean(rho)`` with ``rho_k`` the mean loss increase
     of the draws where row ``k`` was the replacement (``mean(rho)`` where it never was). The
-    mean of ``psi`` is the PFI estimate exactly; ``var(psi) / n`` estimates its variance
-    including the replacement rows' part (the plain ``var(lambda) / n`` misses it and
-    understates the standard error by ~1.5x for a label-free linear model; the draw noise is
-    counted about twice, a slightly conservative error).
+    mean of ``psi`` is the PFI estimate exactly; ``var(psi) / n`` includes the replacement
+    rows' part (the plain ``var(lambda) / n`` misses it and understates the standard error by
+    ~1.5x for a label-free linear model) but counts each draw's own noise twice (~1.25x too
+    wide an error on a labelled paired delta). The standard errors therefore come from the
+    draws themselves: the array returned carries them
+    (:class:`~ixplain.change._stats.DrawnRows`) and the change statistics use
+    :func:`~ixplain.change._stats.two_role_variance` (derivation there); ``psi`` serves the
+    ranking bootstrap and the explanation-shift test.
 
     Parameters
     ----------
@@ -100,17 +105,41 @@ def pfi_rows(side: Side, loss: Loss, groups: Sequence[Sequence[str]], n_repeats:
 
     Returns
     -------
-    ndarray of shape (n_rows, n_groups)
+    DrawnRows of shape (n_rows, n_groups)
+        An ndarray (:func:`pfi_values`).
     """
     fn = BackgroundPFI(side.model, loss, groups, side.table, n_repeats, seed)
     explained = explain_rows(fn, side.table, side.y, keep_values=True)
     assert explained.values is not None
-    values = np.asarray(explained.values, dtype=np.float64)
-    n, G = values.shape[:2]
+    return pfi_values(explained.values, seed)
+
+
+def pfi_values(values: np.ndarray, seed: int) -> DrawnRows:
+    """The per-row values of :func:`pfi_rows` from BackgroundPFI's kept values on a side's
+    own rows (``compare`` and ``compare_dask`` both build them here).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_rows, n_groups, 1 + n_repeats)
+        Each row's mean loss increase, then its draws (the background is the ``n_rows`` rows).
+    seed : int
+        The seed the draws were keyed with.
+
+    Returns
+    -------
+    DrawnRows of shape (n_rows, n_groups)
+        ``psi`` carrying the draws and their replacement rows, from which
+        :func:`~ixplain.change._stats.paired_change` and
+        :func:`~ixplain.change._stats.independent_change` take the standard error
+        (:func:`~ixplain.change._stats.two_role_variance`).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    n, G, R = v.shape[0], v.shape[1], v.shape[2] - 1
     # BackgroundPFI's replacement rows (keyed by row, so drawn alike for the whole table)
-    u = RowStream(seed, "pfi_background", G * n_repeats).uniforms(0, n)
-    repl = uniform_index(u, n).reshape(n, G, n_repeats)
-    return values[:, :, 0] + replacement_role(values[:, :, 1:], repl)
+    u = RowStream(seed, "pfi_background", G * R).uniforms(0, n)
+    repl = uniform_index(u, n).reshape(n, G, R)
+    draws = v[:, :, 1:]
+    return with_draws(v[:, :, 0] + replacement_role(draws, repl), draws, repl)
 
 
 def replacement_role(draws: np.ndarray, repl: np.ndarray) -> np.ndarray:

@@ -12,14 +12,16 @@ Everything here works on per-row explanation values: ``values_a`` and ``values_b
   ``sqrt(s_a^2 / n_a + s_b^2 / n_b)`` and Welch's t with the Welch-Satterthwaite degrees of
   freedom.
 
-The per-row values are treated as independent draws. PFI's replacement rows come from the
-explained sample itself, so every row enters the estimate twice (as explained row and as the
-replacement of others) and the plain per-row spread understates the standard error (~1.5x for a
-label-free linear model); :func:`~ixplain.change._importance.pfi_rows` therefore returns each
-row's first-order influence (its Hajek projection: both roles), whose spread is the right one
-(slightly conservative: the draw noise is counted about twice). SAGE's per-row values treat
-its background sample (at most 512 rows of the side) as fixed. ``benchmarks/bench_change.py``
-measures the coverage of both.
+The per-row values are treated as independent draws, except PFI's. PFI's replacement rows
+come from the explained sample itself, so every row enters the estimate twice (as explained row
+and as the replacement of others): the plain per-row spread of the loss increases understates
+the standard error (~1.5x for a label-free linear model) and the spread of each row's
+first-order influence (both roles) overstates it (~1.25x on a labelled paired delta: each draw's
+own noise counted twice). :func:`~ixplain.change._importance.pfi_rows` therefore returns its
+per-row values with the draws attached (:class:`DrawnRows`), and the standard error is the
+dyadic cluster-robust variance of the draws' mean (:func:`two_role_variance`, derivation
+there). SAGE's per-row values treat its background sample (at most 512 rows of the side) as
+fixed. ``benchmarks/bench_change.py`` measures the coverage of both.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Change", "holm", "independent_change", "kendall_tau", "ndcg_at_k",
-           "paired_change"]
+__all__ = ["Change", "DrawnRows", "holm", "independent_change", "kendall_tau", "ndcg_at_k",
+           "paired_change", "two_role_variance"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,138 @@ class Change:
     upper: np.ndarray
     p_value: np.ndarray
     df: np.ndarray
+
+
+class DrawnRows(np.ndarray):
+    """Per-row values, shape (n_rows, n_features), that also carry the draws they summarise.
+
+    PFI's per-row values (:func:`~ixplain.change._importance.pfi_rows`) come from draws whose
+    replacement rows are rows of the same sample. :func:`paired_change` and
+    :func:`independent_change` read ``draws`` (n_rows, n_features, n_draws: each draw's loss
+    increase, row ``i`` explained) and ``repl`` (same shape: the row that replaced the feature)
+    to compute the standard error with :func:`two_role_variance`. Anything derived from the
+    array (slices, arithmetic, ``np.asarray``) is a plain array of values without the draws.
+    Build with :func:`with_draws`.
+    """
+
+    draws: np.ndarray | None
+    repl: np.ndarray | None
+
+    def __array_finalize__(self, obj: object) -> None:
+        self.draws = None
+        self.repl = None
+
+
+def with_draws(rows: np.ndarray, draws: np.ndarray, repl: np.ndarray) -> DrawnRows:
+    """``rows`` (n, G) as :class:`DrawnRows` carrying ``draws`` and ``repl`` (n, G, R each).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not fit together (the message gives them).
+    """
+    r = np.asarray(rows, dtype=np.float64)
+    d = np.asarray(draws, dtype=np.float64)
+    k = np.asarray(repl)
+    if r.ndim != 2 or d.shape[:2] != r.shape or d.ndim != 3 or k.shape != d.shape:
+        raise ValueError(f"with_draws: rows {r.shape}, draws {d.shape} and repl {k.shape}; "
+                         "need (n, G), (n, G, R) and (n, G, R).")
+    out = r.view(DrawnRows)
+    out.draws, out.repl = d, k.astype(np.intp, copy=False)
+    return out
+
+
+def two_role_variance(draws: np.ndarray, repl: np.ndarray) -> np.ndarray:
+    """Variance of the mean of draws that each depend on two rows of one sample: the row
+    explained and the row that replaced its feature (dyadic cluster-robust variance).
+
+    Derivation. Draw ``d = (i, r)`` has value ``h(Z_i, Z_k)``, ``k = repl[i, r]`` uniform on
+    the ``n`` rows; the estimate is ``theta_hat = S / N``, ``S = sum_d h_d``, ``N = n R``.
+    Hoeffding: ``h(z, z') = theta + h1(z) + h2(z') + h12(z, z')`` (``h1``: the explained
+    row's part, ``h2``: the replacement row's, ``h12``: the rest; uncorrelated). Given the
+    indices, two draws are independent unless they share a row, so
+    ``Var(S) = sum over (d, d') sharing a row of Cov(h_d, h_d')``: a draw with itself
+    ``Var h``; two draws of one explained row ``Var h1``; two with one replacement row
+    ``Var h2``; a row explained in one and replacing in the other ``Cov(h1, h2)`` (counts
+    ``n R (R-1)``, ``~ n R^2``, ``~ 2 n R^2``). Hence
+    ``Var(theta_hat) = [Var(h1 + h2) + (Var h2 + Var h12) / R] / n + O(n^-2)``.
+    The plug-in estimate sums ``e_d e_d'`` (``e_d = h_d - theta_hat``) over the same pairs:
+    with ``T_m = sum of e_d over draws involving row m`` (once, also for ``k = i``) and
+    ``E_p`` the sum over the draws of one unordered pair ``p = {i, k}, i != k``,
+    ``V = (sum_m T_m^2 - sum_p E_p^2) / N^2`` (the pairs sharing both rows are counted twice
+    in the first sum). Two-way clustering by explained and by replacement row
+    (``V_1 + V_2 - V_12``) would miss the ``Cov(h1, h2)`` terms -- the rows of both roles
+    are the same units -- and summing squared per-row influences ``(A_m + B_m)^2`` counts
+    every draw's own variance twice (the ~1.2x conservative error this replaces).
+
+    Parameters
+    ----------
+    draws : ndarray of shape (n, G, R)
+        ``draws[i, g, r]``: row ``i``'s ``r``-th draw for feature ``g``.
+    repl : ndarray of ints, shape (n, G, R)
+        The row (``0..n-1``) that replaced feature ``g`` in that draw.
+
+    Returns
+    -------
+    ndarray of shape (G,)
+        The estimated variance of ``draws.mean(axis=(0, 2))``; may be <= 0 in tiny samples
+        (the callers then use the per-row values' variance).
+
+    References
+    ----------
+    M. Fafchamps, F. Gubert, "Risk sharing and network formation", American Economic Review
+    97, 2007. P. M. Aronow, C. Samii, V. A. Assenova, "Cluster-robust variance estimation for
+    dyadic data", Political Analysis 23, 2015. W. Hoeffding, "A class of statistics with
+    asymptotically normal distribution", Annals of Mathematical Statistics 19, 1948.
+
+    Examples
+    --------
+    >>> d = np.array([[[1.0]], [[3.0]]])
+    >>> # each row replaced by itself: no shared rows, sum(e^2) / N^2 = (1 + 1) / 4
+    >>> float(two_role_variance(d, np.array([[[0]], [[1]]]))[0])
+    0.5
+    >>> # draws (0, 1) and (1, 0) share both rows: (e_1 + e_2)^2 / N^2 = 0
+    >>> float(two_role_variance(d, np.array([[[1]], [[0]]]))[0])
+    0.0
+    """
+    d = np.asarray(draws, dtype=np.float64)
+    k_all = np.asarray(repl, dtype=np.intp)
+    n, G, R = d.shape
+    i = np.repeat(np.arange(n), R)
+    out = np.empty(G)
+    for g in range(G):
+        k = k_all[:, g, :].ravel()
+        e = d[:, g, :].ravel()
+        e = e - e.mean()
+        two = k != i
+        t = np.bincount(i, e, n) + np.bincount(k[two], e[two], n)
+        key = np.minimum(i, k)[two] * n + np.maximum(i, k)[two]
+        _, inv = np.unique(key, return_inverse=True)
+        pairs = np.bincount(inv, e[two])
+        out[g] = (t @ t - pairs @ pairs) / float(n * R) ** 2
+    return out
+
+
+def _draws_of(values: object) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(draws, repl)`` of :class:`DrawnRows` values, else None."""
+    draws, repl = getattr(values, "draws", None), getattr(values, "repl", None)
+    return None if draws is None or repl is None else (draws, repl)
+
+
+def _mean_variance(values: object, arr: np.ndarray) -> np.ndarray:
+    """Variance of ``arr``'s column means: from the draws of :class:`DrawnRows` values
+    (:func:`two_role_variance`), else ``var(ddof=1) / n``."""
+    plain = arr.var(axis=0, ddof=1) / arr.shape[0]
+    drawn = _draws_of(values)
+    if drawn is None or drawn[0].shape[:2] != arr.shape:
+        return plain
+    return _positive_or(two_role_variance(*drawn), plain)
+
+
+def _positive_or(variance: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """``variance`` where positive, else ``fallback`` (the estimate can be <= 0 in tiny
+    samples; a zero error would turn any delta into a finding)."""
+    return np.where(variance > 0, variance, fallback)
 
 
 def _t_test(delta: np.ndarray, se: np.ndarray, df: np.ndarray, confidence: float,
@@ -81,6 +215,9 @@ def paired_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: flo
     Change
         ``delta = mean(values_b - values_a)``, its standard error ``sd / sqrt(n)``
         (``ddof=1``), the interval and the p-value (t with ``n - 1`` degrees of freedom).
+        When both sides are :class:`DrawnRows` with the same replacement rows (PFI with
+        common random numbers), the standard error is ``sqrt(two_role_variance(draws_b -
+        draws_a, repl))`` instead (where positive).
 
     Raises
     ------
@@ -104,7 +241,13 @@ def paired_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: flo
         raise ValueError(f"paired_change: needs at least 2 rows; got {n}.")
     d = vb - va
     delta = d.mean(axis=0)
-    se = d.std(axis=0, ddof=1) / np.sqrt(n)
+    plain = d.var(axis=0, ddof=1) / n
+    var = plain
+    da, db = _draws_of(values_a), _draws_of(values_b)
+    if da is not None and db is not None and da[0].shape == db[0].shape \
+            and np.array_equal(da[1], db[1]):
+        var = _positive_or(two_role_variance(db[0] - da[0], da[1]), plain)
+    se = np.sqrt(var)
     df = np.full(delta.shape, n - 1.0)
     lo, hi, p = _t_test(delta, se, df, confidence, min_change)
     return Change(va.mean(axis=0), vb.mean(axis=0), delta, se, lo, hi, p, df)
@@ -126,7 +269,8 @@ def independent_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence
     -------
     Change
         ``delta = mean_b - mean_a``, ``se = sqrt(s_a^2 / n_a + s_b^2 / n_b)`` and Welch's t
-        with the Welch-Satterthwaite degrees of freedom.
+        with the Welch-Satterthwaite degrees of freedom. A side given as :class:`DrawnRows`
+        has ``two_role_variance`` of its draws in place of ``s^2 / n`` (where positive).
 
     Raises
     ------
@@ -152,7 +296,7 @@ def independent_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence
     na, nb = va.shape[0], vb.shape[0]
     if min(na, nb) < 2:
         raise ValueError(f"independent_change: needs at least 2 rows a side; got {na} and {nb}.")
-    qa, qb = va.var(axis=0, ddof=1) / na, vb.var(axis=0, ddof=1) / nb
+    qa, qb = _mean_variance(values_a, va), _mean_variance(values_b, vb)
     se = np.sqrt(qa + qb)
     with np.errstate(divide="ignore", invalid="ignore"):
         df = (qa + qb) ** 2 / (qa**2 / (na - 1) + qb**2 / (nb - 1))
