@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -93,8 +94,7 @@ for inc in incidents:
 ax0.set_xlabel("row")
 ax0.set_ylabel("iPFI (squared error increase)")
 ax0.legend(loc="upper left")
-ax0.set_title("\n".join(summary)[:110] + ("..." if len("\n".join(summary)) > 110 else ""),
-              fontsize=9, loc="left")
+fig.suptitle("\n".join(textwrap.wrap(" ".join(summary), 140)), fontsize=9, x=0.01, ha="left")
 ax1.barh(top[::-1], final[top[::-1]], xerr=half[top[::-1]], color="tab:blue", alpha=0.8)
 ax1.set_title("Final ranking (iPFI)")
 fig.tight_layout()
