@@ -26,6 +26,7 @@ TOP_GROUPS = {
         "IncrementalShapleyInteractions",
     ],
     "Explanation drift": ["ExplanationDriftDetector", "DriftEvent"],
+    "Explaining change between models or datasets": ["compare", "ChangeExplanation"],
     "Results": [
         "PartialDependence", "AccumulatedLocalEffects", "FeatureImportance", "HStatistic",
         "ShapleyInteractions", "InteractionTimeSeries", "DriftExplanation",
