@@ -1,7 +1,8 @@
 """ixplain: global explanations of machine-learning models on static data and data streams.
 
 Every method is a per-observation explanation function averaged over a dataset (static) or
-smoothed over a stream (incremental). See the README for the map of the package.
+smoothed over a stream (incremental). The user guide (docs/user_guide/index.rst) maps the
+package.
 """
 
 from . import datasets

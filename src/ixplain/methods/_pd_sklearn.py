@@ -13,7 +13,8 @@ sentence, so code that catches or matches scikit-learn's error keeps working:
 * ``sample_weight`` of the wrong length: ``ValueError`` with scikit-learn's shape sentence.
 
 Where ixplain deliberately differs (``method="auto"`` never switches to recursion, missing
-values as a level, integer columns accepted, ...) the README's table lists it with the reason.
+values as a level, integer columns accepted, ...) the user guide's migration page
+(docs/user_guide/migrating.rst) lists it with the reason.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ ixai (Muschalik, Fumagalli et al., the iPFI and iSAGE authors' library) writes::
 Replacing ``ixai`` by ``ixplain.compat.ixai`` in the imports runs the same code on ixplain:
 the subpackages mirror ixai's import paths (``explainer``, ``explainer.sage``, ``storage``,
 ``imputer``, ``utils.wrappers``, ``visualization``), and this package exports what ixai's
-top level does. What differs from ixai, on purpose (see the README's migration section):
+top level does. What differs from ixai, on purpose (see the user guide's migration page,
+docs/user_guide/migrating.rst):
 
 * iSAGE is ixplain's estimator (ixai's is biased by the loss of an averaged prediction);
   ``n_inner_samples`` is forwarded as ixplain's ``n_samples`` (``IncrementalSage`` and, per
