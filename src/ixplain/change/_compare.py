@@ -87,6 +87,11 @@ def compare(
         ``X_a`` (any order).
     y_b : array-like of shape (n_b,), optional
         Labels of ``X_b`` (required with ``X_b`` unless ``label_free``).
+
+        Dask collections are accepted for ``X_a``, ``y_a``, ``X_b`` and ``y_b`` and are gathered
+        into memory first (a Dask DataFrame keeps its column names, and a Dask side may meet a
+        pandas side); for data that does not fit, use
+        :func:`ixplain.change.compare_dask`.
     methods : sequence of str, default=("pfi",)
         ``"pfi"`` and ``"sage"`` (importance deltas), ``"pd"``/``"ale"`` (curve deltas,
         ``ixplain.change._curves``), ``"shift"`` (explanation-shift test,
@@ -236,6 +241,14 @@ def _second_table(X_b: Any, table_a: Table) -> Table:
     return table_b.select(table_a.names)
 
 
+def _gathered(data: Any) -> Any:
+    """A Dask collection computed into memory (a DataFrame keeps its column names, so the
+    model is fed by name, and pandas and Dask sides mix); anything else unchanged."""
+    if type(data).__module__.split(".")[0] == "dask" and hasattr(data, "compute"):
+        return data.compute()
+    return data
+
+
 def _default_loss(model: Model) -> Loss:
     classes = getattr(model, "classes_", None)
     return get_loss("squared_error" if classes is None else "log_loss", _OWNER)
@@ -250,6 +263,7 @@ def _sides(model_a: Any, X_a: Any, y_a: Any, model_b: Any, X_b: Any, y_b: Any, l
     if X_b is None and y_b is not None:
         raise ValueError("compare: y_b was given without X_b; the labels of the shared rows "
                          "are y_a.")
+    X_a, y_a, X_b, y_b = (_gathered(v) for v in (X_a, y_a, X_b, y_b))
     table_a = as_table(X_a, owner=_OWNER)
     if table_a.n_rows < 2:
         raise ValueError(f"compare: X_a needs at least 2 rows; got {table_a.n_rows}.")
