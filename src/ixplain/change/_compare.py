@@ -100,8 +100,12 @@ def compare(
         Features (or groups, given as lists; named by joining with ``"+"``) to explain.
         Default: every column.
     loss : str, Loss or callable, optional
-        Per-row loss (:func:`ixplain.get_loss`). Default: ``"log_loss"`` for classifiers,
-        ``"squared_error"`` otherwise. Not allowed with ``label_free``.
+        Per-row loss (:func:`ixplain.get_loss`), applied to both models. Default:
+        ``"log_loss"`` for classifiers, ``"squared_error"`` otherwise. Not allowed with
+        ``label_free``. A classifier and a regressor (the model adapters' ``is_classifier``)
+        have no common default: comparing them needs an explicit loss that fits both
+        models' outputs (e.g. ``"squared_error"`` on 0/1 labels with probabilities on one
+        side), so they cannot be compared with ``label_free``.
     n_repeats : int, default=5
         PFI replacement draws per row and feature.
     confidence : float in (0, 1), default=0.95
@@ -129,7 +133,8 @@ def compare(
     Raises
     ------
     ValueError
-        If neither ``model_b`` nor ``X_b`` is given, the sides' columns differ (naming them),
+        If one model is a classifier and the other a regressor while ``loss`` is None (naming
+        both), if neither ``model_b`` nor ``X_b`` is given, the sides' columns differ (naming them),
         labels are missing without ``label_free``, lengths mismatch, or a parameter is out of
         range (the message names it).
     NotImplementedError
@@ -249,6 +254,20 @@ def _gathered(data: Any) -> Any:
     return data
 
 
+def _refuse_mixed_tasks(ma: Model, mb: Model, loss: Any) -> None:
+    """A classifier and a regressor have no common default loss (log-loss on a regressor's
+    values, squared error on probabilities): refused unless ``loss`` is given explicitly."""
+    if mb is ma or loss is not None or bool(ma.is_classifier) == bool(mb.is_classifier):
+        return
+    kind = {True: "a classifier", False: "a regressor"}
+    raise ValueError(
+        f"compare: model_a ({ma.describe()}) is {kind[bool(ma.is_classifier)]} but model_b "
+        f"({mb.describe()}) is {kind[bool(mb.is_classifier)]}; their default losses differ, so "
+        "the importances would not be comparable. Pass loss= explicitly (one loss applied to "
+        "both models' outputs, e.g. loss='squared_error' on 0/1 labels), or compare models of "
+        "the same task.")
+
+
 def _default_loss(model: Model) -> Loss:
     classes = getattr(model, "classes_", None)
     return get_loss("squared_error" if classes is None else "log_loss", _OWNER)
@@ -274,6 +293,7 @@ def _sides(model_a: Any, X_a: Any, y_a: Any, model_b: Any, X_b: Any, y_b: Any, l
     ma = as_model(model_a, owner=_OWNER).refuse_nonfinite_outputs(_OWNER)
     mb = ma if model_b is None or model_b is model_a else as_model(model_b, owner=_OWNER).refuse_nonfinite_outputs(
         _OWNER)
+    _refuse_mixed_tasks(ma, mb, loss)
     if label_free:
         return (label_free_side(ma, table_a), label_free_side(mb, table_b), paired,
                 label_free_loss())
