@@ -394,8 +394,7 @@ def _assemble(result: Any, labels: tuple[str, str], title: str | None, charts: l
     if curves:
         tables.append(_curves_table(curves))
     shift = getattr(result, "shift", None)
-    notes = ["Intervals of a change are paired (the same permutations, draws and rows for "
-             "both sides) when two models are compared on the same rows."]
+    notes = [_design_note(importance, curves)]
     if shift is not None:
         tables.append({"title": "Explanation-shift test", "columns": ["feature", "AUC alone"],
                        "rows": [[f, _num(v)] for f, v in zip(shift.features,
@@ -417,6 +416,21 @@ def _assemble(result: Any, labels: tuple[str, str], title: str | None, charts: l
     }
 
 
+def _independent(importance: dict[str, Any], curves: list[CurveChange]) -> bool:
+    """Whether the sides are independent samples (two tables: Welch intervals)."""
+    designs = [getattr(c, "design", "paired") for c in importance.values()]
+    designs += ["paired" if getattr(c, "paired", True) else "independent" for c in curves]
+    return "independent" in designs
+
+
+def _design_note(importance: dict[str, Any], curves: list[CurveChange]) -> str:
+    if _independent(importance, curves):
+        return ("Intervals of a change are Welch intervals of two independent samples (the two "
+                "tables' rows are different rows, so they cannot be paired).")
+    return ("Intervals of a change are paired (the same permutations, draws and rows for "
+            "both sides) when two models are compared on the same rows.")
+
+
 def _subtitle(importance: dict[str, Any]) -> str | None:
     first = next(iter(importance.values()), None)
     if first is None:
@@ -425,7 +439,9 @@ def _subtitle(importance: dict[str, Any]) -> str | None:
     level = _pct(getattr(first, "level", 0.05))
     proc = str(getattr(first, "procedure", "holm")).capitalize()
     band = f"{_pct(conf)} intervals" if conf is not None else "intervals"
-    return f"Change b - a with paired {band}; significance family-wise ({proc}, {level})"
+    design = ("independent (Welch)" if getattr(first, "design", "paired") == "independent"
+              else "paired")
+    return f"Change b - a with {design} {band}; significance family-wise ({proc}, {level})"
 
 
 #: The name :meth:`ixplain.change.ChangeExplanation.to_payload` calls.

@@ -272,7 +272,7 @@ def make_compare_command(guard: Any, prepare_out: Any, split: Any, split_given: 
         seed: Annotated[int, typer.Option(help="Seed (same seed, same results).")] = 0,
         debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
     ) -> None:
-        """Explain what changed between two models (--model-b) or two tables (--current): per-feature importance changes b - a with paired intervals and Holm's family-wise test, PD/ALE curve changes with bands, and a report.
+        """Explain what changed between two models (--model-b) or two tables (--current): per-feature importance changes b - a with paired (two models, same rows) or Welch (two tables) intervals and Holm's family-wise test, PD/ALE curve changes with bands, and a report.
 
         WARNING: loading a pickle or joblib file executes code stored in it; only use files you trust.
         """
