@@ -405,6 +405,7 @@ def _front_parts(result: ChangeExplanation, opts: dict[str, Any], side_a: Side, 
         result.curves = dict(curve_changes(side_a, side_b, methods=curve_methods,
                                            features=names, groups=groups, paired=paired,
                                            confidence=opts["confidence"], random_state=seed))
+        result.notes += [n for c in result.curves.values() for n in getattr(c, "skipped", [])]
     if "shift" in opts["methods"]:
         if paired:
             raise ValueError("compare: methods=['shift'] tests a shift between two datasets; "

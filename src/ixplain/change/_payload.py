@@ -395,6 +395,7 @@ def _assemble(result: Any, labels: tuple[str, str], title: str | None, charts: l
         tables.append(_curves_table(curves))
     shift = getattr(result, "shift", None)
     notes = [_design_note(importance, curves)]
+    notes += [str(n) for n in getattr(result, "notes", None) or []]
     if shift is not None:
         tables.append({"title": "Explanation-shift test", "columns": ["feature", "AUC alone"],
                        "rows": [[f, _num(v)] for f, v in zip(shift.features,

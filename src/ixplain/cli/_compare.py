@@ -224,7 +224,8 @@ def write_outputs(result: Any, cfg: CompareConfig, out: Path) -> dict[str, Any]:
                             ["model", cfg.model], ["model_b", cfg.model_b],
                             ["target", cfg.target], ["seed", cfg.seed]]
     report = _write_report(payload, out, files)
-    return {"summary": payload["summary"], "files": files, "report": report}
+    return {"summary": payload["summary"], "files": files, "report": report,
+            "notes": list(getattr(result, "notes", None) or [])}
 
 
 def _write_report(payload: dict[str, Any], out: Path, files: list[Path]) -> Path | None:
@@ -293,6 +294,8 @@ def make_compare_command(guard: Any, prepare_out: Any, split: Any, split_given: 
             done = run_compare(cfg, out)
             for sentence in done["summary"]:
                 typer.echo(sentence)
+            for note in done.get("notes", []):
+                typer.echo(f"Note: {note}")
             if done["report"] is not None:
                 typer.echo(f"Report: {Path(done['report']).resolve()}")
             else:
