@@ -378,13 +378,17 @@ def change_payload(result: Any, *, max_curves: int = 6, title: str | None = None
                    "unit": unit, "features": [str(ch.features[i]) for i in order],
                    "values": _nums(np.asarray(ch.delta)[order]),
                    "lower": _nums(np.asarray(ch.lower)[order]),
-                   "upper": _nums(np.asarray(ch.upper)[order])}
+                   "upper": _nums(np.asarray(ch.upper)[order]),
+                   "caption": f"Bars: the changes b - a; whiskers: their "
+                              f"{_pct(ch.confidence)} change intervals."}
     elif curves:
         ranking = {"title": "Largest curve change (max |b - a|)", "unit": "model output",
                    "features": [f"{c.feature} ({c.method.upper()})" for c in curves],
                    "values": [_num(c.max_abs_delta) for c in curves],
                    "lower": [_num(c.max_abs_lower) for c in curves],
-                   "upper": [_num(c.max_abs_upper) for c in curves]}
+                   "upper": [_num(c.max_abs_upper) for c in curves],
+                   "caption": "Bars: the largest |b - a| of each curve; whiskers: its "
+                              "simultaneous interval."}
     return _assemble(result, labels, title, charts, ranking, importance, curves)
 
 
