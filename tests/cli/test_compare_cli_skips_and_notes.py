@@ -38,3 +38,26 @@ def test_ale_of_a_one_sided_constant_is_skipped_with_a_true_note(files, capsys):
     data = json.loads((out / "change.json").read_text())
     assert set(data["curves"]["ale"]) == {"a", "b"} and set(data["curves"]["pd"]) == {"a", "b", "c"}
     assert data["importance"]["pfi"]["features"] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("side", ["--reference", "--current"])
+@pytest.mark.parametrize("edit, message", [
+    (lambda f: f.assign(b=f["b"].astype(str) + "x"),
+     "feature column 'b' in bad.csv holds 200 value(s) that are not numbers, such as "),
+    (lambda f: f.assign(a=f["a"].where(f.index != 3)),
+     "feature column 'a' in bad.csv has 1 missing or infinite value(s), the first (nan) in "
+     "data row 4"),
+    (lambda f: f.assign(c=f["c"].where(f.index != 150, np.inf)),
+     "feature column 'c' in bad.csv has 1 missing or infinite value(s), the first (inf) in "
+     "data row 151"),
+])
+def test_bad_values_are_named_on_either_side(files, capsys, monkeypatch, side, edit, message):
+    monkeypatch.chdir(files)
+    edit(pd.read_csv(files / "ref.csv")).to_csv(files / "bad.csv", index=False)
+    other = "--current" if side == "--reference" else "--reference"
+    code, _, err = run_main(capsys, "compare", side, "bad.csv", other, "ref.csv", "--model",
+                            "m.joblib", "--target", "y", "--methods", "pfi",
+                            "--out", str(files / "out_bad"))
+    assert code == 2, err
+    assert message in err and err.count("\n") == 1
+    assert "is it the model for these columns" not in err

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._random import keyed_generator, root_seed
-from .._validation import check_float, check_int, param_error
+from .._validation import ModelEvaluationError, check_float, check_int, param_error
 from ..losses import Loss, get_loss
 from ..methods._sage_core import resolve_players
 from ..models import Model, as_model
@@ -133,7 +133,8 @@ def compare(
     Raises
     ------
     ValueError
-        If one model is a classifier and the other a regressor while ``loss`` is None (naming
+        If a model fails on rows holding missing or infinite values (naming the column, the
+        count and the first row), if one model is a classifier and the other a regressor while ``loss`` is None (naming
         both), if neither ``model_b`` nor ``X_b`` is given, the sides' columns differ (naming them),
         labels are missing without ``label_free``, lengths mismatch, or a parameter is out of
         range (the message names it).
@@ -165,6 +166,21 @@ def compare(
     opts["two_models"] = model_b is not None and model_b is not model_a
     side_a, side_b, paired, loss_obj = _sides(model_a, X_a, y_a, model_b, X_b, y_b, loss,
                                               bool(label_free))
+    try:
+        return _explain(opts, side_a, side_b, paired, loss_obj, features, n_repeats,
+                        n_samples, seed)
+    except ModelEvaluationError as exc:
+        bad = bad_cells(side_a.table, "X_a") or (None if paired else
+                                                 bad_cells(side_b.table, "X_b"))
+        if bad is None:
+            raise
+        raise ValueError(f"compare: {bad}, and the model failed on the rows "
+                         f"({str(exc).splitlines()[0]}); drop or fill them.") from exc
+
+
+def _explain(opts: dict[str, Any], side_a: Side, side_b: Side, paired: bool, loss_obj: Loss,
+             features: Any, n_repeats: int, n_samples: Any, seed: int) -> ChangeExplanation:
+    """:func:`compare`'s work on validated sides."""
     names, groups = _features(side_a.table, features)
     result = ChangeExplanation(settings=_settings(opts, names, loss_obj, seed, paired,
                                                   side_a, side_b, n_samples))
@@ -244,6 +260,23 @@ def _second_table(X_b: Any, table_a: Table) -> Table:
         raise ValueError(f"compare: X_a and X_b have different columns: only in X_a: {only_a}; "
                          f"only in X_b: {only_b}.")
     return table_b.select(table_a.names)
+
+
+def bad_cells(table: Table, what: str) -> str | None:
+    """A sentence naming the first numeric column of ``table`` with missing or infinite
+    values (their count and the first one's row, counted from 0), or None when all are finite.
+
+    Used to explain a model's failure on such rows (``compare`` and ``ixplain compare``)."""
+    for name in table.names:
+        if table.schema.kind(name) != "numeric":
+            continue
+        x = np.asarray(table.numeric_column(name), dtype=float)
+        bad = ~np.isfinite(x)
+        if bad.any():
+            i = int(np.argmax(bad))
+            return (f"{what} column {name!r} has {int(bad.sum())} missing or infinite "
+                    f"value(s), the first ({float(x[i])}) in row {i}")
+    return None
 
 
 def _gathered(data: Any) -> Any:
