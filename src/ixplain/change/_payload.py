@@ -187,8 +187,11 @@ def shift_sentence(shift: Any) -> str | None:
     p = _num(shift.p_value)
     found = p is not None and p < level
     verb = "shifted" if found else "did not shift detectably"
+    shared = int((getattr(shift, "settings", None) or {}).get("rows_on_both_sides", 0))
+    both = (f"; {shared:,} row(s) occur on both sides, their copies kept in one fold"
+            if shared else "")
     return (f"The per-row explanations {verb} (explanation-shift test: held-out AUC "
-            f"{fmt(shift.auc)}, {_p_text(shift.p_value)}).")
+            f"{fmt(shift.auc)}, {_p_text(shift.p_value)}{both}).")
 
 
 def curve_sentence(curves: list[CurveChange]) -> str | None:
