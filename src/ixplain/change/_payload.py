@@ -195,10 +195,15 @@ def shift_sentence(shift: Any) -> str | None:
 
 
 def curve_sentence(curves: list[CurveChange]) -> str | None:
-    """The largest effect change among the curves."""
+    """The largest effect change among the curves whose change is significant at 5 % (the
+    simultaneous sup-t p-value), or that none changed detectably."""
     if not curves:
         return None
-    c = curves[0]
+    found = [c for c in curves if (_num(c.p_value) is not None and _num(c.p_value) < 0.05)]
+    if not found:  # (the largest estimate of an unchanged curve is noise, not a change)
+        kinds = " or ".join(dict.fromkeys("PD" if c.method == "pd" else "ALE" for c in curves))
+        return f"No {kinds} curve changed detectably (sup-t test, level 5 %)."
+    c = found[0]
     kind = "PD" if c.method == "pd" else "ALE"
     return (f"Largest effect change: {c.feature}'s {kind} curve moved by up to "
             f"{fmt(c.max_abs_delta)} [{fmt(c.max_abs_lower)}, {fmt(c.max_abs_upper)}] "
