@@ -79,14 +79,16 @@ def compare(
     X_a : array-like of shape (n_a, n_features), DataFrame or records
         The reference rows.
     y_a : array-like of shape (n_a,), optional
-        Their labels (not needed with ``label_free=True``).
+        Their labels (not needed with ``label_free=True``). A pandas ``y_a`` whose index
+        holds the same labels as a DataFrame ``X_a``'s in another order is aligned to it by
+        index; different labels are refused (pass ``y_a.to_numpy()`` to pair by position).
     model_b : optional
         The other model (default: ``model_a``, i.e. two datasets, one model).
     X_b : array-like of shape (n_b, n_features), optional
         The other rows (default: ``X_a``, i.e. two models on the same rows). Same columns as
         ``X_a`` (any order).
     y_b : array-like of shape (n_b,), optional
-        Labels of ``X_b`` (required with ``X_b`` unless ``label_free``).
+        Labels of ``X_b``, aligned as ``y_a`` (required with ``X_b`` unless ``label_free``).
 
         Dask collections are accepted for ``X_a``, ``y_a``, ``X_b`` and ``y_b`` and are gathered
         into memory first (a Dask DataFrame keeps its column names, and a Dask side may meet a
@@ -279,6 +281,21 @@ def bad_cells(table: Table, what: str) -> str | None:
     return None
 
 
+def _aligned(y: Any, X: Any, y_name: str, x_name: str) -> Any:
+    """``y`` in ``X``'s row order when both are pandas objects with different indexes of the
+    same labels; a ValueError naming both when their labels differ; else ``y`` unchanged."""
+    ix, iy = getattr(X, "index", None), getattr(y, "index", None)
+    if y is None or not hasattr(X, "columns") or ix is None or iy is None or ix.equals(iy):
+        return y
+    if ix.is_unique and iy.is_unique and len(ix) == len(iy) and ix.isin(iy).all():
+        return y.loc[ix]
+    only = [v for v in ix[~ix.isin(iy)][:3]] or [v for v in iy[~iy.isin(ix)][:3]]
+    raise ValueError(f"compare: {x_name} and {y_name} are pandas objects whose indexes differ "
+                     f"(e.g. {only!r} is in one only, or labels repeat), so their rows cannot "
+                     f"be paired by index; align them, or pass {y_name}.to_numpy() to pair "
+                     "them by position.")
+
+
 def _gathered(data: Any) -> Any:
     """A Dask collection computed into memory (a DataFrame keeps its column names, so the
     model is fed by name, and pandas and Dask sides mix); anything else unchanged."""
@@ -315,11 +332,12 @@ def _sides(model_a: Any, X_a: Any, y_a: Any, model_b: Any, X_b: Any, y_b: Any, l
     if X_b is None and y_b is not None:
         raise ValueError("compare: y_b was given without X_b; the labels of the shared rows "
                          "are y_a.")
+    paired = X_b is None or X_b is X_a
     X_a, y_a, X_b, y_b = (_gathered(v) for v in (X_a, y_a, X_b, y_b))
+    y_a, y_b = _aligned(y_a, X_a, "y_a", "X_a"), _aligned(y_b, X_b, "y_b", "X_b")
     table_a = as_table(X_a, owner=_OWNER)
     if table_a.n_rows < 2:
         raise ValueError(f"compare: X_a needs at least 2 rows; got {table_a.n_rows}.")
-    paired = X_b is None or X_b is X_a
     table_b = table_a if paired else _second_table(X_b, table_a)
     if table_b.n_rows < 2:
         raise ValueError(f"compare: X_b needs at least 2 rows; got {table_b.n_rows}.")
