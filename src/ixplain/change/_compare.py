@@ -88,7 +88,9 @@ def compare(
         The other rows (default: ``X_a``, i.e. two models on the same rows). Same columns as
         ``X_a`` (any order).
     y_b : array-like of shape (n_b,), optional
-        Labels of ``X_b``, aligned as ``y_a`` (required with ``X_b`` unless ``label_free``).
+        Labels of ``X_b``, aligned as ``y_a``. Required whenever ``X_b`` is given (also when
+        it is ``X_a`` itself, which keeps the paired design with side b's loss on ``y_b``),
+        unless ``label_free``.
 
         Dask collections are accepted for ``X_a``, ``y_a``, ``X_b`` and ``y_b`` and are gathered
         into memory first (a Dask DataFrame keeps its column names, and a Dask side may meet a
@@ -352,7 +354,7 @@ def _sides(model_a: Any, X_a: Any, y_a: Any, model_b: Any, X_b: Any, y_b: Any, l
         raise ValueError("compare: y_a is None; give the labels of X_a, or label_free=True "
                          "for prediction-sensitivity importance without labels.")
     ya = _labels(y_a, table_a, "y_a", "X_a")
-    if paired:
+    if X_b is None:
         yb = ya
     elif y_b is None:
         raise ValueError("compare: y_b is None; give the labels of X_b, or label_free=True "
