@@ -61,3 +61,16 @@ def test_bad_values_are_named_on_either_side(files, capsys, monkeypatch, side, e
     assert code == 2, err
     assert message in err and err.count("\n") == 1
     assert "is it the model for these columns" not in err
+
+
+def test_label_free_with_a_target_says_the_target_is_unused(files, capsys):
+    out = files / "out_lf"
+    code, stdout, err = run_main(
+        capsys, "compare", "--reference", str(files / "ref.csv"), "--current",
+        str(files / "ref_const.csv"), "--model", str(files / "m.joblib"), "--label-free",
+        "--target", "y", "--methods", "pfi", "--out", str(out))
+    assert code == 0, err
+    assert "Note: --target 'y' is not used with --label-free" in stdout
+    data = json.loads((out / "change.json").read_text())
+    assert data["importance"]["pfi"]["features"] == ["a", "b", "c"]
+    assert any("--label-free" in n for n in data["notes"])

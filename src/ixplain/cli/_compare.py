@@ -192,6 +192,10 @@ def run_compare(cfg: CompareConfig, out: Path) -> dict[str, Any]:
         _refuse_bad_cells(exc, X_a, cfg.reference, X_b, cfg.current)
         raise CLIError(" ".join(str(exc).split())) from exc
     result.settings["side_names"] = _side_names(cfg)
+    if cfg.label_free and cfg.target is not None:
+        result.notes.append(f"--target {cfg.target!r} is not used with --label-free (the "
+                            "importances compare the models' own predictions); the column is "
+                            "left out of the features.")
     return write_outputs(result, cfg, out)
 
 
