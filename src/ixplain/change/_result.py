@@ -268,6 +268,14 @@ class ChangeExplanation:
         """
         return _optional("_payload", "to_payload", "ChangeExplanation.to_payload")(self, **kwargs)
 
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`): per method the
+        changes ``b - a`` by ``|b - a|`` with their intervals, the curve changes, the shift
+        test and the notes."""
+        from .._html import render
+
+        return render("change", self)
+
     def __repr__(self) -> str:
         parts = []
         for name, imp in self.importance.items():
