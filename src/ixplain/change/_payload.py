@@ -194,12 +194,17 @@ def shift_sentence(shift: Any) -> str | None:
             f"{fmt(shift.auc)}, {_p_text(shift.p_value)}{both}).")
 
 
+def _significant(p: Any, level: float = 0.05) -> bool:
+    value = _num(p)
+    return value is not None and value < level
+
+
 def curve_sentence(curves: list[CurveChange]) -> str | None:
     """The largest effect change among the curves whose change is significant at 5 % (the
     simultaneous sup-t p-value), or that none changed detectably."""
     if not curves:
         return None
-    found = [c for c in curves if (_num(c.p_value) is not None and _num(c.p_value) < 0.05)]
+    found = [c for c in curves if _significant(c.p_value)]
     if not found:  # (the largest estimate of an unchanged curve is noise, not a change)
         kinds = " or ".join(dict.fromkeys("PD" if c.method == "pd" else "ALE" for c in curves))
         return f"No {kinds} curve changed detectably (sup-t test, level 5 %)."

@@ -137,7 +137,7 @@ def _bad_column(X: pd.DataFrame, source: str) -> str | None:
     for name in X.columns:
         text = _non_numbers(X[name])
         if text is not None and len(text):
-            row = X.index.get_loc(text.index[0]) + 1
+            row = int(np.flatnonzero(X.index == text.index[0])[0]) + 1
             return (f"feature column {name!r} in {source} holds {len(text)} value(s) that are "
                     f"not numbers, such as {text.iloc[0]!r} (data row {row})")
         values = pd.to_numeric(X[name], errors="coerce").to_numpy(dtype=float)
