@@ -393,7 +393,7 @@ def change_payload(result: Any, *, max_curves: int = 6, title: str | None = None
                    "lower": _nums(np.asarray(ch.lower)[order]),
                    "upper": _nums(np.asarray(ch.upper)[order]),
                    "caption": f"Bars: the changes b - a; whiskers: their "
-                              f"{_pct(ch.confidence)} change intervals."}
+                              f"{_pct(getattr(ch, 'confidence', 0.95))} change intervals."}
     elif curves:
         ranking = {"title": "Largest curve change (max |b - a|)", "unit": "model output",
                    "features": [f"{c.feature} ({c.method.upper()})" for c in curves],
