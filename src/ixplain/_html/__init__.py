@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._blocks import guarded
+from ._change import change_html
 from ._results import (
     curve_html,
     drift_explanation_html,
@@ -54,6 +55,7 @@ _VIEWS = {
     "drift_explanation": drift_explanation_html,
     "explainer": explainer_html,
     "detector": detector_html,
+    "change": change_html,
 }
 
 
@@ -64,7 +66,7 @@ def render(view: str, obj: Any) -> str:
     Parameters
     ----------
     view : {"importance", "importance_series", "interactions", "interaction_series", \
-"hstatistic", "curve", "drift_explanation", "explainer", "detector"}
+"hstatistic", "curve", "drift_explanation", "explainer", "detector", "change"}
         Which summary.
     obj : object
         The result, explainer or detector.

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._random import keyed_generator, root_seed
-from .._validation import check_float, check_int, param_error
+from .._validation import ModelEvaluationError, check_float, check_int, param_error
 from ..losses import Loss, get_loss
 from ..methods._sage_core import resolve_players
 from ..models import Model, as_model
@@ -79,14 +79,23 @@ def compare(
     X_a : array-like of shape (n_a, n_features), DataFrame or records
         The reference rows.
     y_a : array-like of shape (n_a,), optional
-        Their labels (not needed with ``label_free=True``).
+        Their labels (not needed with ``label_free=True``). A pandas ``y_a`` whose index
+        holds the same labels as a DataFrame ``X_a``'s in another order is aligned to it by
+        index; different labels are refused (pass ``y_a.to_numpy()`` to pair by position).
     model_b : optional
         The other model (default: ``model_a``, i.e. two datasets, one model).
     X_b : array-like of shape (n_b, n_features), optional
         The other rows (default: ``X_a``, i.e. two models on the same rows). Same columns as
         ``X_a`` (any order).
     y_b : array-like of shape (n_b,), optional
-        Labels of ``X_b`` (required with ``X_b`` unless ``label_free``).
+        Labels of ``X_b``, aligned as ``y_a``. Required whenever ``X_b`` is given (also when
+        it is ``X_a`` itself, which keeps the paired design with side b's loss on ``y_b``),
+        unless ``label_free``.
+
+        Dask collections are accepted for ``X_a``, ``y_a``, ``X_b`` and ``y_b`` and are gathered
+        into memory first (a Dask DataFrame keeps its column names, and a Dask side may meet a
+        pandas side); for data that does not fit, use
+        :func:`ixplain.change.compare_dask`.
     methods : sequence of str, default=("pfi",)
         ``"pfi"`` and ``"sage"`` (importance deltas), ``"pd"``/``"ale"`` (curve deltas,
         ``ixplain.change._curves``), ``"shift"`` (explanation-shift test,
@@ -95,8 +104,12 @@ def compare(
         Features (or groups, given as lists; named by joining with ``"+"``) to explain.
         Default: every column.
     loss : str, Loss or callable, optional
-        Per-row loss (:func:`ixplain.get_loss`). Default: ``"log_loss"`` for classifiers,
-        ``"squared_error"`` otherwise. Not allowed with ``label_free``.
+        Per-row loss (:func:`ixplain.get_loss`), applied to both models. Default:
+        ``"log_loss"`` for classifiers, ``"squared_error"`` otherwise. Not allowed with
+        ``label_free``. A classifier and a regressor (the model adapters' ``is_classifier``)
+        have no common default: comparing them needs an explicit loss that fits both
+        models' outputs (e.g. ``"squared_error"`` on 0/1 labels with probabilities on one
+        side), so they cannot be compared with ``label_free``.
     n_repeats : int, default=5
         PFI replacement draws per row and feature.
     confidence : float in (0, 1), default=0.95
@@ -124,7 +137,9 @@ def compare(
     Raises
     ------
     ValueError
-        If neither ``model_b`` nor ``X_b`` is given, the sides' columns differ (naming them),
+        If a model fails on rows holding missing or infinite values (naming the column, the
+        count and the first row), if one model is a classifier and the other a regressor while ``loss`` is None (naming
+        both), if neither ``model_b`` nor ``X_b`` is given, the sides' columns differ (naming them),
         labels are missing without ``label_free``, lengths mismatch, or a parameter is out of
         range (the message names it).
     NotImplementedError
@@ -155,6 +170,21 @@ def compare(
     opts["two_models"] = model_b is not None and model_b is not model_a
     side_a, side_b, paired, loss_obj = _sides(model_a, X_a, y_a, model_b, X_b, y_b, loss,
                                               bool(label_free))
+    try:
+        return _explain(opts, side_a, side_b, paired, loss_obj, features, n_repeats,
+                        n_samples, seed)
+    except ModelEvaluationError as exc:
+        bad = bad_cells(side_a.table, "X_a") or (None if paired else
+                                                 bad_cells(side_b.table, "X_b"))
+        if bad is None:
+            raise
+        raise ValueError(f"compare: {bad}, and the model failed on the rows "
+                         f"({str(exc).splitlines()[0]}); drop or fill them.") from exc
+
+
+def _explain(opts: dict[str, Any], side_a: Side, side_b: Side, paired: bool, loss_obj: Loss,
+             features: Any, n_repeats: int, n_samples: Any, seed: int) -> ChangeExplanation:
+    """:func:`compare`'s work on validated sides."""
     names, groups = _features(side_a.table, features)
     result = ChangeExplanation(settings=_settings(opts, names, loss_obj, seed, paired,
                                                   side_a, side_b, n_samples))
@@ -236,6 +266,60 @@ def _second_table(X_b: Any, table_a: Table) -> Table:
     return table_b.select(table_a.names)
 
 
+def bad_cells(table: Table, what: str) -> str | None:
+    """A sentence naming the first numeric column of ``table`` with missing or infinite
+    values (their count and the first one's row, counted from 0), or None when all are finite.
+
+    Used to explain a model's failure on such rows (``compare`` and ``ixplain compare``)."""
+    for name in table.names:
+        if table.schema.kind(name) != "numeric":
+            continue
+        x = np.asarray(table.numeric_column(name), dtype=float)
+        bad = ~np.isfinite(x)
+        if bad.any():
+            i = int(np.argmax(bad))
+            return (f"{what} column {name!r} has {int(bad.sum())} missing or infinite "
+                    f"value(s), the first ({float(x[i])}) in row {i}")
+    return None
+
+
+def _aligned(y: Any, X: Any, y_name: str, x_name: str) -> Any:
+    """``y`` in ``X``'s row order when both are pandas objects with different indexes of the
+    same labels; a ValueError naming both when their labels differ; else ``y`` unchanged."""
+    ix, iy = getattr(X, "index", None), getattr(y, "index", None)
+    if y is None or not hasattr(X, "columns") or ix is None or iy is None or ix.equals(iy):
+        return y
+    if ix.is_unique and iy.is_unique and len(ix) == len(iy) and ix.isin(iy).all():
+        return y.loc[ix]
+    only = [v for v in ix[~ix.isin(iy)][:3]] or [v for v in iy[~iy.isin(ix)][:3]]
+    raise ValueError(f"compare: {x_name} and {y_name} are pandas objects whose indexes differ "
+                     f"(e.g. {only!r} is in one only, or labels repeat), so their rows cannot "
+                     f"be paired by index; align them, or pass {y_name}.to_numpy() to pair "
+                     "them by position.")
+
+
+def _gathered(data: Any) -> Any:
+    """A Dask collection computed into memory (a DataFrame keeps its column names, so the
+    model is fed by name, and pandas and Dask sides mix); anything else unchanged."""
+    if type(data).__module__.split(".")[0] == "dask" and hasattr(data, "compute"):
+        return data.compute()
+    return data
+
+
+def _refuse_mixed_tasks(ma: Model, mb: Model, loss: Any) -> None:
+    """A classifier and a regressor have no common default loss (log-loss on a regressor's
+    values, squared error on probabilities): refused unless ``loss`` is given explicitly."""
+    if mb is ma or loss is not None or bool(ma.is_classifier) == bool(mb.is_classifier):
+        return
+    kind = {True: "a classifier", False: "a regressor"}
+    raise ValueError(
+        f"compare: model_a ({ma.describe()}) is {kind[bool(ma.is_classifier)]} but model_b "
+        f"({mb.describe()}) is {kind[bool(mb.is_classifier)]}; their default losses differ, so "
+        "the importances would not be comparable. Pass loss= explicitly (one loss applied to "
+        "both models' outputs, e.g. loss='squared_error' on 0/1 labels), or compare models of "
+        "the same task.")
+
+
 def _default_loss(model: Model) -> Loss:
     classes = getattr(model, "classes_", None)
     return get_loss("squared_error" if classes is None else "log_loss", _OWNER)
@@ -250,16 +334,19 @@ def _sides(model_a: Any, X_a: Any, y_a: Any, model_b: Any, X_b: Any, y_b: Any, l
     if X_b is None and y_b is not None:
         raise ValueError("compare: y_b was given without X_b; the labels of the shared rows "
                          "are y_a.")
+    paired = X_b is None or X_b is X_a
+    X_a, y_a, X_b, y_b = (_gathered(v) for v in (X_a, y_a, X_b, y_b))
+    y_a, y_b = _aligned(y_a, X_a, "y_a", "X_a"), _aligned(y_b, X_b, "y_b", "X_b")
     table_a = as_table(X_a, owner=_OWNER)
     if table_a.n_rows < 2:
         raise ValueError(f"compare: X_a needs at least 2 rows; got {table_a.n_rows}.")
-    paired = X_b is None or X_b is X_a
     table_b = table_a if paired else _second_table(X_b, table_a)
     if table_b.n_rows < 2:
         raise ValueError(f"compare: X_b needs at least 2 rows; got {table_b.n_rows}.")
     ma = as_model(model_a, owner=_OWNER).refuse_nonfinite_outputs(_OWNER)
     mb = ma if model_b is None or model_b is model_a else as_model(model_b, owner=_OWNER).refuse_nonfinite_outputs(
         _OWNER)
+    _refuse_mixed_tasks(ma, mb, loss)
     if label_free:
         return (label_free_side(ma, table_a), label_free_side(mb, table_b), paired,
                 label_free_loss())
@@ -267,7 +354,7 @@ def _sides(model_a: Any, X_a: Any, y_a: Any, model_b: Any, X_b: Any, y_b: Any, l
         raise ValueError("compare: y_a is None; give the labels of X_a, or label_free=True "
                          "for prediction-sensitivity importance without labels.")
     ya = _labels(y_a, table_a, "y_a", "X_a")
-    if paired:
+    if X_b is None:
         yb = ya
     elif y_b is None:
         raise ValueError("compare: y_b is None; give the labels of X_b, or label_free=True "
@@ -371,6 +458,7 @@ def _front_parts(result: ChangeExplanation, opts: dict[str, Any], side_a: Side, 
         result.curves = dict(curve_changes(side_a, side_b, methods=curve_methods,
                                            features=names, groups=groups, paired=paired,
                                            confidence=opts["confidence"], random_state=seed))
+        result.notes += [n for c in result.curves.values() for n in getattr(c, "skipped", [])]
     if "shift" in opts["methods"]:
         if paired:
             raise ValueError("compare: methods=['shift'] tests a shift between two datasets; "

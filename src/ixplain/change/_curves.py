@@ -482,6 +482,27 @@ def _overlap(sides: Sides, feature: str) -> np.ndarray:
     return inside[(inside >= lo) & (inside <= hi)]
 
 
+class CurveSkipped(ValueError):
+    """A feature whose curve cannot be computed (ALE without two distinct values in the range
+    both sides cover); :func:`ixplain.compare` skips it with a note."""
+
+
+def _no_ale_range(sides: Sides, feature: str, owner: str) -> str:
+    """Why ALE has no bins for ``feature``: constant on both sides, or the sides' ranges
+    share at most one value (each side's range named)."""
+    x = sides.pooled.numeric_column(feature)
+    ok = np.isfinite(x)
+    if len(np.unique(x[ok])) < 2 or sides.paired or sides.n_a is None:
+        return (f"{owner}: feature {feature!r} is constant on both sides; ALE needs at least "
+                "two distinct values.")
+    xa, xb = x[:sides.n_a][ok[:sides.n_a]], x[sides.n_a:][ok[sides.n_a:]]
+    rng = {k: "no finite values" if len(v) == 0 else f"[{v.min():.6g}, {v.max():.6g}]"
+           for k, v in (("a", xa), ("b", xb))}
+    return (f"{owner}: feature {feature!r} takes values in {rng['a']} on side a and {rng['b']} "
+            "on side b; these ranges share fewer than two distinct values, and ALE of two "
+            "datasets needs at least two inside the range both sides cover.")
+
+
 def _one_feature(models: tuple[Model, Model], sides: Sides, feature: str, opts: dict[str, Any],
                  custom: dict[str, Any], seed: int, owner: str) -> CurveChange:
     kind = sides.pooled.schema.kind(feature)
@@ -497,8 +518,7 @@ def _one_feature(models: tuple[Model, Model], sides: Sides, feature: str, opts: 
         grid = (np.asarray(custom[feature], dtype=np.float64) if feature in custom else
                 quantile_edges(x, None, opts["grid_resolution"], opts["min_bin_size"]))
         if len(grid) < 2:
-            raise ValueError(f"{owner}: feature {feature!r} is constant on both sides; ALE "
-                             "needs at least two distinct values.")
+            raise CurveSkipped(_no_ale_range(sides, feature, owner))
         curves, cov, n_a, n_b = _ale_change(models, feature, grid, sides.paired, sides.runner,
                                             owner)
     rng = keyed_generator(seed, "curve_changes", opts["method"], feature)
@@ -523,11 +543,24 @@ def _one_feature(models: tuple[Model, Model], sides: Sides, feature: str, opts: 
 
 def curve_changes_on(sides: Sides, models: tuple[Model, Model], features: Any,
                      opts: dict[str, Any], custom: dict[str, Any] | None, seed: int,
-                     owner: str = _OWNER) -> dict[str, CurveChange]:
-    """:func:`curve_changes` on prepared sides (the pandas and the Dask front ends)."""
+                     owner: str = _OWNER, skipped: list[str] | None = None
+                     ) -> dict[str, CurveChange]:
+    """:func:`curve_changes` on prepared sides (the pandas and the Dask front ends).
+
+    With a list ``skipped``, a feature whose curve cannot be computed (:class:`CurveSkipped`)
+    is left out and the reason appended to the list; without it the error is raised."""
     feats = resolve_features(features, sides.head.names, sides.pooled, opts["method"], owner)
     custom = {str(k): v for k, v in (custom or {}).items()}
-    return {f: _one_feature(models, sides, f, opts, custom, seed, owner) for f in feats}
+    out = {}
+    for f in feats:
+        try:
+            out[f] = _one_feature(models, sides, f, opts, custom, seed, owner)
+        except CurveSkipped as exc:
+            if skipped is None:
+                raise
+            skipped.append(f"{opts['method'].upper()} of {f!r} skipped: "
+                           f"{str(exc).split(': ', 1)[-1]}")
+    return out
 
 
 def check_models(model_a: Any, model_b: Any, X_b: Any, response_method: str, target: Any,
@@ -701,7 +734,10 @@ def curve_changes(
 
 # ----------------------------------------------------------------------------------- compare()
 class CurveChanges(dict):  # type: ignore[type-arg]
-    """``{feature: CurveChange}`` of one method, with a JSON form (``to_dict``)."""
+    """``{feature: CurveChange}`` of one method, with a JSON form (``to_dict``); ``skipped``
+    lists the features left out and why (e.g. ALE without a common range)."""
+
+    skipped: list[str] = []
 
     def to_dict(self) -> dict[str, Any]:
         """``{feature: CurveChange.to_dict()}``."""
@@ -734,6 +770,8 @@ def _from_sides(side_a: Any, side_b: Any, *, methods: Sequence[str] | None, feat
         feats = features
         if method == "ale" and features is not None:  # compare() names every feature
             feats = [f for f in features if sides.pooled.schema.kind(str(f)) == "numeric"]
+        skipped: list[str] = []
         out[method] = CurveChanges(curve_changes_on(sides, (side_a.model, side_b.model), feats,
-                                                    opts, None, seed))
+                                                    opts, None, seed, skipped=skipped))
+        out[method].skipped = skipped
     return out

@@ -187,15 +187,28 @@ def shift_sentence(shift: Any) -> str | None:
     p = _num(shift.p_value)
     found = p is not None and p < level
     verb = "shifted" if found else "did not shift detectably"
+    shared = int((getattr(shift, "settings", None) or {}).get("rows_on_both_sides", 0))
+    both = (f"; {shared:,} row(s) occur on both sides, their copies kept in one fold"
+            if shared else "")
     return (f"The per-row explanations {verb} (explanation-shift test: held-out AUC "
-            f"{fmt(shift.auc)}, {_p_text(shift.p_value)}).")
+            f"{fmt(shift.auc)}, {_p_text(shift.p_value)}{both}).")
+
+
+def _significant(p: Any, level: float = 0.05) -> bool:
+    value = _num(p)
+    return value is not None and value < level
 
 
 def curve_sentence(curves: list[CurveChange]) -> str | None:
-    """The largest effect change among the curves."""
+    """The largest effect change among the curves whose change is significant at 5 % (the
+    simultaneous sup-t p-value), or that none changed detectably."""
     if not curves:
         return None
-    c = curves[0]
+    found = [c for c in curves if _significant(c.p_value)]
+    if not found:  # (the largest estimate of an unchanged curve is noise, not a change)
+        kinds = " or ".join(dict.fromkeys("PD" if c.method == "pd" else "ALE" for c in curves))
+        return f"No {kinds} curve changed detectably (sup-t test, level 5 %)."
+    c = found[0]
     kind = "PD" if c.method == "pd" else "ALE"
     return (f"Largest effect change: {c.feature}'s {kind} curve moved by up to "
             f"{fmt(c.max_abs_delta)} [{fmt(c.max_abs_lower)}, {fmt(c.max_abs_upper)}] "
@@ -378,13 +391,17 @@ def change_payload(result: Any, *, max_curves: int = 6, title: str | None = None
                    "unit": unit, "features": [str(ch.features[i]) for i in order],
                    "values": _nums(np.asarray(ch.delta)[order]),
                    "lower": _nums(np.asarray(ch.lower)[order]),
-                   "upper": _nums(np.asarray(ch.upper)[order])}
+                   "upper": _nums(np.asarray(ch.upper)[order]),
+                   "caption": f"Bars: the changes b - a; whiskers: their "
+                              f"{_pct(getattr(ch, 'confidence', 0.95))} change intervals."}
     elif curves:
         ranking = {"title": "Largest curve change (max |b - a|)", "unit": "model output",
                    "features": [f"{c.feature} ({c.method.upper()})" for c in curves],
                    "values": [_num(c.max_abs_delta) for c in curves],
                    "lower": [_num(c.max_abs_lower) for c in curves],
-                   "upper": [_num(c.max_abs_upper) for c in curves]}
+                   "upper": [_num(c.max_abs_upper) for c in curves],
+                   "caption": "Bars: the largest |b - a| of each curve; whiskers: its "
+                              "simultaneous interval."}
     return _assemble(result, labels, title, charts, ranking, importance, curves)
 
 
@@ -394,8 +411,8 @@ def _assemble(result: Any, labels: tuple[str, str], title: str | None, charts: l
     if curves:
         tables.append(_curves_table(curves))
     shift = getattr(result, "shift", None)
-    notes = ["Intervals of a change are paired (the same permutations, draws and rows for "
-             "both sides) when two models are compared on the same rows."]
+    notes = [_design_note(importance, curves)]
+    notes += [str(n) for n in getattr(result, "notes", None) or []]
     if shift is not None:
         tables.append({"title": "Explanation-shift test", "columns": ["feature", "AUC alone"],
                        "rows": [[f, _num(v)] for f, v in zip(shift.features,
@@ -417,6 +434,21 @@ def _assemble(result: Any, labels: tuple[str, str], title: str | None, charts: l
     }
 
 
+def _independent(importance: dict[str, Any], curves: list[CurveChange]) -> bool:
+    """Whether the sides are independent samples (two tables: Welch intervals)."""
+    designs = [getattr(c, "design", "paired") for c in importance.values()]
+    designs += ["paired" if getattr(c, "paired", True) else "independent" for c in curves]
+    return "independent" in designs
+
+
+def _design_note(importance: dict[str, Any], curves: list[CurveChange]) -> str:
+    if _independent(importance, curves):
+        return ("Intervals of a change are Welch intervals of two independent samples (the two "
+                "tables' rows are different rows, so they cannot be paired).")
+    return ("Intervals of a change are paired (the same permutations, draws and rows for "
+            "both sides) when two models are compared on the same rows.")
+
+
 def _subtitle(importance: dict[str, Any]) -> str | None:
     first = next(iter(importance.values()), None)
     if first is None:
@@ -425,7 +457,9 @@ def _subtitle(importance: dict[str, Any]) -> str | None:
     level = _pct(getattr(first, "level", 0.05))
     proc = str(getattr(first, "procedure", "holm")).capitalize()
     band = f"{_pct(conf)} intervals" if conf is not None else "intervals"
-    return f"Change b - a with paired {band}; significance family-wise ({proc}, {level})"
+    design = ("independent (Welch)" if getattr(first, "design", "paired") == "independent"
+              else "paired")
+    return f"Change b - a with {design} {band}; significance family-wise ({proc}, {level})"
 
 
 #: The name :meth:`ixplain.change.ChangeExplanation.to_payload` calls.

@@ -210,6 +210,9 @@ class ChangeExplanation:
         The explanation-shift test (``ixplain.change._shift.explanation_shift_test``).
     settings : dict
         The arguments that produced it.
+    notes : list of str
+        What was left out and why (e.g. an ALE curve of a feature whose two sides' ranges do
+        not overlap).
 
     Examples
     --------
@@ -228,6 +231,7 @@ class ChangeExplanation:
     curves: dict[str, Any] = field(default_factory=dict)
     shift: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per method x feature: method, feature, a, b, delta, lower, upper,
@@ -251,6 +255,7 @@ class ChangeExplanation:
             "curves": curves,
             "shift": None if self.shift is None else self.shift.to_dict(),
             "settings": dict(self.settings),
+            "notes": list(self.notes),
         }
 
     def to_payload(self, **kwargs: Any) -> dict[str, Any]:
@@ -262,6 +267,14 @@ class ChangeExplanation:
             If the report payload module is not part of this build.
         """
         return _optional("_payload", "to_payload", "ChangeExplanation.to_payload")(self, **kwargs)
+
+    def _repr_html_(self) -> str:
+        """A compact HTML summary for notebooks (:mod:`ixplain._html`): per method the
+        changes ``b - a`` by ``|b - a|`` with their intervals, the curve changes, the shift
+        test and the notes."""
+        from .._html import render
+
+        return render("change", self)
 
     def __repr__(self) -> str:
         parts = []

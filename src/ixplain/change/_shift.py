@@ -154,12 +154,33 @@ def mann_whitney_auc(scores: np.ndarray, labels: np.ndarray) -> float:
     return float((ranks[labels == 1].sum() - n1 * (n1 + 1) / 2) / (n0 * n1))
 
 
+def _duplicates(Z: np.ndarray) -> np.ndarray | None:
+    """Group ids of identical attribution rows, or None when all rows differ.
+
+    Identical rows must share a fold: a row of side a held out while its copy from side b is
+    in the training fold is scored as "side b", so a shared row would pull the held-out AUC
+    below 0.5 (two identical tables gave AUC 0.14 before)."""
+    _, inverse = np.unique(Z, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    return inverse if inverse.max(initial=-1) + 1 < len(Z) else None
+
+
+def _shared_rows(Z: np.ndarray, labels: np.ndarray) -> int:
+    """How many distinct attribution rows occur on both sides."""
+    ids = _duplicates(Z)
+    if ids is None:
+        return 0
+    return len(np.intersect1d(ids[labels == 0], ids[labels == 1]))
+
+
 def _held_out_auc(Z: np.ndarray, labels: np.ndarray, groups: np.ndarray | None,
                   classifier: Any, cv: int, seed: int, n_jobs: int = 1) -> float:
     """AUC of cross-fitted probabilities (each row scored by a fit without its fold)."""
     from sklearn.base import clone
     from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 
+    if groups is None and _duplicates(Z) is not None:
+        groups = _duplicates(Z)  # (identical rows share a fold: see _duplicates)
     if groups is None:
         splits = StratifiedKFold(cv, shuffle=True, random_state=seed % 2**32).split(Z, labels)
     else:
@@ -347,7 +368,9 @@ def _run_test(Z: np.ndarray, labels: np.ndarray, groups: np.ndarray | None, feat
         features=tuple(feats),
         feature_auc=np.array([mann_whitney_auc(Z[:, j], labels) for j in range(len(feats))]),
         settings={"classifier": type(clf).__name__, "cv": cv,
-                  "design": "paired" if groups is not None else "independent", **settings},
+                  "design": "paired" if groups is not None else "independent",
+                  "rows_on_both_sides": 0 if groups is not None else _shared_rows(Z, labels),
+                  **settings},
     )
 
 

@@ -117,9 +117,48 @@ def _probe(model: Any, path: str, X: pd.DataFrame, source: str) -> None:
             model.predict(X.iloc[:5])
     except Exception as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
+        culprit = _bad_column(X, source)
+        if culprit is not None:
+            raise CLIError(f"the model {path} failed to predict rows of {source}: {culprit}; "
+                           f"fix or drop them ({type(exc).__name__}: {reason.split('. ')[0]})") from exc
         raise CLIError(f"the model {path} failed to predict rows of {source} "
                        f"({type(exc).__name__}: {reason}); is it the model for these columns?"
                        ) from exc
+
+
+def _bad_column(X: pd.DataFrame, source: str) -> str | None:
+    """The first feature column of ``X`` holding text that is not a number, or missing or
+    infinite values, named with its first such value and data row (1 = first row under the
+    header); None when every column is clean numbers."""
+    import numpy as np
+
+    from ._data import _non_numbers
+
+    for name in X.columns:
+        text = _non_numbers(X[name])
+        if text is not None and len(text):
+            row = int(np.flatnonzero(X.index == text.index[0])[0]) + 1
+            return (f"feature column {name!r} in {source} holds {len(text)} value(s) that are "
+                    f"not numbers, such as {text.iloc[0]!r} (data row {row})")
+        values = pd.to_numeric(X[name], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i = int(np.argmax(bad))
+            return (f"feature column {name!r} in {source} has {int(bad.sum())} missing or "
+                    f"infinite value(s), the first ({float(values[i])}) in data row {i + 1}")
+    return None
+
+
+def _refuse_bad_cells(exc: Exception, X_a: pd.DataFrame, ref: str, X_b: pd.DataFrame | None,
+                      cur: str | None) -> None:
+    """When a model failed inside compare() on rows with bad values, name them by file."""
+    from .._validation import ModelEvaluationError
+
+    if not isinstance(exc.__cause__, ModelEvaluationError):
+        return
+    culprit = _bad_column(X_a, ref) or (None if X_b is None else _bad_column(X_b, str(cur)))
+    if culprit is not None:
+        raise CLIError(f"a model failed to predict rows: {culprit}; fix or drop them.") from exc
 
 
 def run_compare(cfg: CompareConfig, out: Path) -> dict[str, Any]:
@@ -150,8 +189,13 @@ def run_compare(cfg: CompareConfig, out: Path) -> dict[str, Any]:
                          methods=tuple(methods), n_repeats=cfg.n_repeats,
                          label_free=cfg.label_free, random_state=cfg.seed)
     except (ValueError, TypeError) as exc:
+        _refuse_bad_cells(exc, X_a, cfg.reference, X_b, cfg.current)
         raise CLIError(" ".join(str(exc).split())) from exc
     result.settings["side_names"] = _side_names(cfg)
+    if cfg.label_free and cfg.target is not None:
+        result.notes.append(f"--target {cfg.target!r} is not used with --label-free (the "
+                            "importances compare the models' own predictions); the column is "
+                            "left out of the features.")
     return write_outputs(result, cfg, out)
 
 
@@ -224,7 +268,8 @@ def write_outputs(result: Any, cfg: CompareConfig, out: Path) -> dict[str, Any]:
                             ["model", cfg.model], ["model_b", cfg.model_b],
                             ["target", cfg.target], ["seed", cfg.seed]]
     report = _write_report(payload, out, files)
-    return {"summary": payload["summary"], "files": files, "report": report}
+    return {"summary": payload["summary"], "files": files, "report": report,
+            "notes": list(getattr(result, "notes", None) or [])}
 
 
 def _write_report(payload: dict[str, Any], out: Path, files: list[Path]) -> Path | None:
@@ -272,7 +317,7 @@ def make_compare_command(guard: Any, prepare_out: Any, split: Any, split_given: 
         seed: Annotated[int, typer.Option(help="Seed (same seed, same results).")] = 0,
         debug: Annotated[bool, typer.Option(help="Show tracebacks of errors.")] = False,
     ) -> None:
-        """Explain what changed between two models (--model-b) or two tables (--current): per-feature importance changes b - a with paired intervals and Holm's family-wise test, PD/ALE curve changes with bands, and a report.
+        """Explain what changed between two models (--model-b) or two tables (--current): per-feature importance changes b - a with paired (two models, same rows) or Welch (two tables) intervals and Holm's family-wise test, PD/ALE curve changes with bands, and a report.
 
         WARNING: loading a pickle or joblib file executes code stored in it; only use files you trust.
         """
@@ -293,6 +338,8 @@ def make_compare_command(guard: Any, prepare_out: Any, split: Any, split_given: 
             done = run_compare(cfg, out)
             for sentence in done["summary"]:
                 typer.echo(sentence)
+            for note in done.get("notes", []):
+                typer.echo(f"Note: {note}")
             if done["report"] is not None:
                 typer.echo(f"Report: {Path(done['report']).resolve()}")
             else:

@@ -157,8 +157,8 @@ def render_page(payload: Mapping[str, Any], *, live: bool = False) -> str:
         The report payload (contract A): ``title`` (required), ``subtitle``, ``status``
         (``{"state": "running"|"finished"|"interrupted", "rows_seen", "rows_total"}``),
         ``summary`` (sentences), ``ranking`` (``title``, ``unit``, ``features``, ``values``,
-        ``lower``, ``upper``), ``headline`` (a chart id), ``charts`` (kinds ``"traces"``,
-        ``"curves"``, ``"bars"``), ``incidents``, ``tables``, ``settings``, ``images``
+        ``lower``, ``upper``, optional ``caption`` under its chart), ``headline`` (a chart
+        id), ``charts`` (kinds ``"traces"``, ``"curves"``, ``"bars"``), ``incidents``, ``tables``, ``settings``, ``images``
         (``png_base64``), ``notes``, ``files`` and ``refresh_seconds`` (default 3). See
         :func:`ixplain.report.example_payload` for a complete one. Series longer than 2000
         points are thinned (first and last kept; the chart's caption says so). The curves of an

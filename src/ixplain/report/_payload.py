@@ -274,8 +274,8 @@ def _ranking(ranking: Any) -> dict | None:
     if ranking is None:
         return None
     path = "ranking"
-    _mapping(ranking, path, {"title", "unit", "features", "values", "lower", "upper"},
-             ("features", "values"))
+    _mapping(ranking, path, {"title", "unit", "features", "values", "lower", "upper",
+                             "caption"}, ("features", "values"))
     features = _texts(ranking["features"], f"{path}.features")
     out = {
         "title": _text(ranking.get("title", "Final ranking"), f"{path}.title"),
@@ -285,6 +285,8 @@ def _ranking(ranking: Any) -> dict | None:
                            length_of=f"{path}.features"),
     }
     out.update(_bounds(ranking, path, len(features), f"{path}.features"))
+    if ranking.get("caption") is not None:  # (else the page's default caption)
+        out["caption"] = _text(ranking["caption"], f"{path}.caption")
     return out
 
 

@@ -377,7 +377,8 @@
     }
     if (p.ranking) {
       var rbox = chartBox(rank, "ranking");
-      rbox.caption.textContent = p.ranking.lower ? "Bars: the final values; whiskers: their bounds." : "";
+      rbox.caption.textContent = p.ranking.caption != null ? p.ranking.caption :
+        (p.ranking.lower ? "Bars: the final values; whiskers: their bounds." : "");
       jobs.push(draw(rbox.plot, rankingFigure(p.ranking), false));
     }
     return jobs;
