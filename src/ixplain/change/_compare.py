@@ -15,6 +15,7 @@ from ..models import Model, as_model
 from ..tabular import Table, as_table
 from ._discrepancy import squared_discrepancy
 from ._importance import Side, label_free_loss, label_free_side, pfi_rows, sage_rows
+from ._interactions import pair_rows
 from ._result import ChangeExplanation, ImportanceChange, RankingChange, _optional
 from ._stats import (
     bootstrap_weights,
@@ -31,7 +32,7 @@ __all__ = ["compare"]
 _OWNER = "compare"
 IMPORTANCE_METHODS = ("pfi", "sage")
 CURVE_METHODS = ("pd", "ale")
-METHODS = IMPORTANCE_METHODS + CURVE_METHODS + ("shift",)
+METHODS = IMPORTANCE_METHODS + CURVE_METHODS + ("shift", "interactions")
 
 
 def compare(
@@ -99,7 +100,10 @@ def compare(
     methods : sequence of str, default=("pfi",)
         ``"pfi"`` and ``"sage"`` (importance deltas), ``"pd"``/``"ale"`` (curve deltas,
         ``ixplain.change._curves``), ``"shift"`` (explanation-shift test,
-        ``ixplain.change._shift``; needs ``X_b``).
+        ``ixplain.change._shift``; needs ``X_b``), ``"interactions"`` (the change of the
+        pairwise Shapley interaction index of the loss game per pair ``"a x b"`` among the
+        5 features of largest main effect, keyed ``"interactions"`` in ``importance``:
+        ``ixplain.change._interactions``).
     features : sequence of str or of lists of str, optional
         Features (or groups, given as lists; named by joining with ``"+"``) to explain.
         Default: every column.
@@ -197,6 +201,9 @@ def _explain(opts: dict[str, Any], side_a: Side, side_b: Side, paired: bool, los
             result.importance[m] = _importance_change(m, names, va, vb, paired, opts)
             result.ranking[m] = _ranking(m, names, va, vb, paired, opts,
                                          keyed_generator(seed, "compare-bootstrap", m))
+        elif m == "interactions":  # per pair (ixplain.change._interactions)
+            pairs, va, vb = pair_rows(side_a, side_b, loss_obj, names, groups, n_samples, seed)
+            result.importance[m] = _importance_change(m, pairs, va, vb, paired, opts)
     if result.settings["two_models"]:
         result.discrepancy = squared_discrepancy(side_a.model, side_b.model, side_b.table,
                                                  confidence=opts["confidence"])
