@@ -96,12 +96,14 @@ def test_pairs_are_capped_to_the_features_of_largest_main_effect():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(200, 7))
     y = model_a(X) + 0.5 * rng.normal(size=200)
-    res = compare(model_a, X, y, model_b=model_b, methods=("interactions",),
-                  random_state=0).importance["interactions"]
+    full = compare(model_a, X, y, model_b=model_b, methods=("interactions",), random_state=0)
+    res = full.importance["interactions"]
     assert len(res.features) == 10
     kept = {f for p in res.features for f in p.split(" x ")}
     assert {"x0", "x1", "x2", "x3"} <= kept and len(kept) == 5
     assert res.significant[res.features.index("x0 x x1")]
+    left = sorted({f"x{i}" for i in range(7)} - kept)
+    assert any(f"left out: {left}" in note for note in full.notes)
 
 
 def test_pair_rows_appear_in_to_frame_next_to_pfi():

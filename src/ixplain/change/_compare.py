@@ -202,8 +202,10 @@ def _explain(opts: dict[str, Any], side_a: Side, side_b: Side, paired: bool, los
             result.ranking[m] = _ranking(m, names, va, vb, paired, opts,
                                          keyed_generator(seed, "compare-bootstrap", m))
         elif m == "interactions":  # per pair (ixplain.change._interactions)
-            pairs, va, vb = pair_rows(side_a, side_b, loss_obj, names, groups, n_samples, seed)
+            pairs, va, vb, notes = pair_rows(side_a, side_b, loss_obj, names, groups,
+                                             n_samples, seed)
             result.importance[m] = _importance_change(m, pairs, va, vb, paired, opts)
+            result.notes += notes
     if result.settings["two_models"]:
         result.discrepancy = squared_discrepancy(side_a.model, side_b.model, side_b.table,
                                                  confidence=opts["confidence"])

@@ -70,7 +70,8 @@ _REST = "\x00rest"
 
 def pair_rows(side_a: Side, side_b: Side, loss: Loss, names: list[str],
               groups: list[list[str]], n_samples: Any, seed: int,
-              max_features: int = PAIR_FEATURES) -> tuple[list[str], np.ndarray, np.ndarray]:
+              max_features: int = PAIR_FEATURES
+              ) -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
     """Per-row pairwise Shapley interaction indices of both sides' loss games, with common
     random numbers.
 
@@ -99,6 +100,8 @@ def pair_rows(side_a: Side, side_b: Side, loss: Loss, names: list[str],
     values_a, values_b : ndarray of shape (n_a, P) and (n_b, P)
         Row ``t``'s pair indices on each side (loss units); their column means are the
         global indices.
+    notes : list of str
+        A sentence naming the features the cap left out (empty when none were).
 
     Raises
     ------
@@ -126,7 +129,7 @@ def pair_rows(side_a: Side, side_b: Side, loss: Loss, names: list[str],
     pair_names = [f"{players[ii[p]]} x {players[jj[p]]}" for p in inside]
     va = _side_pairs(side_a, loss, players, col_player, n_samples, seed)[:, inside]
     vb = _side_pairs(side_b, loss, players, col_player, n_samples, seed)[:, inside]
-    return pair_names, va, vb
+    return pair_names, va, vb, _note(names, kept)
 
 
 def _kept(side_a: Side, side_b: Side, loss: Loss, groups: list[list[str]], seed: int,
@@ -153,3 +156,14 @@ def _side_pairs(side: Side, loss: Loss, players: list[str], col_player: np.ndarr
     explained = explain_rows(fn, side.table, side.y, keep_values=True)
     assert explained.values is not None
     return np.asarray(explained.values[:, G: G + plan.n_pairs], dtype=np.float64)
+
+
+def _note(names: list[str], kept: list[int]) -> list[str]:
+    """A sentence naming the features the cap left out (none when all were kept)."""
+    out = [n for i, n in enumerate(names) if i not in kept]
+    if not out:
+        return []
+    inside = [names[i] for i in kept]
+    return [f"interactions: pairs among the {len(inside)} features of largest main effect "
+            f"(one-draw PFI, the larger side): {inside}; left out: {out} (the other columns "
+            "formed one player whose pairs are not reported)."]
