@@ -26,9 +26,11 @@ class ImportanceChange:
     ----------
     method : str
         ``"pfi"`` or ``"sage"`` (``"pfi"`` is prediction-sensitivity PFI with
-        ``label_free=True``).
+        ``label_free=True``), or ``"interactions"`` (pairwise Shapley interaction index of
+        the loss game, ``ixplain.change._interactions``).
     features : list of str
-        The features (or groups), length ``n_features``.
+        The features (or groups), length ``n_features``; ``"a x b"`` pairs for
+        ``"interactions"``.
     a, b : ndarray of shape (n_features,)
         The importance on side a and side b (mean of the per-row values; loss units).
     delta : ndarray of shape (n_features,)
@@ -198,7 +200,7 @@ class ChangeExplanation:
     Attributes
     ----------
     importance : dict of str to ImportanceChange
-        Per importance method (``"pfi"``, ``"sage"``).
+        Per importance method (``"pfi"``, ``"sage"``; ``"interactions"``: per pair).
     ranking : dict of str to RankingChange
         Ranking agreement per importance method.
     discrepancy : Discrepancy or None
