@@ -120,3 +120,15 @@ def test_one_feature_has_no_pairs():
     X, y = draw(50, np.random.default_rng(6))
     with pytest.raises(ValueError, match="at least 2 features"):
         compare(model_a, X, y, model_b=model_b, methods=("interactions",), features=["x0"])
+
+
+def test_a_group_is_one_player_of_the_pairs():
+    """``x1`` and ``x2`` as one player: model a's ``x0 x1`` (+1) and model b's ``x0 x2`` (-1)
+    both land on the pair ``x0 x x1+x2``, a change of -2; the shared ``x2 x3`` stays on
+    ``x1+x2 x x3``."""
+    X, y = draw(800, np.random.default_rng(7))
+    res = compare(model_a, X, y, model_b=model_b, methods=("interactions",),
+                  features=["x0", ["x1", "x2"], "x3"], random_state=0).importance["interactions"]
+    assert res.features == ["x0 x x1+x2", "x0 x x3", "x1+x2 x x3"]
+    assert res.lower[0] <= -2.0 <= res.upper[0]
+    np.testing.assert_array_equal(res.significant, [True, False, False])
