@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ._payload import to_payload
 
 if TYPE_CHECKING:  # pandas is imported when a frame is asked for
     import pandas as pd
@@ -179,18 +180,6 @@ class Discrepancy:
         return dict(self.__dict__)
 
 
-def _optional(module: str, attr: str, what: str) -> Any:
-    """``ixplain.change.<module>.<attr>``, or NotImplementedError naming ``what``."""
-    try:
-        mod = importlib.import_module(f"ixplain.change.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"ixplain.change.{module}":
-            raise
-        raise NotImplementedError(f"{what} is not available in this build of ixplain "
-                                  f"(ixplain.change.{module} is missing).") from None
-    return getattr(mod, attr)
-
-
 @dataclass
 class ChangeExplanation:
     """What changed between side a and side b (two models, two datasets, or both).
@@ -259,14 +248,8 @@ class ChangeExplanation:
         }
 
     def to_payload(self, **kwargs: Any) -> dict[str, Any]:
-        """The HTML report's payload (``ixplain.change._payload.to_payload``).
-
-        Raises
-        ------
-        NotImplementedError
-            If the report payload module is not part of this build.
-        """
-        return _optional("_payload", "to_payload", "ChangeExplanation.to_payload")(self, **kwargs)
+        """The HTML report's payload (``ixplain.change._payload.to_payload``)."""
+        return to_payload(self, **kwargs)
 
     def _repr_html_(self) -> str:
         """A compact HTML summary for notebooks (:mod:`ixplain._html`): per method the
