@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingRegressor
 
 from ixplain import compare
-from ixplain.change._display import ChangeDisplay  # the Display is not public yet
+from ixplain.change import ChangeDisplay
 from ixplain.datasets import load_bike_sharing
 
 quick = os.environ.get("IXPLAIN_DOCS_QUICK") == "1"  # the CI build: 300 held-out hours a year
@@ -47,7 +47,8 @@ print(res)
 res.to_frame()[["feature", "a", "b", "delta", "lower", "upper", "significant"]].round(0)
 
 # %%
-# The ranking change and the two models' expected squared discrepancy, with intervals.
+# The ranking change (:class:`ixplain.change.RankingChange`) and the two models' expected
+# squared discrepancy (:class:`ixplain.change.Discrepancy`), with intervals.
 rk = res.ranking["pfi"]
 print(f"NDCG@5 {rk.ndcg:.3f} [{rk.ndcg_lower:.3f}, {rk.ndcg_upper:.3f}], "
       f"Kendall's tau {rk.kendall_tau:.2f} [{rk.tau_lower:.2f}, {rk.tau_upper:.2f}]")
@@ -56,7 +57,8 @@ print(f"E[(f_2012 - f_2011)^2] = {d.value:,.0f} [{d.lower:,.0f}, {d.upper:,.0f}]
 
 # %%
 # Paired bars (2011, 2012, and the change with its interval; ``*`` = significant after Holm)
-# and the partial dependence of ``hour`` of both models with the change and its band.
+# and the partial dependence of ``hour`` of both models with the change and its band, drawn by
+# :class:`ixplain.change.ChangeDisplay` from the result.
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(13, 4.5))
 disp = ChangeDisplay.from_result(res)
 disp.plot(ax=ax0, top_k=8)

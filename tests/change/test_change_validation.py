@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -97,18 +95,3 @@ def test_label_free_bool_is_checked():
 def test_shift_needs_two_datasets():
     with pytest.raises(ValueError, match="give X_b"):
         compare(_f, X, y, model_b=_g, methods=("shift",))
-
-
-@pytest.mark.skipif(importlib.util.find_spec("ixplain.change._curves") is not None,
-                    reason="the curve module is part of this build")
-def test_curves_without_their_module_name_the_method():
-    with pytest.raises(NotImplementedError, match=r"compare\(methods=\['pd'\]\)"):
-        compare(_f, X, y, model_b=_g, methods=("pfi", "pd"))
-
-
-@pytest.mark.skipif(importlib.util.find_spec("ixplain.change._payload") is not None,
-                    reason="the report payload module is part of this build")
-def test_payload_without_its_module_names_the_method():
-    res = compare(_f, X, y, model_b=_g, random_state=0)
-    with pytest.raises(NotImplementedError, match="ChangeExplanation.to_payload"):
-        res.to_payload()

@@ -73,3 +73,20 @@ def test_explain_interactions_sentence(monkeypatch, capsys, explained):
     first = top["labels"][0].replace(" x ", "` x `")
     assert p["summary"][-1].startswith(f"The strongest interaction is `{first}`")
     assert abs(top["y"][0]) == max(abs(v) for v in top["y"])
+
+
+@pytest.mark.parametrize(("methods", "caption"), [
+    ("pfi", "Bars: the mean over the 5 repeats; whiskers: \u00b1 the standard deviation over "
+            "the repeats."),
+    ("sage", "Bars: the SAGE values; whiskers: \u00b1 one standard error of each value (its "
+             "Monte Carlo estimate over the sampled permutations)."),
+])
+def test_explain_ranking_caption_says_what_the_whiskers_are(monkeypatch, capsys, explained,
+                                                            methods, caption):
+    """The ranking's caption is the explain run's own (not the stream page's default), and the
+    whiskers it describes are symmetric: value -+ the method's error."""
+    ranking = _payload(monkeypatch, capsys, explained, methods)["ranking"]
+    assert ranking["caption"] == caption
+    values, lower, upper = (np.asarray(ranking[k]) for k in ("values", "lower", "upper"))
+    np.testing.assert_allclose(upper - values, values - lower, rtol=1e-12, atol=1e-12)
+    assert (upper - values > 0).all()

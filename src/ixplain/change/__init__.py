@@ -6,11 +6,17 @@ sides), and reports per-feature importance deltas ``b - a`` with paired interval
 family-wise test across features, the ranking change (NDCG@k, Kendall's tau) and the two
 models' expected squared discrepancy. Modules: ``_importance`` (per-row values of a side),
 ``_stats`` (intervals, tests, rankings), ``_discrepancy``, ``_result`` (the result objects),
-``_compare`` (the public function); PD/ALE curve changes, the explanation-shift test, the
-Display, the report payload and the Dask form live in their own modules.
+``_compare`` (the public function); PD/ALE curve changes (:class:`CurveChange`), the
+explanation-shift test (:class:`ShiftTest`), the Display (:class:`ChangeDisplay`), the report
+payload and the Dask form (:func:`compare_dask`) live in their own modules.
 """
 
 from ._compare import compare
+from ._curves import CurveChange
+from ._dask import compare_dask
+from ._display import ChangeDisplay
 from ._result import ChangeExplanation, Discrepancy, ImportanceChange, RankingChange
+from ._shift import ShiftTest
 
-__all__ = ["ChangeExplanation", "Discrepancy", "ImportanceChange", "RankingChange", "compare"]
+__all__ = ["ChangeDisplay", "ChangeExplanation", "CurveChange", "Discrepancy", "ImportanceChange",
+           "RankingChange", "ShiftTest", "compare", "compare_dask"]

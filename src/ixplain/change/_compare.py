@@ -13,10 +13,12 @@ from ..losses import Loss, get_loss
 from ..methods._sage_core import resolve_players
 from ..models import Model, as_model
 from ..tabular import Table, as_table
+from ._curves import curve_changes
 from ._discrepancy import squared_discrepancy
 from ._importance import Side, label_free_loss, label_free_side, pfi_rows, sage_rows
 from ._interactions import pair_rows
-from ._result import ChangeExplanation, ImportanceChange, RankingChange, _optional
+from ._result import ChangeExplanation, ImportanceChange, RankingChange
+from ._shift import explanation_shift_test
 from ._stats import (
     bootstrap_weights,
     holm,
@@ -459,11 +461,9 @@ def _settings(opts: dict[str, Any], names: list[str], loss: Loss, seed: int, pai
 def _front_parts(result: ChangeExplanation, opts: dict[str, Any], side_a: Side, side_b: Side,
                  paired: bool, names: list[str], groups: list[list[str]],
                  values: dict[str, tuple[np.ndarray, np.ndarray]], seed: int) -> None:
-    """The curve changes and the explanation-shift test (other modules, imported lazily)."""
+    """The curve changes and the explanation-shift test."""
     curve_methods = [m for m in opts["methods"] if m in CURVE_METHODS]
     if curve_methods:
-        curve_changes = _optional("_curves", "curve_changes",
-                                  f"compare(methods={curve_methods!r})")
         result.curves = dict(curve_changes(side_a, side_b, methods=curve_methods,
                                            features=names, groups=groups, paired=paired,
                                            confidence=opts["confidence"], random_state=seed))
@@ -472,7 +472,5 @@ def _front_parts(result: ChangeExplanation, opts: dict[str, Any], side_a: Side, 
         if paired:
             raise ValueError("compare: methods=['shift'] tests a shift between two datasets; "
                              "give X_b.")
-        shift_test = _optional("_shift", "explanation_shift_test",
-                               "compare(methods=['shift'])")
-        result.shift = shift_test(side_a, side_b, values=values, features=names,
-                                  random_state=seed)
+        result.shift = explanation_shift_test(side_a, side_b, values=values, features=names,
+                                              random_state=seed)

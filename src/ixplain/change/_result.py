@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ._payload import to_payload
 
 if TYPE_CHECKING:  # pandas is imported when a frame is asked for
     import pandas as pd
@@ -181,18 +182,6 @@ class Discrepancy:
         return dict(self.__dict__)
 
 
-def _optional(module: str, attr: str, what: str) -> Any:
-    """``ixplain.change.<module>.<attr>``, or NotImplementedError naming ``what``."""
-    try:
-        mod = importlib.import_module(f"ixplain.change.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"ixplain.change.{module}":
-            raise
-        raise NotImplementedError(f"{what} is not available in this build of ixplain "
-                                  f"(ixplain.change.{module} is missing).") from None
-    return getattr(mod, attr)
-
-
 @dataclass
 class ChangeExplanation:
     """What changed between side a and side b (two models, two datasets, or both).
@@ -222,9 +211,9 @@ class ChangeExplanation:
     >>> from ixplain import compare
     >>> X = np.random.default_rng(0).normal(size=(200, 2))
     >>> res = compare(lambda A: A[:, 0], X, model_b=lambda A: A[:, 0] + A[:, 1],
-    ...               label_free=True, random_state=0)
+    ...               label_free=True, min_change=0.01, random_state=0)
     >>> res.to_frame()[["feature", "a", "significant"]].values.tolist()
-    [['x0', 2.0..., False], ['x1', 0.0, True]]
+    [['x0', 1.97..., False], ['x1', 0.0, True]]
     """
 
     importance: dict[str, ImportanceChange] = field(default_factory=dict)
@@ -261,14 +250,8 @@ class ChangeExplanation:
         }
 
     def to_payload(self, **kwargs: Any) -> dict[str, Any]:
-        """The HTML report's payload (``ixplain.change._payload.to_payload``).
-
-        Raises
-        ------
-        NotImplementedError
-            If the report payload module is not part of this build.
-        """
-        return _optional("_payload", "to_payload", "ChangeExplanation.to_payload")(self, **kwargs)
+        """The HTML report's payload (``ixplain.change._payload.to_payload``)."""
+        return to_payload(self, **kwargs)
 
     def _repr_html_(self) -> str:
         """A compact HTML summary for notebooks (:mod:`ixplain._html`): per method the

@@ -437,6 +437,15 @@ def _unit(run: StaticRun, key: str) -> str:
     return _plots.importance_label("pfi", loss) if loss else "decrease of the model's score"
 
 
+def _ranking_caption(run: StaticRun, key: str) -> str:
+    """What the ranking's bars and whiskers are (``_bars``: value +- error)."""
+    if key.startswith("sage"):
+        return ("Bars: the SAGE values; whiskers: \u00b1 one standard error of each value "
+                "(its Monte Carlo estimate over the sampled permutations).")
+    return (f"Bars: the mean over the {run.cfg.n_repeats} repeats; whiskers: \u00b1 the "
+            "standard deviation over the repeats.")
+
+
 def _strength(run: StaticRun, effects: dict[str, tuple[Any, Any]]) -> dict[str, float]:
     out = {}
     for f, (_, a) in effects.items():
@@ -479,7 +488,8 @@ def explain_payload(run: StaticRun, report: Report) -> dict[str, Any]:
         what = "standard error" if key.startswith("sage") else "std over repeats"
         ranking = {"title": f"{_method_label(key)} ranking (error bar: {what})",
                    "unit": _unit(run, key), "features": bars["labels"], "values": bars["y"],
-                   "lower": bars["lower"], "upper": bars["upper"]}
+                   "lower": bars["lower"], "upper": bars["upper"],
+                   "caption": _ranking_caption(run, key)}
     payload = {
         "title": report.title, "subtitle": f"{type(run.model).__name__} on {len(run.X):,} rows, "
                                            f"target {run.target}",
