@@ -211,7 +211,7 @@ class ChangeExplanation:
     >>> from ixplain import compare
     >>> X = np.random.default_rng(0).normal(size=(200, 2))
     >>> res = compare(lambda A: A[:, 0], X, model_b=lambda A: A[:, 0] + A[:, 1],
-    ...               label_free=True, min_change=0.01, random_state=0)
+    ...               label_free=True, random_state=0)
     >>> res.to_frame()[["feature", "a", "significant"]].values.tolist()
     [['x0', 1.97..., False], ['x1', 0.0, True]]
     """

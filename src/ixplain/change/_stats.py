@@ -180,6 +180,18 @@ def _positive_or(variance: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     return np.where(variance > 0, variance, fallback)
 
 
+#: Relative size below which a paired difference is rounding, not change: two models that use
+#: a feature alike give per-row values that differ only by float rounding of their predictions
+#: (about 1e-16 of them), whose tiny spread would otherwise make that "change" significant.
+ROUNDING = 1e-9
+
+
+def _rounding_as_zero(d: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """``d`` (rows, features, ...) with the differences of at most ``tol`` (per feature,
+    axis 1) set to 0."""
+    return np.where(np.abs(d) <= tol.reshape(tol.shape + (1,) * (d.ndim - 2)), 0.0, d)
+
+
 def _t_test(delta: np.ndarray, se: np.ndarray, df: np.ndarray, confidence: float,
             min_change: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Interval ``delta +- t_{df, (1+confidence)/2} * se`` and the p-value of the null
@@ -215,6 +227,8 @@ def paired_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: flo
     Change
         ``delta = mean(values_b - values_a)``, its standard error ``sd / sqrt(n)``
         (``ddof=1``), the interval and the p-value (t with ``n - 1`` degrees of freedom).
+        Per-row differences of at most :data:`ROUNDING` times the feature's mean absolute
+        value (both sides) count as 0: they are float rounding, not change.
         When both sides are :class:`DrawnRows` with the same replacement rows (PFI with
         common random numbers), the standard error is ``sqrt(two_role_variance(draws_b -
         draws_a, repl))`` instead (where positive).
@@ -239,14 +253,16 @@ def paired_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: flo
     n = va.shape[0]
     if n < 2:
         raise ValueError(f"paired_change: needs at least 2 rows; got {n}.")
-    d = vb - va
+    tol = ROUNDING * (np.abs(va).mean(axis=0) + np.abs(vb).mean(axis=0))
+    d = _rounding_as_zero(vb - va, tol)
     delta = d.mean(axis=0)
     plain = d.var(axis=0, ddof=1) / n
     var = plain
     da, db = _draws_of(values_a), _draws_of(values_b)
     if da is not None and db is not None and da[0].shape == db[0].shape \
             and np.array_equal(da[1], db[1]):
-        var = _positive_or(two_role_variance(db[0] - da[0], da[1]), plain)
+        var = _positive_or(two_role_variance(_rounding_as_zero(db[0] - da[0], tol), da[1]),
+                           plain)
     se = np.sqrt(var)
     df = np.full(delta.shape, n - 1.0)
     lo, hi, p = _t_test(delta, se, df, confidence, min_change)
