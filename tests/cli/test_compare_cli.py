@@ -95,3 +95,24 @@ def test_bad_inputs_give_one_clear_line(files, capsys, monkeypatch, args, messag
     code, _, err = run_main(capsys, "compare", *args, "--out", str(files / "bad"))
     assert code == 2, err
     assert message in err and err.count("\n") == 1
+
+
+def test_interaction_pairs_from_the_command_line_are_the_library_s(files, capsys):
+    """Two additive (linear) models: every pairwise interaction of both is 0 up to the Monte
+    Carlo draws, so no pair changes significantly; the CLI's rows are compare()'s."""
+    out = files / "out_pairs"
+    code, stdout, err = run_main(
+        capsys, "compare", "--reference", str(files / "ref.csv"), "--model",
+        str(files / "a.joblib"), "--model-b", str(files / "b.joblib"), "--target", "y",
+        "--methods", "interactions", "--out", str(out), "--seed", "1")
+    assert code == 0, err
+    frame = pd.read_csv(out / "change.csv")
+    pairs = frame.loc[frame["method"] == "interactions"]
+    assert sorted(pairs["feature"]) == ["a x b", "a x c", "b x c"]
+    assert not pairs["significant"].any()
+    ref = pd.read_csv(files / "ref.csv")
+    res = compare(joblib.load(files / "a.joblib"), ref[["a", "b", "c"]], ref["y"].to_numpy(),
+                  model_b=joblib.load(files / "b.joblib"), methods=("interactions",),
+                  random_state=1)
+    np.testing.assert_allclose(pairs["delta"], res.to_frame()["delta"], rtol=1e-12, atol=1e-15)
+    assert "pairwise Shapley interactions (SII)" in (out / "report.html").read_text()

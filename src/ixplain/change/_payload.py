@@ -82,7 +82,8 @@ def _labels(result: Any) -> tuple[str, str]:
 
 def _method_title(name: str) -> str:
     return {"pfi": "permutation importance (PFI)", "sage": "SAGE",
-            "pfi_label_free": "prediction-sensitivity PFI"}.get(name, name)
+            "pfi_label_free": "prediction-sensitivity PFI",
+            "interactions": "pairwise Shapley interactions (SII)"}.get(name, name)
 
 
 def _order(change: Any) -> np.ndarray:

@@ -24,7 +24,7 @@ from ._errors import CLIError
 
 __all__ = ["CompareConfig", "make_compare_command", "run_compare"]
 
-_METHODS = ("pfi", "sage", "pd", "ale", "shift")
+_METHODS = ("pfi", "sage", "interactions", "pd", "ale", "shift")
 _MAX_CURVE_PNGS = 6
 
 
@@ -303,8 +303,9 @@ def make_compare_command(guard: Any, prepare_out: Any, split: Any, split_given: 
         target: Annotated[str | None, typer.Option(
             help="Target column (required unless --label-free).")] = None,
         methods: Annotated[list[str] | None, typer.Option(
-            help="Comma-separated: pfi, sage, pd, ale, shift (default pfi, pd; shift: the "
-            "explanation-shift test, needs --current).")] = None,
+            help="Comma-separated: pfi, sage, interactions, pd, ale, shift (default pfi, pd; "
+            "interactions: pairwise Shapley interactions among the 5 strongest features; shift: "
+            "the explanation-shift test, needs --current).")] = None,
         features: Annotated[list[str] | None, typer.Option(
             help="Model input columns, comma-separated (default: the model's fitted columns, "
             "else all but the target).")] = None,
