@@ -11,6 +11,7 @@ the furo theme ships its own CSS/JS (no web fonts), and formulas are shown as te
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -89,8 +90,36 @@ def _foreign_docstring(app, what, name, obj, options, lines):
                     ":func:`ixplain.cli.main` runs it (``ixplain --help`` lists the commands)."]
 
 
+def _constant_comment(name: str) -> list[str]:
+    """The ``#:`` comment lines above ``short = ...`` (or ``short: T = ...``) in the package's
+    source, where the constant is defined (a re-export has no comment of its own); the files
+    of the documented module's own package are searched first."""
+    module, short = name.rsplit(".", 1)
+    pattern = re.compile(rf"((?:^[ \t]*#:.*\n)+)^{re.escape(short)}\s*(?::[^=\n]+)?=", re.M)
+    src = HERE.parent / "src"
+    home = src.joinpath(*module.split("."))
+    paths = sorted(src.joinpath("ixplain").rglob("*.py"), key=lambda p: (home not in p.parents, p))
+    for path in paths:
+        found = pattern.search(path.read_text(encoding="utf-8"))
+        if found:
+            return [ln.strip()[2:].strip() for ln in found.group(1).splitlines()]
+    return []
+
+
+def _constant_docstring(app, what, name, obj, options, lines):
+    """A module constant (an int, float, str or tuple) shows its value and its ``#:`` comment,
+    not the docstring of its type (``int([x]) -> integer ...``)."""
+    if what not in ("data", "attribute") or not isinstance(obj, (int, float, str, tuple)):
+        return
+    if lines and "\n".join(lines).strip() != (type(obj).__doc__ or "").strip().split("\n\n")[0] \
+            and not (type(obj).__doc__ or "").startswith(lines[0]):
+        return
+    lines[:] = _constant_comment(name) + ["", f"Value: ``{obj!r}``."]
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _foreign_docstring)
+    app.connect("autodoc-process-docstring", _constant_docstring)
 
 
 # -- Gallery -----------------------------------------------------------------------------------
