@@ -297,9 +297,11 @@ def width_ratio(trials, n, kinds=("ridge", "hgb")):
                 sb = Side(b, tab, b.predict(tab) if label_free else y)
                 va, vb = pfi_rows(sa, loss, groups, 5, t), pfi_rows(sb, loss, groups, 5, t)
                 vb2 = pfi_rows(sb, loss, groups, 5, t + 10_000)
-                for key, wrap in (("two-role", lambda v: v), ("psi", np.asarray)):
-                    paired = paired_change(wrap(va), wrap(vb)).std_error
-                    indep = independent_change(wrap(va), wrap(vb2)).std_error
+                for key, drawn in (("two-role", True), ("psi", False)):
+                    pd_ = (va[1], vb[1]) if drawn else (None, None)
+                    id_ = (va[1], vb2[1]) if drawn else (None, None)
+                    paired = paired_change(va[0], vb[0], draws=pd_).std_error
+                    indep = independent_change(va[0], vb2[0], draws=id_).std_error
                     ratios[key].append(indep / np.maximum(paired, 1e-300))
             mode = "label-free" if label_free else "labelled"
             for key, rs in ratios.items():
@@ -336,8 +338,8 @@ def z_spread(trials, n, kinds=("ridge", "hgb")):
                 va = pfi_rows(Side(ma, ta, ma.predict(ta) if lf else ya), loss, groups, 5, t)
                 vb = pfi_rows(Side(mb, tb, mb.predict(tb) if lf else yb), loss, groups, 5, t)
                 test = independent_change if design == "own periods" else paired_change
-                for key, wrap in (("two-role", lambda v: v), ("psi", np.asarray)):
-                    ch = test(wrap(va), wrap(vb))
+                for key, drawn in (("two-role", True), ("psi", False)):
+                    ch = test(va[0], vb[0], draws=(va[1], vb[1]) if drawn else (None, None))
                     z[key].append(((ch.delta - tr) / ch.std_error, ch.df))
             for key, zs in z.items():
                 zz = np.array([v for v, _ in zs])
@@ -463,8 +465,8 @@ def evaluation_4(trials, rows, changes):
                 va = pfi_rows(Side(a, tab, y), loss, groups, 5, t)
                 vb = pfi_rows(Side(b, tab, y), loss, groups, 5, t)
                 vb2 = pfi_rows(Side(b, tab, y), loss, groups, 5, t + 10_000)
-                pp = holm(paired_change(va, vb).p_value)
-                pi = holm(independent_change(va, vb2).p_value)
+                pp = holm(paired_change(va[0], vb[0], draws=(va[1], vb[1])).p_value)
+                pi = holm(independent_change(va[0], vb2[0], draws=(va[1], vb2[1])).p_value)
                 hit["paired"] += pp[1] <= LEVEL
                 hit["independent"] += pi[1] <= LEVEL
             for k in best:

@@ -141,6 +141,6 @@ def test_common_random_numbers_narrow_the_shared_feature_interval(label_free):
     vb = pfi_rows(Side(mb, t, yb), loss, groups, 5, 11)
     vb_other = pfi_rows(Side(mb, t, yb), loss, groups, 5, 12)
     # the standard errors compare() reports (the draws' two-role variance)
-    paired = paired_change(va, vb).std_error
-    independent = independent_change(va, vb_other).std_error
+    paired = paired_change(va[0], vb[0], draws=(va[1], vb[1])).std_error
+    independent = independent_change(va[0], vb_other[0], draws=(va[1], vb_other[1])).std_error
     assert independent[0] / paired[0] >= (3.0 if label_free else 1.5)

@@ -9,12 +9,13 @@ values' spread (the previous standard error) gives ~0.8 there.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from change_scenarios import AFTER, BEFORE, draw, linear_pfi, ridge_pair
 
 from ixplain import as_model, as_table, get_loss
 from ixplain.change._importance import Side, pfi_rows
 from ixplain.change._stats import (
-    DrawnRows,
+    Draws,
     independent_change,
     paired_change,
     two_role_variance,
@@ -45,15 +46,44 @@ def test_variance_equals_the_sum_over_draws_sharing_a_row():
                                rtol=1e-12)
 
 
-def test_draws_do_not_survive_slicing_or_arithmetic():
+def _pfi_pair(n: int, seed: int):
     rng = np.random.default_rng(1)
-    X, y = draw(30, AFTER, rng)
-    a, _ = ridge_pair(200, rng)
+    X, y = draw(n, AFTER, rng)
+    a, b = ridge_pair(200, rng)
     t = as_table(X)
-    v = pfi_rows(Side(as_model(a), t, y), get_loss("squared_error"), [["x0"], ["x1"]], 2, 0)
-    assert isinstance(v, DrawnRows) and v.draws is not None and v.draws.shape == (30, 2, 2)
-    for derived in (v[:, :1], v - v, v.mean(axis=0), np.asarray(v)):
-        assert getattr(derived, "draws", None) is None
+    loss, groups = get_loss("squared_error"), [["x0"], ["x1"]]
+    return (pfi_rows(Side(as_model(a), t, y), loss, groups, 2, seed),
+            pfi_rows(Side(as_model(b), t, y), loss, groups, 2, seed))
+
+
+def test_standard_error_comes_from_the_draws_only_when_they_are_passed():
+    (va, da), (vb, db) = _pfi_pair(30, 0)
+    assert type(va) is np.ndarray and va.shape == (30, 2)
+    assert da.draws.shape == da.repl.shape == (30, 2, 2)
+    np.testing.assert_array_equal(da.repl, db.repl)  # same seed: same replacement rows
+    plain = paired_change(va, vb).std_error
+    np.testing.assert_allclose(plain, (vb - va).std(axis=0, ddof=1) / np.sqrt(30), rtol=1e-12)
+    drawn = paired_change(va, vb, draws=(da, db)).std_error
+    two_role = two_role_variance(db.draws - da.draws, da.repl)
+    np.testing.assert_allclose(drawn, np.sqrt(np.where(two_role > 0, two_role, plain**2)),
+                               rtol=1e-12)
+    assert not np.allclose(drawn, plain)
+    welch = independent_change(va, vb, draws=(da, None)).std_error
+    qa = two_role_variance(da.draws, da.repl)
+    qa = np.where(qa > 0, qa, va.var(axis=0, ddof=1) / 30)
+    np.testing.assert_allclose(welch, np.sqrt(qa + vb.var(axis=0, ddof=1) / 30), rtol=1e-12)
+
+
+def test_draws_that_do_not_fit_the_values_are_refused_naming_the_parameter():
+    (va, da), (vb, db) = _pfi_pair(30, 0)
+    with pytest.raises(ValueError, match="draws of side b have shape"):
+        paired_change(va, vb, draws=(da, Draws(db.draws[:10], db.repl[:10])))
+    with pytest.raises(ValueError, match="independent_change: draws of side a"):
+        independent_change(va[:, :1], vb[:, :1], draws=(da, None))
+    with pytest.raises(TypeError, match="draws must be a pair"):
+        paired_change(va, vb, draws=da)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="Draws: draws of shape"):
+        Draws(da.draws, da.repl[:, :1])
 
 
 def _z_scores(label_free: bool, design: str, trials: int, n: int) -> np.ndarray:
@@ -72,8 +102,10 @@ def _z_scores(label_free: bool, design: str, trials: int, n: int) -> np.ndarray:
         ta, tb = as_table(Xa), as_table(Xb)
         sa = Side(ma, ta, ma.predict(ta) if label_free else ya)
         sb = Side(mb, tb, mb.predict(tb) if label_free else yb)
-        va, vb = pfi_rows(sa, loss, groups, 5, trial), pfi_rows(sb, loss, groups, 5, trial)
-        ch = (independent_change if design == "own periods" else paired_change)(va, vb)
+        (va, da), (vb, db) = (pfi_rows(sa, loss, groups, 5, trial),
+                              pfi_rows(sb, loss, groups, 5, trial))
+        test = independent_change if design == "own periods" else paired_change
+        ch = test(va, vb, draws=(da, db))
         z.append((ch.delta - truth) / ch.std_error)
     return np.array(z)
 

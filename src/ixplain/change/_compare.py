@@ -20,6 +20,7 @@ from ._interactions import pair_rows
 from ._result import ChangeExplanation, ImportanceChange, RankingChange
 from ._shift import explanation_shift_test
 from ._stats import (
+    Draws,
     bootstrap_weights,
     holm,
     independent_change,
@@ -197,10 +198,10 @@ def _explain(opts: dict[str, Any], side_a: Side, side_b: Side, paired: bool, los
     values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for m in opts["methods"]:
         if m in IMPORTANCE_METHODS:
-            va, vb = _method_rows(m, side_a, side_b, loss_obj, names, groups, n_repeats,
-                                  n_samples, seed)
+            va, vb, draws = _method_rows(m, side_a, side_b, loss_obj, names, groups,
+                                         n_repeats, n_samples, seed)
             values[m] = (va, vb)
-            result.importance[m] = _importance_change(m, names, va, vb, paired, opts)
+            result.importance[m] = _importance_change(m, names, va, vb, paired, opts, draws)
             result.ranking[m] = _ranking(m, names, va, vb, paired, opts,
                                          keyed_generator(seed, "compare-bootstrap", m))
         elif m == "interactions":  # per pair (ixplain.change._interactions)
@@ -400,23 +401,28 @@ def _features(table: Table, features: Any) -> tuple[list[str], list[list[str]]]:
 
 def _method_rows(method: str, side_a: Side, side_b: Side, loss: Loss, names: list[str],
                  groups: list[list[str]], n_repeats: int, n_samples: Any,
-                 seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row values of both sides (same seed: common random numbers)."""
+                 seed: int) -> tuple[np.ndarray, np.ndarray, tuple[Draws | None, Draws | None]]:
+    """Per-row values of both sides (same seed: common random numbers) and their draws
+    (PFI's; None for SAGE)."""
     if method == "pfi":
-        return (pfi_rows(side_a, loss, groups, n_repeats, seed),
-                pfi_rows(side_b, loss, groups, n_repeats, seed))
+        va, da = pfi_rows(side_a, loss, groups, n_repeats, seed)
+        vb, db = pfi_rows(side_b, loss, groups, n_repeats, seed)
+        return va, vb, (da, db)
     grouped = {n: g for n, g in zip(names, groups)}
     players, col_player = resolve_players(side_a.table.names, grouped, _OWNER)
     keep = [players.index(n) for n in names]
     va = sage_rows(side_a, loss, players, col_player, n_samples, seed)
     vb = sage_rows(side_b, loss, players, col_player, n_samples, seed)
-    return va[:, keep], vb[:, keep]
+    return va[:, keep], vb[:, keep], (None, None)
 
 
 def _importance_change(method: str, names: list[str], va: np.ndarray, vb: np.ndarray,
-                       paired: bool, opts: dict[str, Any]) -> ImportanceChange:
+                       paired: bool, opts: dict[str, Any],
+                       draws: tuple[Draws | None, Draws | None] = (None, None)
+                       ) -> ImportanceChange:
     test = paired_change if paired else independent_change
-    ch = test(va, vb, confidence=opts["confidence"], min_change=opts["min_change"])
+    ch = test(va, vb, draws=draws, confidence=opts["confidence"],
+              min_change=opts["min_change"])
     p_adj = holm(ch.p_value)
     return ImportanceChange(
         method=method, features=list(names), a=ch.a, b=ch.b, delta=ch.delta, lower=ch.lower,

@@ -32,6 +32,7 @@ from ..tabular import as_table
 from ._curves import Sides, _check_opts, curve_changes_on
 from ._importance import _no_labels, label_free_loss, pfi_values
 from ._result import ChangeExplanation
+from ._stats import Draws
 
 __all__ = ["compare_dask"]
 
@@ -86,8 +87,9 @@ def _columns(ddf: Any, y: Any, features: Any) -> list[str]:
 
 def _pfi_values(models: tuple[Model, Model], ddfs: dict[str, Any], columns: list[str],
                 y: Any, loss: Any, n_repeats: int, seed: int, label_free: bool,
-                memory_budget: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row PFI values of both sides, shapes (n_a, G) and (n_b, G)."""
+                memory_budget: int
+                ) -> tuple[np.ndarray, np.ndarray, tuple[Draws | None, Draws | None]]:
+    """Per-row PFI values of both sides, shapes (n_a, G) and (n_b, G), and their draws."""
     groups = [[c] for c in columns]
     paired = ddfs["b"] is ddfs["a"]
     out = []
@@ -104,7 +106,8 @@ def _pfi_values(models: tuple[Model, Model], ddfs: dict[str, Any], columns: list
         assert ex.values is not None
         # compare()'s per-row values with their draws (the standard errors come from these)
         out += [pfi_values(v, seed) for v in np.moveaxis(ex.values, 1, 0)]
-    return out[0], out[1]
+    (va, da), (vb, db) = out[0], out[1]
+    return va, vb, (da, db)
 
 
 def _dask_sides(ddfs: dict[str, Any], columns: list[str], memory_budget: int) -> Sides:
@@ -221,9 +224,10 @@ def compare_dask(
     if "pfi" in opts["methods"]:
         loss_obj = label_free_loss() if label_free else (
             core._default_loss(ma) if loss is None else get_loss(loss, _OWNER))
-        va, vb = _pfi_values(pfi_models, ddfs, columns, y, loss_obj, opts["n_repeats"], seed,
-                             label_free, memory_budget)
-        result.importance["pfi"] = core._importance_change("pfi", columns, va, vb, paired, opts)
+        va, vb, draws = _pfi_values(pfi_models, ddfs, columns, y, loss_obj, opts["n_repeats"],
+                                    seed, label_free, memory_budget)
+        result.importance["pfi"] = core._importance_change("pfi", columns, va, vb, paired, opts,
+                                                           draws)
         result.ranking["pfi"] = core._ranking("pfi", columns, va, vb, paired, opts,
                                               keyed_generator(seed, "compare-bootstrap", "pfi"))
     curve_methods = [m for m in opts["methods"] if m in ("pd", "ale")]

@@ -26,7 +26,7 @@ from ..methods.pfi import BackgroundPFI
 from ..methods.sage import SAGEFunction, _background_table, resolve_draws
 from ..models import Model
 from ..tabular import Table
-from ._stats import DrawnRows, with_draws
+from ._stats import Draws
 
 __all__ = ["Side", "label_free_side", "pfi_rows", "pfi_values", "sage_rows"]
 
@@ -72,8 +72,9 @@ def label_free_loss() -> Loss:
 
 
 def pfi_rows(side: Side, loss: Loss, groups: Sequence[Sequence[str]], n_repeats: int,
-             seed: int) -> np.ndarray:
-    """Per-row PFI influence values of one side, shape (n_rows, n_groups): their mean is PFI,
+             seed: int) -> tuple[np.ndarray, Draws]:
+    """Per-row PFI influence values of one side, shape (n_rows, n_groups), and their draws:
+    the values' mean is PFI,
     their spread over the rows gives its standard error.
 
     Row ``i``'s explanation value for group ``g`` is ``lambda_i``, the mean over
@@ -88,9 +89,9 @@ def pfi_rows(side: Side, loss: Loss, groups: Sequence[Sequence[str]], n_repeats:
     rows' part (the plain ``var(lambda) / n`` misses it and understates the standard error by
     ~1.5x for a label-free linear model) but counts each draw's own noise twice (~1.25x too
     wide an error on a labelled paired delta). The standard errors therefore come from the
-    draws themselves: the array returned carries them
-    (:class:`~ixplain.change._stats.DrawnRows`) and the change statistics use
-    :func:`~ixplain.change._stats.two_role_variance` (derivation there); ``psi`` serves the
+    draws themselves: they are returned next to ``psi``
+    (:class:`~ixplain.change._stats.Draws`, for the change statistics' ``draws=``, which use
+    :func:`~ixplain.change._stats.two_role_variance`: derivation there); ``psi`` serves the
     ranking bootstrap and the explanation-shift test.
 
     Parameters
@@ -105,8 +106,10 @@ def pfi_rows(side: Side, loss: Loss, groups: Sequence[Sequence[str]], n_repeats:
 
     Returns
     -------
-    DrawnRows of shape (n_rows, n_groups)
-        An ndarray (:func:`pfi_values`).
+    psi : ndarray of shape (n_rows, n_groups)
+    draws : Draws
+        The draws and replacement rows, shape (n_rows, n_groups, n_repeats) each
+        (:func:`pfi_values`).
     """
     fn = BackgroundPFI(side.model, loss, groups, side.table, n_repeats, seed)
     explained = explain_rows(fn, side.table, side.y, keep_values=True)
@@ -114,7 +117,7 @@ def pfi_rows(side: Side, loss: Loss, groups: Sequence[Sequence[str]], n_repeats:
     return pfi_values(explained.values, seed)
 
 
-def pfi_values(values: np.ndarray, seed: int) -> DrawnRows:
+def pfi_values(values: np.ndarray, seed: int) -> tuple[np.ndarray, Draws]:
     """The per-row values of :func:`pfi_rows` from BackgroundPFI's kept values on a side's
     own rows (``compare`` and ``compare_dask`` both build them here).
 
@@ -127,11 +130,13 @@ def pfi_values(values: np.ndarray, seed: int) -> DrawnRows:
 
     Returns
     -------
-    DrawnRows of shape (n_rows, n_groups)
-        ``psi`` carrying the draws and their replacement rows, from which
-        :func:`~ixplain.change._stats.paired_change` and
-        :func:`~ixplain.change._stats.independent_change` take the standard error
-        (:func:`~ixplain.change._stats.two_role_variance`).
+    psi : ndarray of shape (n_rows, n_groups)
+        The per-row values.
+    draws : Draws
+        The draws and their replacement rows, shape (n_rows, n_groups, n_repeats) each, from
+        which :func:`~ixplain.change._stats.paired_change` and
+        :func:`~ixplain.change._stats.independent_change` take the standard error when given
+        as ``draws=`` (:func:`~ixplain.change._stats.two_role_variance`).
     """
     v = np.asarray(values, dtype=np.float64)
     n, G, R = v.shape[0], v.shape[1], v.shape[2] - 1
@@ -139,7 +144,7 @@ def pfi_values(values: np.ndarray, seed: int) -> DrawnRows:
     u = RowStream(seed, "pfi_background", G * R).uniforms(0, n)
     repl = uniform_index(u, n).reshape(n, G, R)
     draws = v[:, :, 1:]
-    return with_draws(v[:, :, 0] + replacement_role(draws, repl), draws, repl)
+    return v[:, :, 0] + replacement_role(draws, repl), Draws(draws, repl)
 
 
 def replacement_role(draws: np.ndarray, repl: np.ndarray) -> np.ndarray:

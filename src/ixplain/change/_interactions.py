@@ -138,8 +138,8 @@ def _kept(side_a: Side, side_b: Side, loss: Loss, groups: list[list[str]], seed:
     larger of the two sides (all of them when there are at most ``max_features``)."""
     if len(groups) <= max_features:
         return list(range(len(groups)))
-    ma = np.asarray(pfi_rows(side_a, loss, groups, 1, seed)).mean(axis=0)
-    mb = np.asarray(pfi_rows(side_b, loss, groups, 1, seed)).mean(axis=0)
+    ma = pfi_rows(side_a, loss, groups, 1, seed)[0].mean(axis=0)
+    mb = pfi_rows(side_b, loss, groups, 1, seed)[0].mean(axis=0)
     top = np.argsort(-np.maximum(ma, mb), kind="stable")[:max_features]
     return sorted(int(i) for i in top)
 

@@ -18,19 +18,20 @@ and as the replacement of others): the plain per-row spread of the loss increase
 the standard error (~1.5x for a label-free linear model) and the spread of each row's
 first-order influence (both roles) overstates it (~1.25x on a labelled paired delta: each draw's
 own noise counted twice). :func:`~ixplain.change._importance.pfi_rows` therefore returns its
-per-row values with the draws attached (:class:`DrawnRows`), and the standard error is the
-dyadic cluster-robust variance of the draws' mean (:func:`two_role_variance`, derivation
-there). SAGE's per-row values treat its background sample (at most 512 rows of the side) as
+draws next to its per-row values (:class:`Draws`, passed to the tests as ``draws=``), and
+the standard error is the dyadic cluster-robust variance of the draws' mean
+(:func:`two_role_variance`, derivation there). SAGE's per-row values treat its background sample (at most 512 rows of the side) as
 fixed. ``benchmarks/bench_change.py`` measures the coverage of both.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Change", "DrawnRows", "holm", "independent_change", "kendall_tau", "ndcg_at_k",
+__all__ = ["Change", "Draws", "holm", "independent_change", "kendall_tau", "ndcg_at_k",
            "paired_change", "two_role_variance"]
 
 
@@ -48,43 +49,46 @@ class Change:
     df: np.ndarray
 
 
-class DrawnRows(np.ndarray):
-    """Per-row values, shape (n_rows, n_features), that also carry the draws they summarise.
+@dataclass(frozen=True)
+class Draws:
+    """The draws behind one side's PFI per-row values, passed explicitly to
+    :func:`paired_change` and :func:`independent_change` (``draws=``).
 
     PFI's per-row values (:func:`~ixplain.change._importance.pfi_rows`) come from draws whose
-    replacement rows are rows of the same sample. :func:`paired_change` and
-    :func:`independent_change` read ``draws`` (n_rows, n_features, n_draws: each draw's loss
-    increase, row ``i`` explained) and ``repl`` (same shape: the row that replaced the feature)
-    to compute the standard error with :func:`two_role_variance`. Anything derived from the
-    array (slices, arithmetic, ``np.asarray``) is a plain array of values without the draws.
-    Build with :func:`with_draws`.
-    """
+    replacement rows are rows of the same sample; their standard error is
+    :func:`two_role_variance` of these draws.
 
-    draws: np.ndarray | None
-    repl: np.ndarray | None
-
-    def __array_finalize__(self, obj: object) -> None:
-        self.draws = None
-        self.repl = None
-
-
-def with_draws(rows: np.ndarray, draws: np.ndarray, repl: np.ndarray) -> DrawnRows:
-    """``rows`` (n, G) as :class:`DrawnRows` carrying ``draws`` and ``repl`` (n, G, R each).
+    Parameters
+    ----------
+    draws : ndarray of shape (n_rows, n_features, n_draws)
+        ``draws[i, g, r]``: the loss increase of row ``i``'s ``r``-th draw for feature ``g``
+        (stored as float64).
+    repl : ndarray of ints, shape (n_rows, n_features, n_draws)
+        The row (``0..n_rows-1``) that replaced feature ``g`` in that draw (stored as intp).
 
     Raises
     ------
     ValueError
-        If the shapes do not fit together (the message gives them).
+        If ``draws`` is not 3-D or ``repl``'s shape differs (the message gives both).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Draws(np.zeros((3, 2, 4)), np.zeros((3, 2, 4), dtype=int)).draws.shape
+    (3, 2, 4)
     """
-    r = np.asarray(rows, dtype=np.float64)
-    d = np.asarray(draws, dtype=np.float64)
-    k = np.asarray(repl)
-    if r.ndim != 2 or d.shape[:2] != r.shape or d.ndim != 3 or k.shape != d.shape:
-        raise ValueError(f"with_draws: rows {r.shape}, draws {d.shape} and repl {k.shape}; "
-                         "need (n, G), (n, G, R) and (n, G, R).")
-    out = r.view(DrawnRows)
-    out.draws, out.repl = d, k.astype(np.intp, copy=False)
-    return out
+
+    draws: np.ndarray
+    repl: np.ndarray
+
+    def __post_init__(self) -> None:
+        d = np.asarray(self.draws, dtype=np.float64)
+        k = np.asarray(self.repl)
+        if d.ndim != 3 or k.shape != d.shape:
+            raise ValueError(f"Draws: draws of shape {d.shape} and repl of shape {k.shape}; "
+                             "need (n, G, R) both.")
+        object.__setattr__(self, "draws", d)
+        object.__setattr__(self, "repl", k.astype(np.intp, copy=False))
 
 
 def two_role_variance(draws: np.ndarray, repl: np.ndarray) -> np.ndarray:
@@ -158,20 +162,34 @@ def two_role_variance(draws: np.ndarray, repl: np.ndarray) -> np.ndarray:
     return out
 
 
-def _draws_of(values: object) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(draws, repl)`` of :class:`DrawnRows` values, else None."""
-    draws, repl = getattr(values, "draws", None), getattr(values, "repl", None)
-    return None if draws is None or repl is None else (draws, repl)
+def _check_draws(owner: str, draws: Any, shapes: tuple[tuple[int, ...], ...]
+                 ) -> tuple[Draws | None, Draws | None]:
+    """``draws`` as a pair of :class:`Draws` or None whose first two axes fit the values'
+    ``shapes`` (the error names the parameter and the value)."""
+    try:
+        pair = tuple(draws)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2 or any(d is not None and not isinstance(d, Draws) for d in pair):
+        shown = repr(draws)
+        shown = shown if len(shown) <= 120 else shown[:117] + "..."
+        raise TypeError(f"{owner}: draws must be a pair of Draws or None, one a side; got "
+                        f"{shown}.")
+    for side, d, shape in zip("ab", pair, shapes):
+        if d is not None and d.draws.shape[:2] != shape:
+            raise ValueError(f"{owner}: draws of side {side} have shape {d.draws.shape}; need "
+                             f"(n_rows, n_features, n_draws) with (n_rows, n_features) = "
+                             f"{shape}, the values' shape.")
+    return pair[0], pair[1]
 
 
-def _mean_variance(values: object, arr: np.ndarray) -> np.ndarray:
-    """Variance of ``arr``'s column means: from the draws of :class:`DrawnRows` values
-    (:func:`two_role_variance`), else ``var(ddof=1) / n``."""
+def _mean_variance(drawn: Draws | None, arr: np.ndarray) -> np.ndarray:
+    """Variance of ``arr``'s column means: :func:`two_role_variance` of ``drawn`` (where
+    positive), else ``var(ddof=1) / n``."""
     plain = arr.var(axis=0, ddof=1) / arr.shape[0]
-    drawn = _draws_of(values)
-    if drawn is None or drawn[0].shape[:2] != arr.shape:
+    if drawn is None:
         return plain
-    return _positive_or(two_role_variance(*drawn), plain)
+    return _positive_or(two_role_variance(drawn.draws, drawn.repl), plain)
 
 
 def _positive_or(variance: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -209,14 +227,19 @@ def _t_test(delta: np.ndarray, se: np.ndarray, df: np.ndarray, confidence: float
     return delta - half, delta + half, np.minimum(p, 1.0)
 
 
-def paired_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: float = 0.95,
-                  min_change: float = 0.0) -> Change:
+def paired_change(values_a: np.ndarray, values_b: np.ndarray, *,
+                  draws: tuple[Draws | None, Draws | None] = (None, None),
+                  confidence: float = 0.95, min_change: float = 0.0) -> Change:
     """Change statistics from per-row values of both sides on the same rows.
 
     Parameters
     ----------
     values_a, values_b : ndarray of shape (n_rows, n_features)
         Row ``i`` of both arrays: the same observation with the same random numbers.
+    draws : pair of Draws or None, default=(None, None)
+        The draws behind each side's values (PFI, :func:`~ixplain.change._importance.pfi_rows`);
+        with both given and the same replacement rows (common random numbers), the standard
+        error comes from them (below).
     confidence : float, default=0.95
         Coverage of the (pointwise, per-feature) t interval.
     min_change : float, default=0.0
@@ -229,14 +252,17 @@ def paired_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: flo
         (``ddof=1``), the interval and the p-value (t with ``n - 1`` degrees of freedom).
         Per-row differences of at most :data:`ROUNDING` times the feature's mean absolute
         value (both sides) count as 0: they are float rounding, not change.
-        When both sides are :class:`DrawnRows` with the same replacement rows (PFI with
-        common random numbers), the standard error is ``sqrt(two_role_variance(draws_b -
-        draws_a, repl))`` instead (where positive).
+        When ``draws`` gives both sides with the same replacement rows (PFI with common random
+        numbers), the standard error is ``sqrt(two_role_variance(draws_b - draws_a, repl))``
+        instead (where positive); draws with different replacement rows leave the plain error.
 
     Raises
     ------
     ValueError
-        If the shapes differ or there are fewer than 2 rows.
+        If the shapes differ, there are fewer than 2 rows, or a side's ``draws`` do not fit
+        its values' shape.
+    TypeError
+        If ``draws`` is not a pair of :class:`Draws` or None.
 
     Examples
     --------
@@ -253,30 +279,34 @@ def paired_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: flo
     n = va.shape[0]
     if n < 2:
         raise ValueError(f"paired_change: needs at least 2 rows; got {n}.")
+    da, db = _check_draws("paired_change", draws, (va.shape, vb.shape))
     tol = ROUNDING * (np.abs(va).mean(axis=0) + np.abs(vb).mean(axis=0))
     d = _rounding_as_zero(vb - va, tol)
     delta = d.mean(axis=0)
     plain = d.var(axis=0, ddof=1) / n
     var = plain
-    da, db = _draws_of(values_a), _draws_of(values_b)
-    if da is not None and db is not None and da[0].shape == db[0].shape \
-            and np.array_equal(da[1], db[1]):
-        var = _positive_or(two_role_variance(_rounding_as_zero(db[0] - da[0], tol), da[1]),
-                           plain)
+    if da is not None and db is not None and da.draws.shape == db.draws.shape \
+            and np.array_equal(da.repl, db.repl):
+        var = _positive_or(two_role_variance(_rounding_as_zero(db.draws - da.draws, tol),
+                                             da.repl), plain)
     se = np.sqrt(var)
     df = np.full(delta.shape, n - 1.0)
     lo, hi, p = _t_test(delta, se, df, confidence, min_change)
     return Change(va.mean(axis=0), vb.mean(axis=0), delta, se, lo, hi, p, df)
 
 
-def independent_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence: float = 0.95,
-                       min_change: float = 0.0) -> Change:
+def independent_change(values_a: np.ndarray, values_b: np.ndarray, *,
+                       draws: tuple[Draws | None, Draws | None] = (None, None),
+                       confidence: float = 0.95, min_change: float = 0.0) -> Change:
     """Change statistics from per-row values of two independent samples (Welch).
 
     Parameters
     ----------
     values_a : ndarray of shape (n_a, n_features)
     values_b : ndarray of shape (n_b, n_features)
+    draws : pair of Draws or None, default=(None, None)
+        The draws behind each side's values (PFI); a side given has
+        :func:`two_role_variance` of its draws as its variance of the mean.
     confidence : float, default=0.95
     min_change : float, default=0.0
         As in :func:`paired_change`.
@@ -285,13 +315,16 @@ def independent_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence
     -------
     Change
         ``delta = mean_b - mean_a``, ``se = sqrt(s_a^2 / n_a + s_b^2 / n_b)`` and Welch's t
-        with the Welch-Satterthwaite degrees of freedom. A side given as :class:`DrawnRows`
-        has ``two_role_variance`` of its draws in place of ``s^2 / n`` (where positive).
+        with the Welch-Satterthwaite degrees of freedom. A side with ``draws`` has
+        ``two_role_variance`` of them in place of ``s^2 / n`` (where positive).
 
     Raises
     ------
     ValueError
-        If a side has fewer than 2 rows or the feature counts differ.
+        If a side has fewer than 2 rows, the feature counts differ, or a side's ``draws`` do
+        not fit its values' shape.
+    TypeError
+        If ``draws`` is not a pair of :class:`Draws` or None.
 
     References
     ----------
@@ -312,7 +345,8 @@ def independent_change(values_a: np.ndarray, values_b: np.ndarray, *, confidence
     na, nb = va.shape[0], vb.shape[0]
     if min(na, nb) < 2:
         raise ValueError(f"independent_change: needs at least 2 rows a side; got {na} and {nb}.")
-    qa, qb = _mean_variance(values_a, va), _mean_variance(values_b, vb)
+    da, db = _check_draws("independent_change", draws, (va.shape, vb.shape))
+    qa, qb = _mean_variance(da, va), _mean_variance(db, vb)
     se = np.sqrt(qa + qb)
     with np.errstate(divide="ignore", invalid="ignore"):
         df = (qa + qb) ** 2 / (qa**2 / (na - 1) + qb**2 / (nb - 1))
