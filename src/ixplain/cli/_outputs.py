@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..report import thin_indices
 from . import _plots
 from ._stream import StreamRun
 from ._stream_methods import STREAM_METHODS, final_importances
@@ -206,13 +207,6 @@ def _label(key: str) -> str:
     return _LABELS.get(base, base) + (f" {rest}" if rest else "")
 
 
-def _thin(n: int, max_points: int) -> np.ndarray:
-    """Indices of at most ``max_points`` of ``n`` points, evenly spread, the last included."""
-    if n <= max_points:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, max_points).round().astype(np.int64))
-
-
 def _primary(run: StreamRun) -> str | None:
     """The importance the first screen shows: iPFI, else iSAGE, else the first with a trace."""
     traces = {k: t for k, t in run.explainers.traces.items() if t.rows}
@@ -271,7 +265,7 @@ def _trace_chart(run: StreamRun, key: str, markers: list[dict[str, Any]],
     """Importances over the stream: one series per feature in final-importance order, bands
     for the strongest :data:`BAND_FEATURES`."""
     trace = run.explainers.traces[key]
-    idx = _thin(len(trace.rows), max_points)
+    idx = np.asarray(thin_indices(len(trace.rows), max_points))
     values = np.vstack(trace.values)[idx]
     bounds = np.vstack(trace.bounds)[idx]
     series = []
@@ -295,7 +289,7 @@ def _trace_chart(run: StreamRun, key: str, markers: list[dict[str, Any]],
 def _metric_chart(run: StreamRun, markers: list[dict[str, Any]],
                   max_points: int) -> dict[str, Any]:
     rolling = run.rolling_metric
-    idx = _thin(len(rolling), max_points)
+    idx = np.asarray(thin_indices(len(rolling), max_points))
     return {
         "id": "metric", "kind": "traces",
         "title": f"Prequential {run.metric_name} of the model (rolling, {run.rolling_window} rows)",
